@@ -1,0 +1,28 @@
+# NPU target detection. DGA_NPU = AUTO | ON | OFF.
+#   AUTO: enabled when CANN is found through ASCEND_HOME_PATH (bisheng present), else skipped with one line.
+#   ON:   CANN is required; configuring without it fails.
+set(DGA_NPU "AUTO" CACHE STRING "Build the Ascend NPU target: AUTO, ON or OFF")
+set_property(CACHE DGA_NPU PROPERTY STRINGS AUTO ON OFF)
+set(DGA_NPU_ARCHS "dav-3510" CACHE STRING "NPU architectures to compile kernels for (list)")
+
+set(DGA_WITH_NPU OFF)
+if(NOT DGA_NPU STREQUAL "OFF")
+  set(_dga_cann "$ENV{ASCEND_HOME_PATH}")
+  set(_dga_why "")
+  if(_dga_cann STREQUAL "")
+    set(_dga_why "ASCEND_HOME_PATH is not set (source CANN's set_env.sh)")
+  else()
+    find_program(DGA_BISHENG bisheng HINTS "${_dga_cann}/compiler/ccec_compiler/bin" "${_dga_cann}/bin" NO_CACHE)
+    if(NOT DGA_BISHENG)
+      set(_dga_why "bisheng was not found under ASCEND_HOME_PATH=${_dga_cann}")
+    endif()
+  endif()
+  if(_dga_why STREQUAL "")
+    set(DGA_WITH_NPU ON)
+    message(STATUS "deepgemm_ascend: NPU target ON (CANN at ${_dga_cann}, bisheng ${DGA_BISHENG}, archs ${DGA_NPU_ARCHS})")
+  elseif(DGA_NPU STREQUAL "ON")
+    message(FATAL_ERROR "deepgemm_ascend: DGA_NPU=ON but CANN is not usable: ${_dga_why}")
+  else()
+    message(STATUS "deepgemm_ascend: NPU target OFF (${_dga_why})")
+  endif()
+endif()

@@ -1,0 +1,74 @@
+// Ascend 950PR / 950DT AI Core (NPU arch 3510, target dav-3510).
+// Every number is taken from shared/reference/ascend950.md; the section is named next to it.
+#pragma once
+
+#include <cstdint>
+
+namespace deepgemm_ascend::arch {
+
+struct Ascend950 {
+  static constexpr const char* kName = "Ascend950";
+  static constexpr int kNpuArch = 3510;            // §1 __NPU_ARCH__
+  static constexpr const char* kTarget = "dav-3510";
+
+  // On-chip buffers in bytes (§3).
+  static constexpr uint32_t kL1Bytes = 512 * 1024;
+  static constexpr uint32_t kL0ABytes = 64 * 1024;
+  static constexpr uint32_t kL0BBytes = 64 * 1024;
+  static constexpr uint32_t kL0CBytes = 256 * 1024;
+  static constexpr uint32_t kUBBytes = 248 * 1024;         // usable by default (256 KB total)
+  static constexpr uint32_t kBiasTableBytes = 4 * 1024;
+  static constexpr uint32_t kFixpipeBytes = 16 * 1024;      // CATLASS; asc-devkit says 4 KB
+  static constexpr uint32_t kL0MxBytes = 4 * 1024;          // L0A_MX / L0B_MX each
+  static constexpr uint32_t kL0MxAddressDivisor = 16;       // MX address = L0A/L0B address / 16
+
+  // Fractal geometry (§3, §4): 16 rows x 32 bytes; L0C fractal is 16x16 fp32.
+  static constexpr uint32_t kC0Bytes = 32;
+  static constexpr uint32_t kFractalRows = 16;
+  static constexpr uint32_t kFractalBytes = kFractalRows * kC0Bytes;
+  static constexpr uint32_t kL0CFractalBytes = 1024;
+
+  // Start-address alignment in bytes (§3).
+  static constexpr uint32_t kL1Align = 32;
+  static constexpr uint32_t kUBAlign = 32;
+  static constexpr uint32_t kL0AAlign = 512;
+  static constexpr uint32_t kL0BAlign = 512;
+  static constexpr uint32_t kL0CAlign = 1024;   // Mmad destination
+  static constexpr uint32_t kFixpipeSrcAlign = 64;
+  static constexpr uint32_t kBiasAlign = 64;
+  static constexpr uint32_t kMxFp8OperandAlign = 1024;
+  static constexpr uint32_t kMxFp4OperandAlign = 512;
+
+  // MX scaling (§5).
+  static constexpr uint32_t kMxBlockK = 32;       // one UE8M0 scale per 32 K elements
+  static constexpr uint32_t kMxScalesPerPack = 2; // two K-adjacent scales per 16-bit element
+  static constexpr uint32_t kMxBaseK = 64;        // MX K tiles are multiples of 64
+
+  // Pipes and synchronisation (§6).
+  static constexpr int kEventIds = 8;             // per event type
+  static constexpr int kUserEventIds = 6;         // 6 reserved, 7 used by TPipe auto-sync
+  static constexpr int kCrossCoreFlags = 16;
+  static constexpr int kCrossCoreMaxPending = 15;
+  static constexpr int kMmadMaxDim = 4095;        // m, n, k of one Mmad (§4)
+
+  // Cores (§2): the count is not documented; 64 vector cores at 1:2 suggests 32 cube cores.
+  static constexpr int kDefaultCubeCores = 32;
+  static constexpr int kVectorCoresPerCube = 2;
+  static constexpr int kMaxBlockDim = 65535;
+
+  // Rates (§2, §9).
+  static constexpr int kCubeFp16FlopsPerCycle = 8192;
+  static constexpr int kCubeInt8OpsPerCycle = 16384;
+  static constexpr int kVectorBytesPerCycle = 256;
+  static constexpr int kL1ToL0BytesPerCycle = 256;
+  // Declared ceilings, derived from DESIGN.md: 431 TFLOPS BF16 is 99.8 % of the declared ceiling;
+  // FP8 doubles it.
+  static constexpr double kPeakBf16Tflops = 432.0;
+  static constexpr double kPeakFp8Tflops = 864.0;
+  // Compute-to-memory balance used by the heuristics' cost model. [assumed] The 950's HBM bandwidth is
+  // not published (§9); 200 FLOP/byte is a placeholder until measured with GetCoreMemBw.
+  static constexpr double kRidgeFlopsPerByte = 200.0;
+  static constexpr int kSwizzleBand = 3;  // CATLASS GemmIdentityBlockSwizzle<3, *> (§7)
+};
+
+}  // namespace deepgemm_ascend::arch

@@ -1,0 +1,66 @@
+// The host (CPU) target seen as an AI Core: each worker thread is one "core".
+//   L1  = per-core panel buffer, sized to stay in the CPU's L2;
+//   L0A / L0B = operand tiles the micro-kernel streams, sized for the CPU's L1d;
+//   L0C = the fp32 accumulator tile.
+// The fractal geometry and event-id limits mirror the NPU so that kernels validated here respect them.
+#pragma once
+
+#include <cstdint>
+
+namespace deepgemm_ascend::arch {
+
+struct Host {
+  static constexpr const char* kName = "Host";
+
+  static constexpr uint32_t kL1Bytes = 1024 * 1024;
+  static constexpr uint32_t kL0ABytes = 64 * 1024;
+  static constexpr uint32_t kL0BBytes = 64 * 1024;
+  static constexpr uint32_t kL0CBytes = 256 * 1024;
+  static constexpr uint32_t kUBBytes = 256 * 1024;
+  static constexpr uint32_t kBiasTableBytes = 4 * 1024;
+  static constexpr uint32_t kFixpipeBytes = 16 * 1024;
+  static constexpr uint32_t kL0MxBytes = 4 * 1024;
+  static constexpr uint32_t kL0MxAddressDivisor = 16;
+
+  static constexpr uint32_t kC0Bytes = 32;
+  static constexpr uint32_t kFractalRows = 16;
+  static constexpr uint32_t kFractalBytes = kFractalRows * kC0Bytes;
+  static constexpr uint32_t kL0CFractalBytes = 1024;
+
+  // Host buffers are cache-line aligned; L0 tiles keep the NPU's 512 B / 1 KB rules.
+  static constexpr uint32_t kCacheLineBytes = 64;
+  static constexpr uint32_t kL1Align = 32;
+  static constexpr uint32_t kUBAlign = 32;
+  static constexpr uint32_t kL0AAlign = 512;
+  static constexpr uint32_t kL0BAlign = 512;
+  static constexpr uint32_t kL0CAlign = 1024;
+  static constexpr uint32_t kFixpipeSrcAlign = 64;
+  static constexpr uint32_t kBiasAlign = 64;
+  static constexpr uint32_t kMxFp8OperandAlign = 1024;
+  static constexpr uint32_t kMxFp4OperandAlign = 512;
+
+  static constexpr uint32_t kMxBlockK = 32;
+  static constexpr uint32_t kMxScalesPerPack = 2;
+  static constexpr uint32_t kMxBaseK = 64;
+
+  static constexpr int kEventIds = 8;
+  static constexpr int kUserEventIds = 6;
+  static constexpr int kCrossCoreFlags = 16;
+  static constexpr int kCrossCoreMaxPending = 15;
+  static constexpr int kMmadMaxDim = 4095;
+
+  static constexpr int kMaxBlockDim = 65535;
+
+  // Declared peak FLOP per cycle per core of each host ISA path (bf16 inputs, fp32 accumulate).
+  static constexpr int kAmxBf16FlopsPerCycle = 1024;
+  static constexpr int kAvx512Bf16FlopsPerCycle = 128;  // two 512-bit VDPBF16PS per cycle
+  static constexpr int kAvx2FmaFlopsPerCycle = 32;      // two 256-bit FMAs per cycle
+  static constexpr int kScalarFlopsPerCycle = 2;
+  static constexpr double kNominalGhz = 2.1;            // used when the clock cannot be read
+  // About 0.4 TFLOPS of AVX512-BF16 per core over about 10 GB/s of DRAM bandwidth per core
+  // (shared/reference/host_baseline.md: 19.9 GB/s copy bandwidth with 2 threads).
+  static constexpr double kRidgeFlopsPerByte = 40.0;
+  static constexpr int kSwizzleBand = 3;
+};
+
+}  // namespace deepgemm_ascend::arch

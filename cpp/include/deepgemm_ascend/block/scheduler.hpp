@@ -1,0 +1,44 @@
+// Maps a linear tile index onto (m, n) tile coordinates in serpentine bands, so that consecutive
+// tiles of a core (and neighbouring cores) share A rows or B columns in cache / L2.
+#pragma once
+
+#include <cstdint>
+
+#include "deepgemm_ascend/core/macros.hpp"
+#include "deepgemm_ascend/heuristics/gemm_config.hpp"
+#include "deepgemm_ascend/layout/fractal.hpp"
+
+namespace deepgemm_ascend::block {
+
+struct TileCoord {
+  int64_t m = 0;  // tile row index
+  int64_t n = 0;  // tile column index
+};
+
+class GemmScheduler {
+ public:
+  DGA_DEVICE GemmScheduler(int64_t m, int64_t n, int64_t block_m, int64_t block_n, heuristics::Swizzle s)
+      : m_tiles_(layout::ceil_div(m, block_m)), n_tiles_(layout::ceil_div(n, block_n)), swizzle_(s) {}
+
+  DGA_DEVICE int64_t num_tiles() const { return m_tiles_ * n_tiles_; }
+
+  DGA_DEVICE TileCoord tile(int64_t t) const {
+    // Walk bands of `band` rows along the major direction; odd bands run the other way.
+    const int64_t major = swizzle_.along_m ? m_tiles_ : n_tiles_;
+    const int64_t minor = swizzle_.along_m ? n_tiles_ : m_tiles_;
+    const int64_t band = swizzle_.band > 0 ? swizzle_.band : 1;
+    const int64_t b = t / (band * minor);
+    const int64_t in = t % (band * minor);
+    const int64_t rows = (major - b * band) < band ? (major - b * band) : band;
+    int64_t i = b * band + in % rows;
+    int64_t j = in / rows;
+    if (b % 2) j = minor - 1 - j;
+    return swizzle_.along_m ? TileCoord{i, j} : TileCoord{j, i};
+  }
+
+ private:
+  int64_t m_tiles_, n_tiles_;
+  heuristics::Swizzle swizzle_;
+};
+
+}  // namespace deepgemm_ascend::block

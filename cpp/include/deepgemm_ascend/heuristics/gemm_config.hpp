@@ -1,0 +1,44 @@
+// What a GEMM launch needs to know: the problem (GemmDesc) and the chosen configuration (GemmConfig).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace deepgemm_ascend::heuristics {
+
+struct GemmDesc {
+  int64_t m = 0, n = 0, k = 0;
+  int a_bits = 16, b_bits = 16;  // operand bits in GM and L1
+  int l0_bits = 16;              // operand bits in L0A / L0B
+  int d_bytes = 4;
+  bool with_accumulation = false;
+  int num_cores = 1;
+};
+
+// L1 tile = block_m x block_n x block_k; L0 tiles = block_m x l0_k (A) and l0_k x block_n (B).
+struct GemmTiling {
+  int64_t block_m = 0, block_n = 0, block_k = 0, l0_k = 0;
+  int l1_stages = 2, l0_stages = 2;
+};
+
+// Tiles are walked in serpentine bands of `band` tile rows (along_m) or tile columns.
+struct Swizzle {
+  int band = 1;
+  bool along_m = true;
+};
+
+struct GemmConfig {
+  GemmTiling tiling;
+  Swizzle swizzle;
+  int num_blocks = 1;
+};
+
+struct BufferUsage {
+  uint64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0;
+};
+
+BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d);
+std::string to_string(const GemmDesc& d);
+std::string to_string(const GemmConfig& c);
+
+}  // namespace deepgemm_ascend::heuristics

@@ -1,0 +1,34 @@
+// Pure functions GemmDesc -> GemmConfig. Candidates are enumerated, filtered by the Arch tag's
+// buffer capacities, scored by a waves x roofline model, and the cheapest wins.
+#pragma once
+
+#include <cstdint>
+
+#include "deepgemm_ascend/heuristics/gemm_config.hpp"
+
+namespace deepgemm_ascend::heuristics {
+
+struct ArchLimits {
+  const char* name;
+  uint64_t l1, l0a, l0b, l0c;
+  uint32_t l1_align;
+  int64_t mmad_max_dim;
+  double ridge_flops_per_byte;
+  int swizzle_band;
+
+  template <class Arch>
+  static constexpr ArchLimits of() {
+    return {Arch::kName,       Arch::kL1Bytes,      Arch::kL0ABytes,           Arch::kL0BBytes,    Arch::kL0CBytes,
+            Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand};
+  }
+};
+
+bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch);
+GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch);
+
+template <class Arch>
+GemmConfig select_gemm_config(const GemmDesc& d) {
+  return select_gemm_config(d, ArchLimits::of<Arch>());
+}
+
+}  // namespace deepgemm_ascend::heuristics

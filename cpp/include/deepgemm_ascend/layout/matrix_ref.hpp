@@ -1,0 +1,75 @@
+// A strided 2-D matrix of raw codes in memory (8, 16 or 32-bit values, or packed 4-bit values).
+// Strides and the origin count values; for 4-bit values they count nibbles (value i lives in byte
+// i / 2, low nibble first), so K-major and MN-major packed FP4 are both expressible.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace deepgemm_ascend::layout {
+
+namespace detail {
+
+inline uint32_t load_code(const uint8_t* p, int64_t i, int bits) {
+  switch (bits) {
+    case 4: return (p[i >> 1] >> ((i & 1) * 4)) & 0xFu;
+    case 8: return p[i];
+    case 16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+    default: { uint32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
+  }
+}
+
+inline void store_code(uint8_t* p, int64_t i, int bits, uint32_t v) {
+  switch (bits) {
+    case 4: {
+      const int sh = int(i & 1) * 4;
+      p[i >> 1] = uint8_t((p[i >> 1] & ~(0xFu << sh)) | ((v & 0xFu) << sh));
+      break;
+    }
+    case 8: p[i] = uint8_t(v); break;
+    case 16: { uint16_t h = uint16_t(v); std::memcpy(p + 2 * i, &h, 2); break; }
+    default: std::memcpy(p + 4 * i, &v, 4); break;
+  }
+}
+
+}  // namespace detail
+
+template <class Byte>
+struct BasicMatrixRef {
+  Byte* base = nullptr;
+  int64_t origin = 0;  // value index of element (0, 0)
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t row_stride = 0;
+  int64_t col_stride = 1;
+  int bits = 16;
+
+  int64_t index(int64_t r, int64_t c) const { return origin + r * row_stride + c * col_stride; }
+  uint32_t get(int64_t r, int64_t c) const { return detail::load_code(bytes(), index(r, c), bits); }
+  void set(int64_t r, int64_t c, uint32_t v) const { detail::store_code(bytes(), index(r, c), bits, v); }
+
+  // Typed pointer to element (r, c); only for whole-byte values.
+  template <class T>
+  T* at(int64_t r, int64_t c) const { return reinterpret_cast<T*>(bytes() + index(r, c) * (bits / 8)); }
+
+  BasicMatrixRef transposed() const { return {base, origin, cols, rows, col_stride, row_stride, bits}; }
+  BasicMatrixRef block(int64_t r0, int64_t c0, int64_t nr, int64_t nc) const {
+    return {base, index(r0, c0), nr, nc, row_stride, col_stride, bits};
+  }
+
+ private:
+  auto* bytes() const {
+    if constexpr (std::is_const_v<Byte>) return reinterpret_cast<const uint8_t*>(base);
+    else return reinterpret_cast<uint8_t*>(base);
+  }
+};
+
+using MatrixRef = BasicMatrixRef<const void>;
+using MutMatrixRef = BasicMatrixRef<void>;
+
+inline MatrixRef as_const(const MutMatrixRef& m) {
+  return {m.base, m.origin, m.rows, m.cols, m.row_stride, m.col_stride, m.bits};
+}
+
+}  // namespace deepgemm_ascend::layout

@@ -1,0 +1,33 @@
+// Host CPU features and the choice of host micro-kernel ISA.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace deepgemm_ascend::runtime {
+
+enum class HostIsa { kScalar, kAvx2, kAvx512Bf16, kAmxBf16 };
+
+const char* name(HostIsa isa);
+
+struct CpuFeatures {
+  std::string vendor;
+  bool avx2 = false, fma = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512_bf16 = false;
+  bool amx_tile = false, amx_bf16 = false;
+  bool os_avx512 = false;  // XCR0 enables opmask and ZMM state
+  std::vector<std::string> names() const;  // the features present, for `deepgemm-ascend info`
+};
+
+const CpuFeatures& cpu_features();
+
+// ISAs that have a micro-kernel in this build and run on this CPU, best first.
+std::vector<HostIsa> supported_host_isas();
+// The ISA in use: set_host_isa(), else DGA_HOST_ISA (amx|avx512bf16|avx2|scalar), else the best.
+// Forcing an ISA this CPU or build cannot run raises a RuntimeError.
+HostIsa active_host_isa();
+void set_host_isa(HostIsa isa);
+void reset_host_isa();  // back to DGA_HOST_ISA / automatic
+HostIsa parse_host_isa(const std::string& s);
+
+}  // namespace deepgemm_ascend::runtime

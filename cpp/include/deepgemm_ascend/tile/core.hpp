@@ -1,0 +1,68 @@
+// The host model of one AI Core: its on-chip buffers, its event flags and, in checked mode, the
+// bookkeeping that turns what the NPU would silently get wrong into errors naming kernel, block and
+// stage: buffer overflow, misaligned tile addresses, waits with no matching set, double sets, flags
+// left set at kernel end, and stage buffers touched by a pipe that does not own them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "deepgemm_ascend/tile/buffer_spec.hpp"
+#include "deepgemm_ascend/tile/local_tile.hpp"
+
+namespace deepgemm_ascend::tile {
+
+class Core {
+ public:
+  explicit Core(const BufferSpec& spec);
+  ~Core();
+  Core(const Core&) = delete;
+  Core& operator=(const Core&) = delete;
+
+  const BufferSpec& spec() const { return spec_; }
+
+  // Kernel bracket, called by the launcher around each block.
+  void begin_kernel(const char* kernel, int block_idx, int block_num, bool checked);
+  void end_kernel();  // checked: throws if flags are left set or a deferred violation was recorded
+
+  int block_idx() const { return block_idx_; }
+  int block_num() const { return block_num_; }
+  bool checked() const { return checked_; }
+  const char* kernel() const { return kernel_; }
+
+  // Bump allocation inside one buffer; the start is aligned to the buffer's rule. Overflowing the
+  // buffer is always an error (it would corrupt memory here and other data on the NPU).
+  LocalTile alloc(Pos pos, uint32_t bytes, const char* what);
+  uint32_t used(Pos pos) const { return top_[int(pos)]; }
+
+  // Event ids, handed out centrally per (src, dst) event type.
+  int alloc_event_id(Pipe src, Pipe dst);
+  void free_event_id(Pipe src, Pipe dst, int id);
+  void set_flag(Pipe src, Pipe dst, int id);
+  void wait_flag(Pipe src, Pipe dst, int id);
+
+  // Checked mode: `pipe` is about to read or write `t` in position `pos`.
+  void check_access(const LocalTile& t, Pos pos, Pipe pipe, const char* op) const;
+  // Checked mode: `bytes` starting at t.addr must stay inside t's buffer.
+  void check_extent(const LocalTile& t, uint64_t bytes, const char* op) const;
+
+  [[noreturn]] void violation(const std::string& what) const;
+  void defer_violation(const std::string& what);  // for destructors, reported by end_kernel
+
+ private:
+  uint32_t offset_of(const LocalTile& t) const;
+
+  BufferSpec spec_;
+  std::unique_ptr<std::byte[]> storage_[kNumPos];
+  uint32_t top_[kNumPos] = {};
+  uint8_t flags_[kNumPipes][kNumPipes][32] = {};
+  uint32_t id_used_[kNumPipes][kNumPipes] = {};  // bit mask of handed-out ids
+  const char* kernel_ = "";
+  int block_idx_ = 0;
+  int block_num_ = 1;
+  bool checked_ = false;
+  std::string deferred_;
+};
+
+}  // namespace deepgemm_ascend::tile

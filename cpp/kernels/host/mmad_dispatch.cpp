@@ -1,0 +1,16 @@
+// Chooses the cube micro-kernel of the active host ISA.
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+
+namespace deepgemm_ascend::tile::host {
+
+MmadBf16Fn mmad_bf16() {
+  switch (runtime::active_host_isa()) {
+#if DGA_HOST_X86
+    case runtime::HostIsa::kAvx512Bf16: return &mmad_bf16_avx512bf16;
+#endif
+    default: return &mmad_bf16_scalar;
+  }
+}
+
+}  // namespace deepgemm_ascend::tile::host

@@ -1,0 +1,179 @@
+// deepgemm_ascend._C: the nanobind layer. Tensors arrive as plain descriptors built by the Python
+// package (storage pointer, storage offset, dtype name, shape, strides, device), so the extension is
+// independent of torch. Kernels run with the GIL released.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/runtime/config.hpp"
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
+
+namespace nb = nanobind;
+namespace dga = deepgemm_ascend;
+using dga::core::DType;
+using dga::core::ErrorKind;
+
+namespace {
+
+using TensorDesc = std::tuple<uintptr_t, int64_t, std::string, std::vector<int64_t>, std::vector<int64_t>,
+                              std::string, int>;
+
+DType parse_dtype(const std::string& s, const std::string& arg) {
+  for (int i = 0; i <= int(DType::kInt64); ++i)
+    if (dga::core::name(DType(i)) == s) return DType(i);
+  dga::core::fail(ErrorKind::kType, arg, "unsupported dtype ", s);
+}
+
+dga::TensorView view(const TensorDesc& t, const std::string& arg) {
+  const auto& [ptr, offset, dtype, shape, strides, dev, index] = t;
+  DGA_REQUIRE(shape.size() <= size_t(dga::core::kMaxDims) && shape.size() == strides.size(), kValue, arg,
+              "at most ", dga::core::kMaxDims, " dimensions are supported, got ", shape.size());
+  dga::TensorView v;
+  v.data = reinterpret_cast<void*>(ptr);
+  v.offset = offset;
+  v.dtype = parse_dtype(dtype, arg);
+  v.ndim = int(shape.size());
+  for (int i = 0; i < v.ndim; ++i) {
+    DGA_REQUIRE(shape[size_t(i)] >= 0, kValue, arg, "negative size in dimension ", i);
+    DGA_REQUIRE(strides[size_t(i)] >= 0, kValue, arg, "negative stride in dimension ", i, " is not supported");
+    v.shape[i] = shape[size_t(i)];
+    v.strides[i] = strides[size_t(i)];
+  }
+  if (dev == "cpu") v.device = {dga::core::DeviceKind::kHost, 0};
+  else if (dev == "npu") v.device = {dga::core::DeviceKind::kNpu, index};
+  else dga::core::fail(ErrorKind::kValue, arg, "tensors on '", dev, "' are not supported (use cpu or npu)");
+  return v;
+}
+
+dga::Fractal parse_fractal(const std::string& s) {
+  if (s == "nz") return dga::Fractal::kNz;
+  if (s == "zn") return dga::Fractal::kZn;
+  dga::core::fail(ErrorKind::kValue, "fractal", "expected 'nz' or 'zn', got '", s, "'");
+}
+
+// Scalar codecs over whole contiguous buffers, for tests and quantisation helpers.
+void encode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst) {
+  const auto s = view(src, "src"), d = view(dst, "dst");
+  DGA_REQUIRE(s.dtype == DType::kFP32 && s.is_contiguous(), kValue, "src", "expected a contiguous float32 tensor");
+  DGA_REQUIRE(d.is_contiguous() && d.numel() == s.numel(), kValue, "dst", "expected a contiguous tensor of ",
+              s.numel(), " elements");
+  const float* in = s.as<const float>();
+  const int64_t n = s.numel();
+  auto put8 = [&](auto f) { DGA_REQUIRE(dga::core::itemsize(d.dtype) == 1, kType, "dst", "expected 1-byte elements");
+                            for (int64_t i = 0; i < n; ++i) d.as<uint8_t>()[i] = f(in[i]); };
+  auto put16 = [&](auto f) { DGA_REQUIRE(dga::core::itemsize(d.dtype) == 2, kType, "dst", "expected 2-byte elements");
+                             for (int64_t i = 0; i < n; ++i) d.as<uint16_t>()[i] = f(in[i]); };
+  using namespace dga::core;
+  if (fmt == "bfloat16") put16(float_to_bf16);
+  else if (fmt == "float16") put16(float_to_fp16);
+  else if (fmt == "float8_e4m3fn") put8(float_to_e4m3);
+  else if (fmt == "float8_e5m2") put8(float_to_e5m2);
+  else if (fmt == "float4_e2m1") put8(float_to_e2m1);
+  else if (fmt == "float8_e8m0fnu") put8([](float x) { return float_to_ue8m0(x); });
+  else if (fmt == "float8_e8m0fnu_ceil") put8([](float x) { return float_to_ue8m0(x, Ue8m0Rounding::kCeil); });
+  else fail(ErrorKind::kValue, "format", "unknown format '", fmt, "'");
+}
+
+void decode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst) {
+  const auto s = view(src, "src"), d = view(dst, "dst");
+  DGA_REQUIRE(d.dtype == DType::kFP32 && d.is_contiguous() && d.numel() == s.numel(), kValue, "dst",
+              "expected a contiguous float32 tensor of ", s.numel(), " elements");
+  DGA_REQUIRE(s.is_contiguous(), kValue, "src", "expected a contiguous tensor");
+  float* out = d.as<float>();
+  const int64_t n = s.numel();
+  using namespace dga::core;
+  auto get8 = [&](auto f) { for (int64_t i = 0; i < n; ++i) out[i] = f(s.as<const uint8_t>()[i]); };
+  auto get16 = [&](auto f) { for (int64_t i = 0; i < n; ++i) out[i] = f(s.as<const uint16_t>()[i]); };
+  if (fmt == "bfloat16") get16(bf16_to_float);
+  else if (fmt == "float16") get16(fp16_to_float);
+  else if (fmt == "float8_e4m3fn") get8(e4m3_to_float);
+  else if (fmt == "float8_e5m2") get8(e5m2_to_float);
+  else if (fmt == "float4_e2m1") get8(e2m1_to_float);
+  else if (fmt == "float8_e8m0fnu") get8(ue8m0_to_float);
+  else fail(ErrorKind::kValue, "format", "unknown format '", fmt, "'");
+}
+
+nb::dict info() {
+  nb::dict d;
+  d["version"] = dga::version();
+  std::vector<std::string> backends{"host"};
+#ifdef DGA_WITH_NPU
+  backends.emplace_back("npu");
+  d["cann"] = true;
+#else
+  d["cann"] = false;
+#endif
+  d["backends"] = backends;
+  const auto& f = dga::runtime::cpu_features();
+  d["cpu_vendor"] = f.vendor;
+  d["cpu_features"] = f.names();
+  std::vector<std::string> isas;
+  for (auto i : dga::runtime::supported_host_isas()) isas.emplace_back(dga::runtime::name(i));
+  d["host_isas"] = isas;
+  d["host_isa"] = std::string(dga::runtime::name(dga::runtime::active_host_isa()));
+  d["ai_cores"] = dga::get_num_ai_cores();
+  d["max_ai_cores"] = dga::get_max_ai_cores();
+  d["checked"] = dga::runtime::checked_mode();
+  return d;
+}
+
+}  // namespace
+
+NB_MODULE(_C, m) {
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const dga::core::Error& e) {
+      PyObject* type = PyExc_RuntimeError;
+      switch (e.kind()) {
+        case ErrorKind::kType: type = PyExc_TypeError; break;
+        case ErrorKind::kValue: type = PyExc_ValueError; break;
+        case ErrorKind::kNotImplemented: type = PyExc_NotImplementedError; break;
+        case ErrorKind::kRuntime: break;
+      }
+      PyErr_SetString(type, e.what());
+    }
+  });
+
+  using Guard = nb::call_guard<nb::gil_scoped_release>;
+  m.def(
+      "bf16_gemm",
+      [](const std::string& layout, const TensorDesc& a, const TensorDesc& b, const TensorDesc& d,
+         const std::optional<TensorDesc>& c) {
+        const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d");
+        const std::optional<dga::TensorView> vc = c ? std::optional(view(*c, "c")) : std::nullopt;
+        dga::bf16_gemm(layout, va, vb, vd, vc ? &*vc : nullptr);
+      },
+      nb::arg("layout"), nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("c").none(), Guard());
+  m.def(
+      "to_fractal",
+      [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
+        dga::to_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);
+      },
+      Guard());
+  m.def(
+      "from_fractal",
+      [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
+        dga::from_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);
+      },
+      Guard());
+  m.def("encode", &encode, Guard());
+  m.def("decode", &decode, Guard());
+  m.def("get_num_ai_cores", &dga::get_num_ai_cores);
+  m.def("set_num_ai_cores", &dga::set_num_ai_cores, nb::arg("num"));
+  m.def("set_checked_mode", &dga::runtime::set_checked_mode);
+  m.def("checked_mode", &dga::runtime::checked_mode);
+  m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
+  m.def("reset_host_isa", &dga::runtime::reset_host_isa);
+  m.def("info", &info);
+  m.attr("__version__") = dga::version();
+}

@@ -1,0 +1,109 @@
+#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "deepgemm_ascend/layout/fractal.hpp"
+
+namespace deepgemm_ascend::heuristics {
+
+using layout::align_up;
+using layout::ceil_div;
+using layout::kFractalRows;
+
+namespace {
+constexpr int64_t kBlockMN[] = {16, 32, 64, 128, 256};
+constexpr int64_t kBlockK[] = {64, 128, 256, 512};
+constexpr int64_t kL0K[] = {16, 32, 64, 128, 256, 512};
+constexpr int kStages = 2;  // double buffering on L1 and L0
+constexpr int kFp32Bytes = 4;
+
+uint64_t bytes_of(int64_t rows, int64_t cols, int bits) { return uint64_t(rows * cols * bits / 8); }
+}  // namespace
+
+BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
+  const int64_t bm = align_up(t.block_m, kFractalRows), bn = align_up(t.block_n, kFractalRows);
+  BufferUsage u;
+  // Must match BlockMmad's carving: A then B in one L1 stage, B's start aligned.
+  const uint64_t a = bytes_of(bm, t.block_k, d.a_bits);
+  u.l1 = uint64_t(t.l1_stages) * (a + bytes_of(bn, t.block_k, d.b_bits));
+  u.l0a = uint64_t(t.l0_stages) * bytes_of(bm, t.l0_k, d.l0_bits);
+  u.l0b = uint64_t(t.l0_stages) * bytes_of(bn, t.l0_k, d.l0_bits);
+  u.l0c = uint64_t(bm * bn * kFp32Bytes);
+  return u;
+}
+
+bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
+  if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
+  if (t.block_k % t.l0_k != 0) return false;
+  const BufferUsage u = buffer_usage(t, d);
+  // Each stage of a ring starts aligned; count the worst-case padding per stage.
+  const uint64_t l1_pad = uint64_t(t.l1_stages) * arch.l1_align;
+  return u.l1 + l1_pad <= arch.l1 && u.l0a <= arch.l0a && u.l0b <= arch.l0b && u.l0c <= arch.l0c;
+}
+
+namespace {
+
+// Time of one core's share, in units of "FLOP at peak": waves x per-tile roofline cost.
+double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
+  const int64_t m_tiles = ceil_div(d.m, t.block_m), n_tiles = ceil_div(d.n, t.block_n);
+  const int64_t waves = ceil_div(m_tiles * n_tiles, std::max(1, d.num_cores));
+  const int64_t bm = align_up(std::min(t.block_m, align_up(d.m, kFractalRows)), kFractalRows);
+  const int64_t bn = align_up(std::min(t.block_n, align_up(d.n, kFractalRows)), kFractalRows);
+  const double k = double(align_up(d.k, kFractalRows));
+  const double flops = 2.0 * double(bm) * double(bn) * k;
+  const double bytes = (double(bm) * d.a_bits + double(bn) * d.b_bits) / 8.0 * k + double(bm * bn) * d.d_bytes;
+  return double(waves) * std::max(flops, bytes * arch.ridge_flops_per_byte);
+}
+
+}  // namespace
+
+GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
+  GemmConfig best;
+  double best_score = INFINITY;
+  const int64_t m_cap = align_up(std::max<int64_t>(d.m, 1), kFractalRows);
+  const int64_t n_cap = align_up(std::max<int64_t>(d.n, 1), kFractalRows);
+  for (int64_t bm : kBlockMN) {
+    if (bm > m_cap && bm != kBlockMN[0]) continue;  // larger tiles only add padding
+    for (int64_t bn : kBlockMN) {
+      if (bn > n_cap && bn != kBlockMN[0]) continue;
+      for (int64_t bk : kBlockK)
+        for (int64_t l0k : kL0K) {
+          const GemmTiling t{bm, bn, bk, l0k, kStages, kStages};
+          if (!fits(t, d, arch)) continue;
+          const double s = score(t, d, arch);
+          // Ties go to the larger K tiles (fewer pipeline steps), then to the larger L0 K.
+          const bool better = s < best_score || (s == best_score && (bk > best.tiling.block_k ||
+                                                                     (bk == best.tiling.block_k && l0k > best.tiling.l0_k)));
+          if (better) {
+            best_score = s;
+            best.tiling = t;
+          }
+        }
+    }
+  }
+  const int64_t m_tiles = ceil_div(std::max<int64_t>(d.m, 1), best.tiling.block_m);
+  const int64_t n_tiles = ceil_div(std::max<int64_t>(d.n, 1), best.tiling.block_n);
+  best.swizzle = {arch.swizzle_band, m_tiles >= n_tiles};
+  best.num_blocks = int(std::min<int64_t>(m_tiles * n_tiles, std::max(1, d.num_cores)));
+  return best;
+}
+
+std::string to_string(const GemmDesc& d) {
+  std::ostringstream os;
+  os << "GemmDesc{m=" << d.m << ", n=" << d.n << ", k=" << d.k << ", a_bits=" << d.a_bits << ", b_bits=" << d.b_bits
+     << ", d_bytes=" << d.d_bytes << ", acc=" << d.with_accumulation << ", cores=" << d.num_cores << "}";
+  return os.str();
+}
+
+std::string to_string(const GemmConfig& c) {
+  const auto& t = c.tiling;
+  std::ostringstream os;
+  os << "GemmConfig{block=" << t.block_m << "x" << t.block_n << "x" << t.block_k << ", l0_k=" << t.l0_k
+     << ", stages(l1,l0)=(" << t.l1_stages << "," << t.l0_stages << "), swizzle=" << c.swizzle.band
+     << (c.swizzle.along_m ? "m" : "n") << ", blocks=" << c.num_blocks << "}";
+  return os.str();
+}
+
+}  // namespace deepgemm_ascend::heuristics

@@ -1,0 +1,135 @@
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "deepgemm_ascend/core/error.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define DGA_X86 1
+#else
+#define DGA_X86 0
+#endif
+
+namespace deepgemm_ascend::runtime {
+
+const char* name(HostIsa isa) {
+  switch (isa) {
+    case HostIsa::kScalar: return "scalar";
+    case HostIsa::kAvx2: return "avx2";
+    case HostIsa::kAvx512Bf16: return "avx512bf16";
+    case HostIsa::kAmxBf16: return "amx";
+  }
+  return "?";
+}
+
+HostIsa parse_host_isa(const std::string& s) {
+  for (HostIsa i : {HostIsa::kScalar, HostIsa::kAvx2, HostIsa::kAvx512Bf16, HostIsa::kAmxBf16})
+    if (s == name(i)) return i;
+  core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s, "' (expected amx, avx512bf16, avx2 or scalar)");
+}
+
+static CpuFeatures detect() {
+  CpuFeatures f;
+#if DGA_X86
+  unsigned a, b, c, d;
+  if (__get_cpuid(0, &a, &b, &c, &d)) {
+    char v[13] = {};
+    std::memcpy(v, &b, 4);
+    std::memcpy(v + 4, &d, 4);
+    std::memcpy(v + 8, &c, 4);
+    f.vendor = v;
+  }
+  bool osxsave = false;
+  if (__get_cpuid(1, &a, &b, &c, &d)) {
+    f.fma = c & (1u << 12);
+    osxsave = c & (1u << 27);
+  }
+  unsigned long long xcr0 = 0;
+  if (osxsave) {
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+  const bool os_avx = (xcr0 & 0x6) == 0x6;
+  f.os_avx512 = (xcr0 & 0xE6) == 0xE6;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+    f.avx2 = os_avx && (b & (1u << 5));
+    f.avx512f = f.os_avx512 && (b & (1u << 16));
+    f.avx512bw = f.os_avx512 && (b & (1u << 30));
+    f.avx512vl = f.os_avx512 && (b & (1u << 31));
+    f.amx_bf16 = d & (1u << 22);
+    f.amx_tile = d & (1u << 24);
+  }
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx512_bf16 = f.avx512f && (a & (1u << 5));
+  f.fma = f.fma && os_avx;
+#endif
+  return f;
+}
+
+std::vector<std::string> CpuFeatures::names() const {
+  std::vector<std::string> n;
+  auto add = [&](bool on, const char* s) { if (on) n.emplace_back(s); };
+  add(avx2, "avx2");
+  add(fma, "fma");
+  add(avx512f, "avx512f");
+  add(avx512bw, "avx512bw");
+  add(avx512vl, "avx512vl");
+  add(avx512_bf16, "avx512_bf16");
+  add(amx_tile, "amx_tile");
+  add(amx_bf16, "amx_bf16");
+  return n;
+}
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures f = detect();
+  return f;
+}
+
+static bool built_and_runs(HostIsa isa) {
+  const auto& f = cpu_features();
+  switch (isa) {
+    case HostIsa::kScalar: return true;
+    case HostIsa::kAvx512Bf16: return f.avx512f && f.avx512_bf16;
+    default: return false;  // no micro-kernel for this ISA in this build yet
+  }
+}
+
+std::vector<HostIsa> supported_host_isas() {
+  std::vector<HostIsa> v;
+  for (HostIsa i : {HostIsa::kAmxBf16, HostIsa::kAvx512Bf16, HostIsa::kAvx2, HostIsa::kScalar})
+    if (built_and_runs(i)) v.push_back(i);
+  return v;
+}
+
+namespace {
+constexpr int kAuto = -1;
+std::atomic<int> g_forced{kAuto};
+
+HostIsa checked_isa(HostIsa isa, const char* source) {
+  if (!built_and_runs(isa))
+    core::fail(core::ErrorKind::kRuntime, source, "host ISA '", name(isa),
+               "' is not available (this CPU lacks it or this build has no micro-kernel for it)");
+  return isa;
+}
+
+HostIsa env_or_best() {
+  static const HostIsa chosen = [] {
+    if (const char* e = std::getenv("DGA_HOST_ISA"); e && *e) return checked_isa(parse_host_isa(e), "DGA_HOST_ISA");
+    return supported_host_isas().front();
+  }();
+  return chosen;
+}
+}  // namespace
+
+HostIsa active_host_isa() {
+  const int f = g_forced.load(std::memory_order_relaxed);
+  return f == kAuto ? env_or_best() : HostIsa(f);
+}
+
+void set_host_isa(HostIsa isa) { g_forced.store(int(checked_isa(isa, "isa"))); }
+void reset_host_isa() { g_forced.store(kAuto); }
+
+}  // namespace deepgemm_ascend::runtime

@@ -1,0 +1,142 @@
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "deepgemm_ascend/arch/host.hpp"
+#include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/runtime/config.hpp"
+
+namespace deepgemm_ascend::runtime {
+
+// Worker w (0 = the launching thread) runs blocks w, w + n, w + 2n, ... of the current launch.
+struct HostBackend::Pool {
+  explicit Pool(int n) : max_cores(n), cores(size_t(n)) {
+    for (int w = 1; w < n; ++w) threads.emplace_back([this, w] { worker(w); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> g(mu);
+      stop = true;
+    }
+    start_cv.notify_all();
+    for (auto& t : threads) t.join();
+  }
+
+  tile::Core& core(int w) {
+    if (!cores[size_t(w)]) cores[size_t(w)] = std::make_unique<tile::Core>(tile::BufferSpec::of<arch::Host>());
+    return *cores[size_t(w)];
+  }
+
+  void run_share(int w) {
+    try {
+      tile::Core& c = core(w);
+      for (int b = w; b < block_dim && !failed.load(std::memory_order_relaxed); b += active) {
+        c.begin_kernel(kernel, b, block_dim, checked);
+        (*fn)(c);
+        c.end_kernel();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> g(mu);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  }
+
+  void worker(int w) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> l(mu);
+        start_cv.wait(l, [&] { return stop || (generation != seen && w < active); });
+        if (stop) return;
+        seen = generation;
+      }
+      run_share(w);
+      std::lock_guard<std::mutex> g(mu);
+      if (--pending == 0) done_cv.notify_all();
+    }
+  }
+
+  void launch(const char* k, int dim, const BlockFn& f, int cores_to_use) {
+    std::lock_guard<std::mutex> serial(launch_mu);
+    {
+      std::lock_guard<std::mutex> g(mu);
+      kernel = k;
+      block_dim = dim;
+      fn = &f;
+      checked = checked_mode();
+      active = std::max(1, std::min(dim, cores_to_use));
+      pending = active - 1;
+      failed = false;
+      error = nullptr;
+      ++generation;
+    }
+    start_cv.notify_all();
+    run_share(0);
+    std::unique_lock<std::mutex> l(mu);
+    done_cv.wait(l, [&] { return pending == 0; });
+    fn = nullptr;
+    if (error) std::rethrow_exception(std::exchange(error, nullptr));
+  }
+
+  const int max_cores;
+  std::vector<std::unique_ptr<tile::Core>> cores;
+  std::vector<std::thread> threads;
+  std::mutex launch_mu, mu;
+  std::condition_variable start_cv, done_cv;
+  uint64_t generation = 0;
+  const char* kernel = "";
+  int block_dim = 0, active = 0, pending = 0;
+  const BlockFn* fn = nullptr;
+  bool checked = false, stop = false;
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::atomic<int> requested{0};  // 0 = all cores
+  std::unique_ptr<Stream> default_stream = make_host_stream(false);
+};
+
+HostBackend::HostBackend()
+    : pool_(std::make_unique<Pool>(int(std::max(1u, std::thread::hardware_concurrency())))) {}
+HostBackend::~HostBackend() = default;
+
+int HostBackend::max_ai_cores() const { return pool_->max_cores; }
+int HostBackend::num_ai_cores() const {
+  const int r = pool_->requested.load();
+  return r == 0 ? pool_->max_cores : r;
+}
+void HostBackend::set_num_ai_cores(int n) {
+  DGA_REQUIRE(n >= 0 && n <= pool_->max_cores, kValue, "num_ai_cores", "must be in [0, ", pool_->max_cores,
+              "] (0 = all cores of the host), got ", n);
+  pool_->requested.store(n);
+}
+
+Stream& HostBackend::default_stream() { return *pool_->default_stream; }
+std::unique_ptr<Stream> HostBackend::create_stream(bool async) { return make_host_stream(async); }
+
+void HostBackend::run_blocks(const char* kernel, int block_dim, const BlockFn& fn) {
+  pool_->launch(kernel, block_dim, fn, num_ai_cores());
+}
+
+void HostBackend::launch(const char* kernel, int block_dim, const BlockFn& fn, Stream* stream) {
+  DGA_REQUIRE(block_dim >= 1 && block_dim <= arch::Host::kMaxBlockDim, kValue, "block_dim", "must be in [1, ",
+              arch::Host::kMaxBlockDim, "], got ", block_dim);
+  Stream& s = stream ? *stream : default_stream();
+  if (!s.is_async()) {
+    run_blocks(kernel, block_dim, fn);
+    return;
+  }
+  s.submit([this, kernel, block_dim, fn] { run_blocks(kernel, block_dim, fn); });
+}
+
+HostBackend& host_backend() {
+  static HostBackend b;
+  return b;
+}
+
+}  // namespace deepgemm_ascend::runtime

@@ -1,0 +1,94 @@
+#include "deepgemm_ascend/tile/primitives.hpp"
+
+#include <cstring>
+
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/layout/transform.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+
+namespace deepgemm_ascend::tile {
+
+using layout::NzGeometry;
+
+void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
+  core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1");
+  core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1");
+  layout::nd_to_nz(src, dst.addr, g);
+}
+
+void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
+                    int64_t k_pad) {
+  core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0a (src)");
+  core.check_access(dst, Pos::kL0A, Pipe::kMTE1, "load_l1_to_l0a (dst)");
+  const int64_t value_bytes = src_g.bits / 8;
+  const int64_t bytes = src_g.rows_pad * k_pad * value_bytes;
+  core.check_extent(dst, uint64_t(bytes), "load_l1_to_l0a");
+  // Nz keeps each C0 column block contiguous over all rows, so a K range is one contiguous run.
+  std::memcpy(dst.addr, src.addr + src_g.offset(0, k_off) * value_bytes, size_t(bytes));
+}
+
+void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
+                    const NzGeometry& src_g, int64_t k_off) {
+  core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0b (src)");
+  core.check_access(dst, Pos::kL0B, Pipe::kMTE1, "load_l1_to_l0b (dst)");
+  core.check_extent(dst, uint64_t(dst_g.bytes(sizeof(uint16_t))), "load_l1_to_l0b");
+  // One K pair of 16-bit values is one 32-bit word: each 16 x 16 fractal becomes a 16 x 8 word transpose.
+  const auto* in = src.as<const uint32_t>();
+  auto* out = dst.as<uint32_t>();
+  const int64_t pairs_per_block = kCubeBlock / kKPair;
+  for (int64_t nb = 0; nb < dst_g.n_pad / kCubeBlock; ++nb)
+    for (int64_t kb = 0; kb < dst_g.k_pad / kCubeBlock; ++kb) {
+      const uint32_t* f = in + src_g.offset(nb * kCubeBlock, k_off + kb * kCubeBlock) / kKPair;
+      uint32_t* o = out + dst_g.offset(kb * kCubeBlock, nb * kCubeBlock) / kKPair;
+      for (int64_t n = 0; n < kCubeBlock; ++n)
+        for (int64_t p = 0; p < pairs_per_block; ++p) o[p * kCubeBlock + n] = f[n * pairs_per_block + p];
+    }
+}
+
+void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
+          int64_t k_pad, bool init) {
+  core.check_access(a, Pos::kL0A, Pipe::kM, "mmad (a)");
+  core.check_access(b, Pos::kL0B, Pipe::kM, "mmad (b)");
+  core.check_access(c, Pos::kL0C, Pipe::kM, "mmad (c)");
+  core.check_extent(c, uint64_t(c_g.bytes()), "mmad (c)");
+  core.check_extent(a, uint64_t(c_g.m_pad * k_pad * 2), "mmad (a)");
+  core.check_extent(b, uint64_t(c_g.n_pad * k_pad * 2), "mmad (b)");
+  host::mmad_bf16()(c.as<float>(), a.as<const uint16_t>(), b.as<const uint16_t>(), c_g.m_pad, c_g.n_pad, k_pad,
+                    init);
+}
+
+namespace {
+
+template <class Store>
+void fixpipe_rows(const FixpipeDst& dst, const float* c, const L0CGeometry& g, Store store) {
+  const auto& d = dst.d;
+  const bool acc = dst.c != nullptr;
+  for (int64_t m = 0; m < d.rows; ++m)
+    for (int64_t n0 = 0; n0 < d.cols; n0 += kCubeBlock) {
+      const float* src = c + g.offset(m, n0);
+      const int64_t len = std::min<int64_t>(kCubeBlock, d.cols - n0);
+      for (int64_t j = 0; j < len; ++j) store(m, n0 + j, src[j], acc);
+    }
+}
+
+}  // namespace
+
+void fixpipe(Core& core, const FixpipeDst& dst, const LocalTile& c, const L0CGeometry& c_g) {
+  core.check_access(c, Pos::kL0C, Pipe::kFIX, "fixpipe");
+  core.check_extent(c, uint64_t(c_g.bytes()), "fixpipe");
+  const auto& d = dst.d;
+  const auto* src = c.as<const float>();
+  if (dst.dtype == core::DType::kFP32) {
+    fixpipe_rows(dst, src, c_g, [&](int64_t m, int64_t n, float v, bool acc) {
+      if (acc) v += *dst.c->at<const float>(m, n);
+      *d.at<float>(m, n) = v;
+    });
+  } else {
+    fixpipe_rows(dst, src, c_g, [&](int64_t m, int64_t n, float v, bool acc) {
+      if (acc) v += core::bf16_to_float(*dst.c->at<const uint16_t>(m, n));
+      *d.at<uint16_t>(m, n) = core::float_to_bf16(v);
+    });
+  }
+}
+
+}  // namespace deepgemm_ascend::tile
