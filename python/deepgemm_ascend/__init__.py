@@ -1,0 +1,16 @@
+"""deepgemm_ascend: DeepGEMM-compatible kernels for Huawei Ascend 950 NPUs, with a host (CPU) backend.
+
+`import deepgemm_ascend as deep_gemm` is meant as a drop-in for DeepSeek's DeepGEMM. CPU tensors run
+on the host backend; `npu` tensors run on the NPU backend when the library is built with CANN.
+"""
+from . import _C
+from . import layout, testing, utils
+from .gemm import bf16_gemm_nn, bf16_gemm_nt, bf16_gemm_tn, bf16_gemm_tt
+from .runtime import (get_num_ai_cores, get_num_sms, info, is_checked_mode, set_checked_mode, set_host_isa,
+                      set_num_ai_cores, set_num_sms)
+from .utils import align, ceil_div
+from ._missing import install as _install_missing
+
+__version__ = _C.__version__
+
+_install_missing(globals())

@@ -1,0 +1,45 @@
+"""Upstream DeepGEMM entry points this release does not implement yet.
+
+Each raises NotImplementedError naming the issue that tracks it, so `import deepgemm_ascend as
+deep_gemm` fails loudly instead of silently falling back to torch. The README lists them too.
+"""
+
+MISSING = {
+    # FP8 / FP4 dense GEMMs and scale-factor layouts (issue 4)
+    "fp8_fp4_gemm_nt": 4, "fp8_fp4_gemm_nn": 4, "fp8_fp4_gemm_tn": 4, "fp8_fp4_gemm_tt": 4,
+    "fp8_gemm_nt": 4, "fp8_gemm_nn": 4, "fp8_gemm_tn": 4, "fp8_gemm_tt": 4,
+    "transform_sf_into_required_layout": 4, "get_mn_major_tma_aligned_tensor": 4,
+    "get_mn_major_tma_aligned_packed_ue8m0_tensor": 4,
+    # MoE grouped GEMMs (issue 5)
+    "m_grouped_bf16_gemm_nt_contiguous": 5, "m_grouped_bf16_gemm_nn_contiguous": 5,
+    "m_grouped_fp8_fp4_gemm_nt_contiguous": 5, "m_grouped_fp8_fp4_gemm_nn_contiguous": 5,
+    "m_grouped_fp8_gemm_nt_contiguous": 5, "m_grouped_fp8_gemm_nn_contiguous": 5,
+    "m_grouped_bf16_gemm_nt_masked": 5, "m_grouped_fp8_fp4_gemm_nt_masked": 5, "m_grouped_fp8_gemm_nt_masked": 5,
+    "k_grouped_bf16_gemm_tn_contiguous": 5, "k_grouped_fp8_gemm_tn_contiguous": 5,
+    "k_grouped_fp8_gemm_nt_contiguous": 5,
+    # Lightning indexer, HyperConnection, einsum (issue 6)
+    "fp8_fp4_mqa_logits": 6, "fp8_mqa_logits": 6, "get_paged_mqa_logits_metadata": 6,
+    "fp8_fp4_paged_mqa_logits": 6, "fp8_paged_mqa_logits": 6, "tf32_hc_prenorm_gemm": 6,
+    "einsum": 6, "fp8_einsum": 6,
+    # Mega MoE (issue 7)
+    "fp8_fp4_mega_moe": 7, "bf16_mega_moe": 7, "get_symm_buffer_for_mega_moe": 7,
+    "transform_weights_for_mega_moe": 7,
+}
+
+
+def _make(name, issue):
+    def missing(*args, **kwargs):
+        raise NotImplementedError(
+            f"deepgemm_ascend.{name} is not implemented yet (tracked in issue {issue}); "
+            "see the feature table in README.md"
+        )
+
+    missing.__name__ = name
+    missing.__qualname__ = name
+    missing.__doc__ = f"Not implemented yet (issue {issue}): raises NotImplementedError."
+    return missing
+
+
+def install(namespace):
+    for name, issue in MISSING.items():
+        namespace.setdefault(name, _make(name, issue))

@@ -1,0 +1,41 @@
+"""Runtime knobs: AI cores, host ISA, checked mode, build information."""
+from . import _C
+
+
+def set_num_ai_cores(num):
+    """Use `num` AI cores (host: worker threads) for later kernels; 0 means all of them."""
+    if not isinstance(num, int) or isinstance(num, bool):
+        raise TypeError(f"num: expected an int, got {type(num).__name__}")
+    _C.set_num_ai_cores(num)
+
+
+def get_num_ai_cores():
+    """Number of AI cores kernels use."""
+    return _C.get_num_ai_cores()
+
+
+# Upstream DeepGEMM names.
+set_num_sms = set_num_ai_cores
+get_num_sms = get_num_ai_cores
+
+
+def set_host_isa(isa):
+    """Force the host micro-kernel ISA ('amx', 'avx512bf16', 'avx2' or 'scalar'); None restores the default."""
+    if isa is None:
+        _C.reset_host_isa()
+    else:
+        _C.set_host_isa(isa)
+
+
+def set_checked_mode(on):
+    """Turn the tile machine's checked mode (capacity, alignment, event protocol) on or off."""
+    _C.set_checked_mode(bool(on))
+
+
+def is_checked_mode():
+    return _C.checked_mode()
+
+
+def info():
+    """Build and machine information: version, backends, CPU features, host ISA, AI cores."""
+    return dict(_C.info())
