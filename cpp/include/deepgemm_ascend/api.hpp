@@ -33,7 +33,8 @@ inline void bf16_gemm_tt(const TensorView& a, const TensorView& b, const TensorV
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in
-// storage units (bytes for 4-bit, C0 = 256 / value_bits values). Padding is zero.
+// storage units (bytes for 4-bit, C0 = 256 / value_bits values). Padding is zero. Errors name the
+// ND/fractal input `t` and the output `out`, as the Python API does.
 enum class Fractal { kNz, kZn };
 void to_fractal(Fractal f, const TensorView& src, const TensorView& dst, int value_bits);
 void from_fractal(Fractal f, const TensorView& src, const TensorView& dst, int value_bits);

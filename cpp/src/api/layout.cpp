@@ -51,13 +51,14 @@ Ref plain_ref(const TensorView& t, int64_t group, int bits, void* base) {
 
 }  // namespace
 
+// Argument names follow the Python API: `t` is the input, `out` the output.
 void to_fractal(Fractal f, const TensorView& src, const TensorView& dst, int value_bits) {
-  api::require_same_device({{"src", &src}, {"dst", &dst}});
-  api::require_host(src, "src");
-  const Plain p = check_plain(src, "src", value_bits);
+  api::require_same_device({{"t", &src}, {"out", &dst}});
+  api::require_host(src, "t");
+  const Plain p = check_plain(src, "t", value_bits);
   const layout::NzGeometry g = geometry(f, p, value_bits);
-  check_fractal(dst, "dst", p, g, src);
-  api::require_no_overlap(dst, "dst", src, "src");
+  check_fractal(dst, "out", p, g, src);
+  api::require_no_overlap(dst, "out", src, "t");
   for (int64_t i = 0; i < p.groups; ++i) {
     auto ref = plain_ref<layout::MatrixRef>(src, i, value_bits, src.data);
     void* out = static_cast<char*>(dst.ptr()) + i * g.bytes();
@@ -67,13 +68,13 @@ void to_fractal(Fractal f, const TensorView& src, const TensorView& dst, int val
 }
 
 void from_fractal(Fractal f, const TensorView& src, const TensorView& dst, int value_bits) {
-  api::require_same_device({{"src", &src}, {"dst", &dst}});
-  api::require_host(src, "src");
-  const Plain p = check_plain(dst, "dst", value_bits);
-  api::require_row_major_output(dst, "dst");
+  api::require_same_device({{"t", &src}, {"out", &dst}});
+  api::require_host(src, "t");
+  const Plain p = check_plain(dst, "out", value_bits);
+  api::require_row_major_output(dst, "out");
   const layout::NzGeometry g = geometry(f, p, value_bits);
-  check_fractal(src, "src", p, g, dst);
-  api::require_no_overlap(dst, "dst", src, "src");
+  check_fractal(src, "t", p, g, dst);
+  api::require_no_overlap(dst, "out", src, "t");
   for (int64_t i = 0; i < p.groups; ++i) {
     auto ref = plain_ref<layout::MutMatrixRef>(dst, i, value_bits, dst.data);
     const void* in = static_cast<const char*>(src.ptr()) + i * g.bytes();

@@ -1,7 +1,4 @@
-"""Accuracy metric and timing helpers (as upstream deep_gemm.testing)."""
-import statistics
-import time
-
+"""Accuracy metric and reference helpers."""
 import torch
 
 
@@ -12,23 +9,6 @@ def calc_diff(x, y):
     if denominator == 0:
         return 0.0
     return float(1 - 2 * (x * y).sum() / denominator)
-
-
-def bench_pair(fn_a, fn_b, repeats=5, warmups=1):
-    """Times two callables interleaved in one process; returns (median_a, median_b) in seconds."""
-    for _ in range(warmups):
-        fn_a()
-        fn_b()
-    ta, tb = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn_a()
-        t1 = time.perf_counter()
-        fn_b()
-        t2 = time.perf_counter()
-        ta.append(t1 - t0)
-        tb.append(t2 - t1)
-    return statistics.median(ta), statistics.median(tb)
 
 
 def poison_(t):

@@ -1,0 +1,123 @@
+"""Runtime knobs, environment switches, GIL release and concurrency."""
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+import torch
+
+import deepgemm_ascend as dg
+from deepgemm_ascend.testing import calc_diff
+
+
+def run_python(code, **env):
+    full_env = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=120)
+
+
+def test_num_ai_cores_and_aliases():
+    max_cores = dg.info()["max_ai_cores"]
+    try:
+        dg.set_num_ai_cores(1)
+        assert dg.get_num_ai_cores() == 1 and dg.get_num_sms() == 1
+        dg.set_num_sms(0)
+        assert dg.get_num_ai_cores() == max_cores
+        with pytest.raises(ValueError, match="num_ai_cores"):
+            dg.set_num_ai_cores(max_cores + 1)
+        with pytest.raises(ValueError, match="num_ai_cores"):
+            dg.set_num_ai_cores(-1)
+        with pytest.raises(TypeError, match="num"):
+            dg.set_num_ai_cores(1.5)
+    finally:
+        dg.set_num_ai_cores(0)
+
+
+def test_info_fields():
+    info = dg.info()
+    assert info["version"] == dg.__version__
+    assert "host" in info["backends"]
+    assert info["host_isa"] in info["host_isas"] and info["host_isas"][-1] == "scalar"
+
+
+def test_forcing_an_unavailable_isa_is_an_error():
+    unavailable = [i for i in ("amx", "avx512bf16", "avx2") if i not in dg.info()["host_isas"]]
+    if not unavailable:
+        pytest.skip("every host ISA is available here")
+    with pytest.raises(RuntimeError, match="not available"):
+        dg.set_host_isa(unavailable[0])
+    with pytest.raises(ValueError, match="unknown host ISA"):
+        dg.set_host_isa("sse9")
+
+
+def test_env_forced_isa_in_subprocess():
+    code = "import deepgemm_ascend as dg; print(dg.info()['host_isa'])"
+    out = run_python(code, DGA_HOST_ISA="scalar")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "scalar"
+
+
+def test_print_configs():
+    code = ("import torch, deepgemm_ascend as dg\n"
+            "a = torch.randn(64, 128).bfloat16(); b = torch.randn(96, 128).bfloat16(); d = torch.empty(64, 96)\n"
+            "dg.bf16_gemm_nt(a, b, d); dg.bf16_gemm_nt(a, b, d)\n")
+    out = run_python(code, DG_PRINT_CONFIGS="1")
+    assert out.returncode == 0, out.stderr
+    lines = [l for l in out.stderr.splitlines() if "GemmConfig" in l]
+    assert len(lines) == 1 and "m=64, n=96, k=128" in lines[0], out.stderr
+
+
+def test_checked_mode_run_is_clean():
+    code = ("import torch, deepgemm_ascend as dg\n"
+            "assert dg.is_checked_mode()\n"
+            "a = torch.randn(300, 200).bfloat16(); b = torch.randn(170, 200).bfloat16(); d = torch.empty(300, 170)\n"
+            "dg.bf16_gemm_nt(a, b, d)\n"
+            "ref = a.double() @ b.double().T\n"
+            "assert dg.testing.calc_diff(d, ref) < 1e-5\n")
+    out = run_python(code, DGA_CHECKED="1")
+    assert out.returncode == 0, out.stderr
+
+
+def test_gil_is_released_during_kernels():
+    a, b = torch.randn(1024, 2048).bfloat16(), torch.randn(1024, 2048).bfloat16()
+    d = torch.empty(1024, 1024)
+    ticks, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        before = ticks[0]
+        for _ in range(3):
+            dg.bf16_gemm_nt(a, b, d)
+        during = ticks[0] - before
+    finally:
+        stop.set()
+        t.join()
+    assert during > 0, "a Python thread made no progress while kernels ran: the GIL was held"
+
+
+def test_threads_calling_kernels_concurrently():
+    problems = []
+    for i in range(6):
+        m, n, k = 40 + 7 * i, 30 + 11 * i, 64 + 16 * i
+        problems.append((torch.randn(m, k).bfloat16(), torch.randn(n, k).bfloat16()))
+    errors = []
+
+    def work(idx):
+        a, b = problems[idx % len(problems)]
+        for _ in range(20):
+            d = torch.empty(a.shape[0], b.shape[0])
+            dg.bf16_gemm_nt(a, b, d)
+            if calc_diff(d, a.double() @ b.double().T) > 1e-5:
+                errors.append(idx)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
