@@ -1,0 +1,260 @@
+// GEMM configuration heuristics: every selected config must fit the Arch tag's on-chip buffers and
+// be well formed; fits() must reject tilings that overflow; byte usage is checked against sizes
+// computed by hand here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "deepgemm_ascend/arch/arch.hpp"
+#include "deepgemm_ascend/heuristics/gemm_config.hpp"
+#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+
+namespace dga = deepgemm_ascend;
+namespace h = dga::heuristics;
+namespace arch = dga::arch;
+
+namespace {
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Expected on-chip bytes of a tiling (tiles already multiples of 16), written out independently:
+// each L1 stage holds an A tile (block_m x block_k) and a B tile (block_n x block_k), each L0 stage
+// one block_m x l0_k (A) or block_n x l0_k (B) slice, and L0C one fp32 block_m x block_n accumulator.
+h::BufferUsage expected_usage(const h::GemmTiling& t, const h::GemmDesc& d) {
+  h::BufferUsage u;
+  u.l1 = uint64_t(t.l1_stages) * uint64_t(t.block_m * t.block_k * d.a_bits / 8 + t.block_n * t.block_k * d.b_bits / 8);
+  u.l0a = uint64_t(t.l0_stages) * uint64_t(t.block_m * t.l0_k * d.l0_bits / 8);
+  u.l0b = uint64_t(t.l0_stages) * uint64_t(t.block_n * t.l0_k * d.l0_bits / 8);
+  u.l0c = uint64_t(t.block_m * t.block_n * 4);
+  return u;
+}
+
+template <class Arch>
+bool within(const h::BufferUsage& u) {
+  return u.l1 <= Arch::kL1Bytes && u.l0a <= Arch::kL0ABytes && u.l0b <= Arch::kL0BBytes && u.l0c <= Arch::kL0CBytes;
+}
+
+std::string str(const h::BufferUsage& u) {
+  return "{l1=" + std::to_string(u.l1) + ", l0a=" + std::to_string(u.l0a) + ", l0b=" + std::to_string(u.l0b) +
+         ", l0c=" + std::to_string(u.l0c) + "}";
+}
+
+bool same(const h::GemmConfig& a, const h::GemmConfig& b) {
+  const auto &x = a.tiling, &y = b.tiling;
+  return x.block_m == y.block_m && x.block_n == y.block_n && x.block_k == y.block_k && x.l0_k == y.l0_k &&
+         x.l1_stages == y.l1_stages && x.l0_stages == y.l0_stages && a.swizzle.band == b.swizzle.band &&
+         a.swizzle.along_m == b.swizzle.along_m && a.num_blocks == b.num_blocks;
+}
+
+h::GemmDesc desc(int64_t m, int64_t n, int64_t k, int cores, int bits = 16) {
+  h::GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a_bits = d.b_bits = d.l0_bits = bits;
+  d.d_bytes = bits == 16 ? 4 : 2;
+  d.num_cores = cores;
+  return d;
+}
+
+const int64_t kMs[] = {1, 16, 64, 128, 129, 1024, 4096};
+const int64_t kNs[] = {1, 24, 576, 2112, 7168};
+const int64_t kKs[] = {16, 128, 2048, 7168};
+const int kCores[] = {1, 2, 24, 32};
+
+// Checks every invariant of the selected config for one desc; returns false on the first violation.
+template <class Arch>
+bool check_selected(const h::GemmDesc& d) {
+  const h::GemmConfig c = h::select_gemm_config<Arch>(d);
+  const h::GemmTiling& t = c.tiling;
+  SCOPED_TRACE(std::string(Arch::kName) + " " + h::to_string(d) + " -> " + h::to_string(c));
+  bool ok = true;
+  auto expect = [&](bool cond, const char* what) {
+    if (!cond) {
+      ADD_FAILURE() << what;
+      ok = false;
+    }
+  };
+  expect(t.block_m > 0 && t.block_n > 0 && t.block_k > 0 && t.l0_k > 0, "positive tile sizes");
+  expect(t.block_m % 16 == 0 && t.block_n % 16 == 0 && t.block_k % 16 == 0 && t.l0_k % 16 == 0,
+         "tiles are multiples of 16");
+  expect(t.l0_k > 0 && t.block_k % t.l0_k == 0, "block_k % l0_k == 0");
+  expect(t.l1_stages >= 1 && t.l0_stages >= 1, "at least one stage");
+  const h::BufferUsage u = h::buffer_usage(t, d), want = expected_usage(t, d);
+  expect(u.l1 == want.l1 && u.l0a == want.l0a && u.l0b == want.l0b && u.l0c == want.l0c,
+         ("buffer_usage " + str(u) + " != hand-computed " + str(want)).c_str());
+  expect(within<Arch>(u), ("usage " + str(u) + " exceeds the Arch's buffers").c_str());
+  expect(h::fits(t, d, h::ArchLimits::of<Arch>()), "fits() rejects the selected tiling");
+  const int64_t tiles = cdiv(std::max<int64_t>(d.m, 1), t.block_m) * cdiv(std::max<int64_t>(d.n, 1), t.block_n);
+  expect(c.num_blocks >= 1 && c.num_blocks <= std::min<int64_t>(tiles, d.num_cores), "num_blocks in [1, min(tiles, cores)]");
+  expect(c.swizzle.band >= 1, "swizzle band >= 1");
+  expect(same(c, h::select_gemm_config<Arch>(d)), "selection is deterministic");
+  return ok;
+}
+
+template <class Arch>
+void check_grid() {
+  int failures = 0;
+  for (int bits : {16, 8})
+    for (int64_t m : kMs)
+      for (int64_t n : kNs)
+        for (int64_t k : kKs)
+          for (int cores : kCores)
+            if (!check_selected<Arch>(desc(m, n, k, cores, bits)) && ++failures >= 10) return;
+}
+
+TEST(HeuristicsSelect, Ascend950GridIsValid) { check_grid<arch::Ascend950>(); }
+TEST(HeuristicsSelect, Ascend910BGridIsValid) { check_grid<arch::Ascend910B>(); }
+TEST(HeuristicsSelect, HostGridIsValid) { check_grid<arch::Host>(); }
+
+TEST(HeuristicsSelect, ArchLimitsMirrorTheArchTag) {
+  const auto a = h::ArchLimits::of<arch::Ascend910B>();
+  EXPECT_EQ(a.l1, arch::Ascend910B::kL1Bytes);
+  EXPECT_EQ(a.l0a, arch::Ascend910B::kL0ABytes);
+  EXPECT_EQ(a.l0b, arch::Ascend910B::kL0BBytes);
+  EXPECT_EQ(a.l0c, arch::Ascend910B::kL0CBytes);
+  EXPECT_EQ(std::string(a.name), "Ascend910B");
+}
+
+// m = 1 decode: with two cores and n >= 512, the tiles must let both cores work.
+template <class Arch>
+void check_decode_uses_both_cores() {
+  for (int64_t n : {512, 576, 1024, 2112, 4096, 7168})
+    for (int64_t k : {128, 2048, 7168})
+      for (int bits : {16, 8}) {
+        const h::GemmDesc d = desc(1, n, k, 2, bits);
+        const h::GemmConfig c = h::select_gemm_config<Arch>(d);
+        const int64_t tiles = cdiv(1, c.tiling.block_m) * cdiv(n, c.tiling.block_n);
+        EXPECT_GE(tiles, 2) << Arch::kName << " " << h::to_string(d) << " -> " << h::to_string(c);
+        EXPECT_EQ(c.num_blocks, 2) << Arch::kName << " " << h::to_string(d) << " -> " << h::to_string(c);
+      }
+}
+
+TEST(HeuristicsSelect, DecodeShapesUseBothCores) {
+  check_decode_uses_both_cores<arch::Ascend950>();
+  check_decode_uses_both_cores<arch::Ascend910B>();
+  check_decode_uses_both_cores<arch::Host>();
+}
+
+TEST(HeuristicsSelect, ToStringMentionsBlockSizes) {
+  h::GemmConfig c;
+  c.tiling = {48, 80, 192, 64, 2, 2};
+  c.num_blocks = 7;
+  const std::string s = h::to_string(c);
+  for (const char* part : {"48", "80", "192", "64"}) EXPECT_NE(s.find(part), std::string::npos) << s << " lacks " << part;
+
+  const h::GemmConfig sel = h::select_gemm_config<arch::Ascend950>(desc(4096, 7168, 2048, 32));
+  const std::string t = h::to_string(sel);
+  for (int64_t v : {sel.tiling.block_m, sel.tiling.block_n, sel.tiling.block_k})
+    EXPECT_NE(t.find(std::to_string(v)), std::string::npos) << t;
+}
+
+// ---- buffer_usage and fits on explicit tilings -----------------------------------------------------
+
+TEST(HeuristicsUsage, HandComputedBf16Tiling) {
+  const h::GemmDesc d = desc(4096, 4096, 4096, 1);
+  const h::GemmTiling t{128, 256, 256, 64, 2, 2};
+  const h::BufferUsage u = h::buffer_usage(t, d);
+  EXPECT_EQ(u.l1, uint64_t(2 * (128 * 256 * 2 + 256 * 256 * 2)));  // 384 KiB
+  EXPECT_EQ(u.l0a, uint64_t(2 * 128 * 64 * 2));                     // 32 KiB
+  EXPECT_EQ(u.l0b, uint64_t(2 * 256 * 64 * 2));                     // 64 KiB: L0B exactly full
+  EXPECT_EQ(u.l0c, uint64_t(128 * 256 * 4));                        // 128 KiB: 910B's L0C exactly full
+  // Buffers filled exactly to capacity still fit.
+  EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
+  EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend910B>()));
+  EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Host>()));
+}
+
+TEST(HeuristicsUsage, HandComputedFp8TilingAndStages) {
+  const h::GemmDesc d = desc(4096, 4096, 4096, 1, 8);
+  h::GemmTiling t{256, 128, 512, 128, 2, 2};
+  h::BufferUsage u = h::buffer_usage(t, d);
+  EXPECT_EQ(u.l1, uint64_t(2 * (256 * 512 + 128 * 512)));
+  EXPECT_EQ(u.l0a, uint64_t(2 * 256 * 128));
+  EXPECT_EQ(u.l0b, uint64_t(2 * 128 * 128));
+  EXPECT_EQ(u.l0c, uint64_t(256 * 128 * 4));
+  EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
+  t.l1_stages = 3;
+  t.l0_stages = 1;
+  u = h::buffer_usage(t, d);
+  EXPECT_EQ(u.l1, uint64_t(3 * (256 * 512 + 128 * 512)));
+  EXPECT_EQ(u.l0a, uint64_t(256 * 128));
+  EXPECT_EQ(u.l0b, uint64_t(128 * 128));
+  EXPECT_EQ(u.l0c, uint64_t(256 * 128 * 4));
+  // Mixed widths: 16-bit A in L1, 8-bit B, 16-bit operands in L0.
+  h::GemmDesc mixed = d;
+  mixed.a_bits = 16;
+  mixed.l0_bits = 16;
+  const h::GemmTiling t2{64, 64, 128, 64, 2, 2};
+  u = h::buffer_usage(t2, mixed);
+  EXPECT_EQ(u.l1, uint64_t(2 * (64 * 128 * 2 + 64 * 128 * 1)));
+  EXPECT_EQ(u.l0a, uint64_t(2 * 64 * 64 * 2));
+  EXPECT_EQ(u.l0b, uint64_t(2 * 64 * 64 * 2));
+}
+
+TEST(HeuristicsFits, RejectsL0COverflow) {
+  const h::GemmDesc d = desc(4096, 4096, 4096, 1);
+  const h::GemmTiling t{512, 512, 64, 64, 2, 2};
+  ASSERT_GT(expected_usage(t, d).l0c, uint64_t(arch::Host::kL0CBytes));  // 1 MiB > 256 KiB
+  EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Host>()));
+  EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
+  // 256 x 256 fp32 is 256 KiB: fits 950/Host L0C, not 910B's 128 KiB.
+  const h::GemmTiling t2{256, 256, 64, 16, 2, 2};
+  EXPECT_TRUE(h::fits(t2, d, h::ArchLimits::of<arch::Ascend950>()));
+  EXPECT_FALSE(h::fits(t2, d, h::ArchLimits::of<arch::Ascend910B>()));
+}
+
+TEST(HeuristicsFits, RejectsL1Overflow) {
+  const h::GemmDesc d = desc(4096, 4096, 8192, 1);
+  const h::GemmTiling t{128, 128, 4096, 64, 2, 2};
+  const h::BufferUsage want = expected_usage(t, d);
+  ASSERT_GT(want.l1, uint64_t(arch::Host::kL1Bytes));  // 4 MiB
+  ASSERT_LE(want.l0a, uint64_t(arch::Host::kL0ABytes));
+  ASSERT_LE(want.l0c, uint64_t(arch::Host::kL0CBytes));
+  EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Host>()));
+  EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
+  EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Ascend910B>()));
+  // Just over the 950's 512 KiB L1 with three stages of 128 x 256 x 256 bf16 (576 KiB).
+  const h::GemmTiling t3{128, 256, 256, 64, 3, 2};
+  ASSERT_GT(expected_usage(t3, d).l1, uint64_t(arch::Ascend950::kL1Bytes));
+  EXPECT_FALSE(h::fits(t3, d, h::ArchLimits::of<arch::Ascend950>()));
+}
+
+TEST(HeuristicsFits, RejectsL0ABOverflowAndBadKSplit) {
+  const h::GemmDesc d = desc(4096, 4096, 4096, 1);
+  const h::GemmTiling big_a{256, 16, 256, 256, 2, 2};  // L0A 256 KiB
+  ASSERT_GT(expected_usage(big_a, d).l0a, uint64_t(arch::Host::kL0ABytes));
+  EXPECT_FALSE(h::fits(big_a, d, h::ArchLimits::of<arch::Host>()));
+  const h::GemmTiling big_b{16, 256, 256, 256, 2, 2};  // L0B 256 KiB
+  ASSERT_GT(expected_usage(big_b, d).l0b, uint64_t(arch::Host::kL0BBytes));
+  EXPECT_FALSE(h::fits(big_b, d, h::ArchLimits::of<arch::Host>()));
+  const h::GemmTiling bad_split{64, 64, 96, 64, 2, 2};  // block_k not a multiple of l0_k
+  EXPECT_FALSE(h::fits(bad_split, d, h::ArchLimits::of<arch::Host>()));
+  const h::GemmTiling ok{64, 64, 128, 64, 2, 2};
+  EXPECT_TRUE(h::fits(ok, d, h::ArchLimits::of<arch::Host>()));
+}
+
+// fits() must never accept a tiling whose hand-computed usage overflows a buffer.
+TEST(HeuristicsFits, NeverAcceptsOverflowingTilings) {
+  const auto limits = h::ArchLimits::of<arch::Ascend910B>();
+  int accepted = 0;
+  for (int bits : {16, 8})
+    for (int64_t bm : {16, 64, 128, 256, 512})
+      for (int64_t bn : {16, 64, 128, 256, 512})
+        for (int64_t bk : {64, 256, 1024})
+          for (int64_t l0k : {16, 64, 256}) {
+            const h::GemmDesc d = desc(4096, 4096, 4096, 1, bits);
+            const h::GemmTiling t{bm, bn, bk, l0k, 2, 2};
+            const bool f = h::fits(t, d, limits);
+            if (f) ++accepted;
+            if (f) {
+              EXPECT_TRUE(within<arch::Ascend910B>(expected_usage(t, d))) << h::to_string(h::GemmConfig{t, {}, 1});
+              EXPECT_EQ(bk % l0k, 0);
+            }
+          }
+  EXPECT_GT(accepted, 0);
+}
+
+}  // namespace
