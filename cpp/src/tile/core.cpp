@@ -56,15 +56,15 @@ LocalTile Core::alloc(Pos pos, uint32_t bytes, const char* what) {
   return {aligned_base(storage_[p], a) + start, bytes, pos, nullptr};
 }
 
-int Core::alloc_event_id(Pipe src, Pipe dst) {
+int Core::alloc_event_id(Pipe src, Pipe dst, const char* what) {
   uint32_t& used = id_used_[int(src)][int(dst)];
   for (int i = 0; i < spec_.event_ids; ++i)
     if (!(used & (1u << i))) {
       used |= 1u << i;
       return i;
     }
-  violation(concat("out of event ids for ", name(src), "->", name(dst), ": ", spec_.arch, " has ", spec_.event_ids,
-                   " usable ids per event type"));
+  violation(concat("out of event ids for ", name(src), "->", name(dst), " allocating '", what, "': ", spec_.arch,
+                   " has ", spec_.event_ids, " usable ids per event type"));
 }
 
 void Core::free_event_id(Pipe src, Pipe dst, int id) { id_used_[int(src)][int(dst)] &= ~(1u << id); }

@@ -3,12 +3,26 @@
 #include <cstring>
 
 #include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/layout/transform.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 
 namespace deepgemm_ascend::tile {
 
 using layout::NzGeometry;
+
+namespace {
+
+// Checked mode: a load reads columns [k_off, k_off + k_pad) of an L1 tile of geometry g.
+void check_source(const Core& core, const LocalTile& src, const NzGeometry& g, int64_t k_off, int64_t k_pad,
+                  const char* op) {
+  core.check_extent(src, uint64_t(g.bytes()), op);
+  if (core.checked() && (k_off < 0 || k_off + k_pad > g.cols_pad))
+    core.violation(core::concat(op, ": columns [", k_off, ", ", k_off + k_pad, ") lie outside the L1 tile's ",
+                                g.cols_pad, " columns"));
+}
+
+}  // namespace
 
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1");
@@ -23,6 +37,7 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
   const int64_t value_bytes = src_g.bits / 8;
   const int64_t bytes = src_g.rows_pad * k_pad * value_bytes;
   core.check_extent(dst, uint64_t(bytes), "load_l1_to_l0a");
+  check_source(core, src, src_g, k_off, k_pad, "load_l1_to_l0a");
   // Nz keeps each C0 column block contiguous over all rows, so a K range is one contiguous run.
   std::memcpy(dst.addr, src.addr + src_g.offset(0, k_off) * value_bytes, size_t(bytes));
 }
@@ -32,6 +47,9 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
   core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0b (src)");
   core.check_access(dst, Pos::kL0B, Pipe::kMTE1, "load_l1_to_l0b (dst)");
   core.check_extent(dst, uint64_t(dst_g.bytes(sizeof(uint16_t))), "load_l1_to_l0b");
+  check_source(core, src, src_g, k_off, dst_g.k_pad, "load_l1_to_l0b");
+  if (core.checked() && dst_g.n_pad > src_g.rows_pad)
+    core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
   // One K pair of 16-bit values is one 32-bit word: each 16 x 16 fractal becomes a 16 x 8 word transpose.
   const auto* in = src.as<const uint32_t>();
   auto* out = dst.as<uint32_t>();

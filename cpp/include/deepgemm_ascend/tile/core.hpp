@@ -37,14 +37,15 @@ class Core {
   uint32_t used(Pos pos) const { return top_[int(pos)]; }
 
   // Event ids, handed out centrally per (src, dst) event type.
-  int alloc_event_id(Pipe src, Pipe dst);
+  int alloc_event_id(Pipe src, Pipe dst, const char* what);
   void free_event_id(Pipe src, Pipe dst, int id);
   void set_flag(Pipe src, Pipe dst, int id);
   void wait_flag(Pipe src, Pipe dst, int id);
+  bool flag_is_set(Pipe src, Pipe dst, int id) const { return flags_[int(src)][int(dst)][id] != 0; }
 
   // Checked mode: `pipe` is about to read or write `t` in position `pos`.
   void check_access(const LocalTile& t, Pos pos, Pipe pipe, const char* op) const;
-  // Checked mode: `bytes` starting at t.addr must stay inside t's buffer.
+  // Checked mode: `bytes` starting at t.addr must stay inside the tile and its buffer.
   void check_extent(const LocalTile& t, uint64_t bytes, const char* op) const;
 
   [[noreturn]] void violation(const std::string& what) const;

@@ -10,6 +10,8 @@
 
 #include <exception>
 
+#include "deepgemm_ascend/core/error.hpp"
+
 #include "deepgemm_ascend/tile/core.hpp"
 
 namespace deepgemm_ascend::tile {
@@ -25,8 +27,8 @@ class StageRing {
       state_[i] = {name, i, Pipe::kNone};
       tiles_[i] = core.alloc(pos, stage_bytes, name);
       tiles_[i].stage = &state_[i];
-      free_id_[i] = core.alloc_event_id(consumer, producer);
-      ready_id_[i] = core.alloc_event_id(producer, consumer);
+      free_id_[i] = core.alloc_event_id(consumer, producer, name);
+      ready_id_[i] = core.alloc_event_id(producer, consumer, name);
       core.set_flag(consumer_, producer_, free_id_[i]);
     }
   }
@@ -34,11 +36,12 @@ class StageRing {
   ~StageRing() {
     for (int i = 0; i < N; ++i) {
       if (!std::uncaught_exceptions()) {
-        try {
+        if (core_.checked() && !core_.flag_is_set(consumer_, producer_, free_id_[i]))
+          core_.defer_violation(core::concat("checked mode: kernel '", core_.kernel(), "' block ", core_.block_idx(),
+                                             ": ring '", state_[i].ring, "' destroyed while its stage ", i,
+                                             " was not released (its WaitFlag would deadlock on the NPU)"));
+        else
           core_.wait_flag(consumer_, producer_, free_id_[i]);
-        } catch (const std::exception& e) {
-          core_.defer_violation(e.what());
-        }
       }
       core_.free_event_id(producer_, consumer_, ready_id_[i]);
       core_.free_event_id(consumer_, producer_, free_id_[i]);
@@ -49,6 +52,7 @@ class StageRing {
   StageRing& operator=(const StageRing&) = delete;
 
   const LocalTile& acquire() {
+    expect_flag(consumer_, producer_, free_id_[write_], write_, "acquire", "its consumer released it");
     core_.wait_flag(consumer_, producer_, free_id_[write_]);
     state_[write_].owner = producer_;
     return tiles_[write_];
@@ -59,6 +63,7 @@ class StageRing {
     write_ = (write_ + 1) % N;
   }
   const LocalTile& consume() {
+    expect_flag(producer_, consumer_, ready_id_[read_], read_, "consume", "its producer committed it");
     core_.wait_flag(producer_, consumer_, ready_id_[read_]);
     state_[read_].owner = consumer_;
     return tiles_[read_];
@@ -70,6 +75,13 @@ class StageRing {
   }
 
  private:
+  // Checked mode: names the ring and stage when a wait would never be satisfied.
+  void expect_flag(Pipe src, Pipe dst, int id, int stage, const char* op, const char* missing) const {
+    if (core_.checked() && !core_.flag_is_set(src, dst, id))
+      core_.violation(core::concat(op, " of stage ", stage, " of ring '", state_[stage].ring, "' before ", missing,
+                                   " (WaitFlag ", name(src), "->", name(dst), " id ", id, " would deadlock on the NPU)"));
+  }
+
   Core& core_;
   Pipe producer_, consumer_;
   LocalTile tiles_[N];
