@@ -7,7 +7,9 @@ namespace deepgemm_ascend::tile::host {
 MmadBf16Fn mmad_bf16() {
   switch (runtime::active_host_isa()) {
 #if DGA_HOST_X86
+    case runtime::HostIsa::kAmxBf16: return &mmad_bf16_amx;
     case runtime::HostIsa::kAvx512Bf16: return &mmad_bf16_avx512bf16;
+    case runtime::HostIsa::kAvx2: return &mmad_bf16_avx2;
 #endif
     default: return &mmad_bf16_scalar;
   }

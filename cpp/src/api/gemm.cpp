@@ -11,6 +11,7 @@
 #include "deepgemm_ascend/kernel/gemm.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
+#include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -95,7 +96,7 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
                             backend.num_ai_cores()};
   kernel::GemmArgs args{matrix(a, lay[0] == 't'), matrix(b, lay[1] == 'n'),
                         {mut_matrix(d), d.dtype, c ? matrix(*c, false) : layout::MatrixRef{}, c != nullptr},
-                        heuristics::select_gemm_config<arch::Host>(desc)};
+                        heuristics::select_gemm_config(desc, runtime::host_arch_limits())};
   maybe_print(desc, args.config);
   backend.launch("bf16_gemm", args.config.num_blocks, [&args](tile::Core& core) { kernel::gemm(core, args); });
 }

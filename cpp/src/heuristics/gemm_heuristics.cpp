@@ -54,7 +54,8 @@ double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   const double k = double(align_up(d.k, kFractalRows));
   const double flops = 2.0 * double(bm) * double(bn) * k;
   const double bytes = (double(bm) * d.a_bits + double(bn) * d.b_bits) / 8.0 * k + double(bm * bn) * d.d_bytes;
-  return double(waves) * std::max(flops, bytes * arch.ridge_flops_per_byte);
+  const double copy = bytes * arch.ridge_flops_per_byte;
+  return double(waves) * (arch.copies_overlap_compute ? std::max(flops, copy) : flops + copy);
 }
 
 }  // namespace

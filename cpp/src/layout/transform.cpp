@@ -7,21 +7,52 @@ namespace deepgemm_ascend::layout {
 
 namespace {
 
-// Whole-byte values with a unit column stride: copy C0 runs row by row.
+// Whole-byte values with a unit column stride: every C0 run is 32 contiguous bytes of a source row.
+// Rows are taken in groups of kRowGroup: a group's runs land in consecutive destination rows of each
+// C0 column block, which keeps both the reads and the writes streaming (one row at a time makes
+// every column block a separate write stream, rows_pad * 32 bytes apart; 4x slower measured).
+constexpr int64_t kRowGroup = 8;
+
+// The run copies are the hot loop of GEMM packing: with 32-byte registers each C0 run is one load
+// and one store, so an AVX2 clone is picked at load time where the CPU has it.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DGA_WIDE_COPY_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DGA_WIDE_COPY_CLONES
+#endif
+
+DGA_WIDE_COPY_CLONES void copy_runs(uint8_t* out, int64_t panel, const uint8_t* const* rows, int64_t nr,
+                                    int64_t full) {
+  for (int64_t j = 0; j < full; ++j) {
+    uint8_t* o = out + j * panel;
+    for (int64_t i = 0; i < nr; ++i) std::memcpy(o + i * kC0Bytes, rows[i] + j * kC0Bytes, kC0Bytes);
+  }
+}
+
 template <class T>
 void nd_to_nz_rows(const MatrixRef& src, T* dst, const NzGeometry& g) {
-  const int64_t c0 = g.c0();
-  for (int64_t cb = 0; cb < g.cols_pad / c0; ++cb) {
-    T* panel = dst + cb * g.rows_pad * c0;
-    const int64_t c_begin = cb * c0;
-    const int64_t n = std::clamp<int64_t>(src.cols - c_begin, 0, c0);
-    for (int64_t r = 0; r < src.rows; ++r) {
-      T* out = panel + r * c0;
-      if (n > 0) std::memcpy(out, src.at<const T>(r, c_begin), n * sizeof(T));
-      std::memset(out + n, 0, (c0 - n) * sizeof(T));
+  auto* out = reinterpret_cast<uint8_t*>(dst);
+  const int64_t row_bytes = src.cols * int64_t(sizeof(T));
+  const int64_t full = row_bytes / kC0Bytes, tail = row_bytes % kC0Bytes;
+  const int64_t panel = g.rows_pad * kC0Bytes;  // bytes of one C0 column block
+  const int64_t blocks = g.cols_pad / g.c0();
+  auto row = [&](int64_t r) { return reinterpret_cast<const uint8_t*>(src.at<const T>(r, 0)); };
+  for (int64_t r0 = 0; r0 < src.rows; r0 += kRowGroup) {
+    const int64_t nr = std::min(kRowGroup, src.rows - r0);
+    const uint8_t* rows[kRowGroup];
+    for (int64_t i = 0; i < nr; ++i) rows[i] = row(r0 + i);
+    copy_runs(out + r0 * kC0Bytes, panel, rows, nr, full);
+    for (int64_t j = full; j < blocks; ++j) {
+      uint8_t* o = out + j * panel + r0 * kC0Bytes;
+      const int64_t n = j == full ? tail : 0;
+      for (int64_t i = 0; i < nr; ++i) {
+        if (n) std::memcpy(o + i * kC0Bytes, row(r0 + i) + j * kC0Bytes, size_t(n));
+        std::memset(o + i * kC0Bytes + n, 0, size_t(kC0Bytes - n));
+      }
     }
-    std::memset(panel + src.rows * c0, 0, (g.rows_pad - src.rows) * c0 * sizeof(T));
   }
+  for (int64_t j = 0; j < blocks; ++j)
+    std::memset(out + j * panel + src.rows * kC0Bytes, 0, size_t((g.rows_pad - src.rows) * kC0Bytes));
 }
 
 // Whole-byte values with a unit row stride (column-major source): walk each column contiguously.

@@ -8,6 +8,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #define DGA_X86 1
 #else
 #define DGA_X86 0
@@ -30,6 +32,15 @@ HostIsa parse_host_isa(const std::string& s) {
     if (s == name(i)) return i;
   core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s, "' (expected amx, avx512bf16, avx2 or scalar)");
 }
+
+#if DGA_X86
+// Linux hands out the AMX tile state only on request, once per process.
+static bool request_amx_permission() {
+  constexpr int kArchReqXcompPerm = 0x1023;
+  constexpr int kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+#endif
 
 static CpuFeatures detect() {
   CpuFeatures f;
@@ -65,6 +76,7 @@ static CpuFeatures detect() {
   }
   if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx512_bf16 = f.avx512f && (a & (1u << 5));
   f.fma = f.fma && os_avx;
+  f.os_amx = f.amx_tile && request_amx_permission();
 #endif
   return f;
 }
@@ -92,8 +104,12 @@ static bool built_and_runs(HostIsa isa) {
   const auto& f = cpu_features();
   switch (isa) {
     case HostIsa::kScalar: return true;
+#if DGA_X86
+    case HostIsa::kAmxBf16: return f.amx_tile && f.amx_bf16 && f.os_amx;
     case HostIsa::kAvx512Bf16: return f.avx512f && f.avx512_bf16;
-    default: return false;  // no micro-kernel for this ISA in this build yet
+    case HostIsa::kAvx2: return f.avx2 && f.fma;
+#endif
+    default: return false;
   }
 }
 

@@ -11,6 +11,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
+#include "deepgemm_ascend/runtime/host_arch.hpp"
 
 namespace deepgemm_ascend::runtime {
 
@@ -29,7 +30,7 @@ struct HostBackend::Pool {
   }
 
   tile::Core& core(int w) {
-    if (!cores[size_t(w)]) cores[size_t(w)] = std::make_unique<tile::Core>(tile::BufferSpec::of<arch::Host>());
+    if (!cores[size_t(w)]) cores[size_t(w)] = std::make_unique<tile::Core>(host_buffer_spec());
     return *cores[size_t(w)];
   }
 

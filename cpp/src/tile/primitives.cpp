@@ -77,16 +77,26 @@ void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTil
 
 namespace {
 
-template <class Store>
-void fixpipe_rows(const FixpipeDst& dst, const float* c, const L0CGeometry& g, Store store) {
+// One row segment of up to 16 columns: out[j] = cast(src[j] (+ c[j])). Plain loops over raw pointers
+// so that the compiler vectorises them.
+template <class Out, class Cast, class Widen>
+void store_segment(Out* out, const float* src, const Out* c, int64_t len, Cast cast, Widen widen) {
+  if (c)
+    for (int64_t j = 0; j < len; ++j) out[j] = cast(src[j] + widen(c[j]));
+  else
+    for (int64_t j = 0; j < len; ++j) out[j] = cast(src[j]);
+}
+
+template <class Out, class Cast, class Widen>
+void fixpipe_rows(const FixpipeDst& dst, const float* l0c, const L0CGeometry& g, Cast cast, Widen widen) {
   const auto& d = dst.d;
-  const bool acc = dst.c != nullptr;
-  for (int64_t m = 0; m < d.rows; ++m)
-    for (int64_t n0 = 0; n0 < d.cols; n0 += kCubeBlock) {
-      const float* src = c + g.offset(m, n0);
-      const int64_t len = std::min<int64_t>(kCubeBlock, d.cols - n0);
-      for (int64_t j = 0; j < len; ++j) store(m, n0 + j, src[j], acc);
-    }
+  for (int64_t m = 0; m < d.rows; ++m) {
+    Out* out = d.at<Out>(m, 0);
+    const Out* c = dst.c ? dst.c->at<const Out>(m, 0) : nullptr;
+    for (int64_t n0 = 0; n0 < d.cols; n0 += kCubeBlock)
+      store_segment(out + n0, l0c + g.offset(m, n0), c ? c + n0 : nullptr, std::min(kCubeBlock, d.cols - n0), cast,
+                    widen);
+  }
 }
 
 }  // namespace
@@ -94,19 +104,12 @@ void fixpipe_rows(const FixpipeDst& dst, const float* c, const L0CGeometry& g, S
 void fixpipe(Core& core, const FixpipeDst& dst, const LocalTile& c, const L0CGeometry& c_g) {
   core.check_access(c, Pos::kL0C, Pipe::kFIX, "fixpipe");
   core.check_extent(c, uint64_t(c_g.bytes()), "fixpipe");
-  const auto& d = dst.d;
+  // Rows of D and C are contiguous (the API requires a unit last stride).
   const auto* src = c.as<const float>();
-  if (dst.dtype == core::DType::kFP32) {
-    fixpipe_rows(dst, src, c_g, [&](int64_t m, int64_t n, float v, bool acc) {
-      if (acc) v += *dst.c->at<const float>(m, n);
-      *d.at<float>(m, n) = v;
-    });
-  } else {
-    fixpipe_rows(dst, src, c_g, [&](int64_t m, int64_t n, float v, bool acc) {
-      if (acc) v += core::bf16_to_float(*dst.c->at<const uint16_t>(m, n));
-      *d.at<uint16_t>(m, n) = core::float_to_bf16(v);
-    });
-  }
+  if (dst.dtype == core::DType::kFP32)
+    fixpipe_rows<float>(dst, src, c_g, [](float v) { return v; }, [](float v) { return v; });
+  else
+    fixpipe_rows<uint16_t>(dst, src, c_g, core::float_to_bf16, core::bf16_to_float);
 }
 
 }  // namespace deepgemm_ascend::tile

@@ -68,7 +68,8 @@ struct Ascend950 {
   // Compute-to-memory balance used by the heuristics' cost model. [assumed] The 950's HBM bandwidth is
   // not published (§9); 200 FLOP/byte is a placeholder until measured with GetCoreMemBw.
   static constexpr double kRidgeFlopsPerByte = 200.0;
-  static constexpr int kSwizzleBand = 3;  // CATLASS GemmIdentityBlockSwizzle<3, *> (§7)
+  static constexpr int kSwizzleBand = 3;
+  static constexpr bool kCopiesOverlapCompute = true;  // MTE2/MTE1 copies run on their own pipes, overlapping the cube  // CATLASS GemmIdentityBlockSwizzle<3, *> (§7)
 };
 
 }  // namespace deepgemm_ascend::arch

@@ -1,8 +1,10 @@
 // The host (CPU) target seen as an AI Core: each worker thread is one "core".
-//   L1  = per-core panel buffer, sized to stay in the CPU's L2;
-//   L0A / L0B = operand tiles the micro-kernel streams, sized for the CPU's L1d;
-//   L0C = the fp32 accumulator tile.
-// The fractal geometry and event-id limits mirror the NPU so that kernels validated here respect them.
+//   L1  = per-core panel buffer, as large as the CPU's per-core L2;
+//   L0A / L0B = operand tiles the micro-kernel streams, each as large as the CPU's L1d;
+//   L0C = the fp32 accumulator tile, a quarter of L2.
+// runtime/host_arch.hpp applies these rules to the caches read at run time; the byte counts below are
+// the defaults when the caches cannot be read. The fractal geometry and event-id limits mirror the NPU
+// so that kernels validated here respect them.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +14,16 @@ namespace deepgemm_ascend::arch {
 struct Host {
   static constexpr const char* kName = "Host";
 
-  static constexpr uint32_t kL1Bytes = 1024 * 1024;
-  static constexpr uint32_t kL0ABytes = 64 * 1024;
-  static constexpr uint32_t kL0BBytes = 64 * 1024;
-  static constexpr uint32_t kL0CBytes = 256 * 1024;
+  static constexpr uint32_t kDefaultL1dBytes = 48 * 1024;
+  static constexpr uint32_t kDefaultL2Bytes = 1024 * 1024;
+  static constexpr uint32_t kL0CPerL2 = 4;  // L0C = L2 / 4
+  static constexpr uint32_t kL1Bytes = kDefaultL2Bytes;
+  static constexpr uint32_t kL0ABytes = kDefaultL1dBytes;
+  static constexpr uint32_t kL0BBytes = kDefaultL1dBytes;
+  static constexpr uint32_t kL0CBytes = kDefaultL2Bytes / kL0CPerL2;
+  // Bounds keep a misread cache size from producing useless or absurd buffers.
+  static constexpr uint32_t kMinL0Bytes = 16 * 1024, kMaxL0Bytes = 256 * 1024;
+  static constexpr uint32_t kMinL1Bytes = 256 * 1024, kMaxL1Bytes = 16 * 1024 * 1024;
   static constexpr uint32_t kUBBytes = 256 * 1024;
   static constexpr uint32_t kBiasTableBytes = 4 * 1024;
   static constexpr uint32_t kFixpipeBytes = 16 * 1024;
@@ -61,6 +69,7 @@ struct Host {
   // (shared/reference/host_baseline.md: 19.9 GB/s copy bandwidth with 2 threads).
   static constexpr double kRidgeFlopsPerByte = 40.0;
   static constexpr int kSwizzleBand = 3;
+  static constexpr bool kCopiesOverlapCompute = false;  // a worker thread packs panels and then computes: copies add to the time
 };
 
 }  // namespace deepgemm_ascend::arch

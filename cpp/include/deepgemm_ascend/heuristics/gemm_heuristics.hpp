@@ -1,5 +1,6 @@
 // Pure functions GemmDesc -> GemmConfig. Candidates are enumerated, filtered by the Arch tag's
-// buffer capacities, scored by a waves x roofline model, and the cheapest wins.
+// buffer capacities, scored by a waves x roofline model (copy time added to compute time where the
+// target cannot overlap them), and the cheapest wins.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,13 @@ struct ArchLimits {
   int64_t mmad_max_dim;
   double ridge_flops_per_byte;
   int swizzle_band;
+  bool copies_overlap_compute;
 
   template <class Arch>
   static constexpr ArchLimits of() {
     return {Arch::kName,       Arch::kL1Bytes,      Arch::kL0ABytes,           Arch::kL0BBytes,    Arch::kL0CBytes,
-            Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand};
+            Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand,
+            Arch::kCopiesOverlapCompute};
   }
 };
 

@@ -11,8 +11,12 @@ using MmadBf16Fn = void (*)(float* c, const uint16_t* a, const uint16_t* b, int6
 
 void mmad_bf16_scalar(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
                       bool init);
+void mmad_bf16_avx2(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
+                    bool init);
 void mmad_bf16_avx512bf16(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad,
                           int64_t k_pad, bool init);
+void mmad_bf16_amx(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
+                   bool init);
 
 // The micro-kernel of the active host ISA.
 MmadBf16Fn mmad_bf16();

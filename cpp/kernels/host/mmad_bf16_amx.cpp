@@ -1,0 +1,74 @@
+// AMX-BF16 cube micro-kernel on the hardware tiles (only this file is compiled with AMX flags).
+#include <immintrin.h>
+
+#include <cstring>
+#include <cstdlib>
+
+#include "amx_body.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+
+namespace deepgemm_ascend::tile::host {
+
+namespace {
+
+// The AMX intrinsics paste the tile number into the instruction text, so every call needs a literal.
+#define DGA_EACH_TILE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+struct HardwareTiles {
+  struct alignas(64) Config {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+  };
+  static void configure(const amx::TileShape (&shapes)[8]) {
+    Config cfg;
+    std::memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 8; ++t) {
+      cfg.rows[t] = uint8_t(shapes[t].rows);
+      cfg.colsb[t] = uint16_t(shapes[t].bytes);
+    }
+    _tile_loadconfig(&cfg);
+  }
+  static void zero(int t) {
+    switch (t) {
+#define DGA_ZERO(n) case n: _tile_zero(n); break;
+      DGA_EACH_TILE(DGA_ZERO)
+#undef DGA_ZERO
+    }
+  }
+  static void load(int t, const void* p, int stride) {
+    switch (t) {
+#define DGA_LOAD(n) case n: _tile_loadd(n, p, stride); break;
+      DGA_EACH_TILE(DGA_LOAD)
+#undef DGA_LOAD
+    }
+  }
+  static void store(int t, void* p, int stride) {
+    switch (t) {
+#define DGA_STORE(n) case n: _tile_stored(n, p, stride); break;
+      DGA_EACH_TILE(DGA_STORE)
+#undef DGA_STORE
+    }
+  }
+  // The body only pairs C tile 2i + j with A tile 4 + i and B tile 6 + j.
+  static void dpbf16(int c, int a, int b) {
+    if (a != amx::kATile0 + c / 2 || b != amx::kBTile0 + c % 2) std::abort();
+    switch (c) {
+      case 0: _tile_dpbf16ps(0, 4, 6); break;
+      case 1: _tile_dpbf16ps(1, 4, 7); break;
+      case 2: _tile_dpbf16ps(2, 5, 6); break;
+      default: _tile_dpbf16ps(3, 5, 7); break;
+    }
+  }
+  static void release() { _tile_release(); }
+};
+
+}  // namespace
+
+void mmad_bf16_amx(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
+                   bool init) {
+  amx::mmad_bf16<HardwareTiles>(c, a, b, m_pad, n_pad, k_pad, init);
+}
+
+}  // namespace deepgemm_ascend::tile::host

@@ -1,0 +1,91 @@
+#include "deepgemm_ascend/runtime/host_arch.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "deepgemm_ascend/arch/host.hpp"
+
+namespace deepgemm_ascend::runtime {
+
+namespace {
+
+// sysfs size strings look like "48K" or "2048K" or "32M".
+int64_t parse_size(const std::string& s) {
+  if (s.empty()) return 0;
+  int64_t v = std::atoll(s.c_str());
+  const char unit = s.find_first_of("KMG") == std::string::npos ? ' ' : s[s.find_first_of("KMG")];
+  return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : unit == 'G' ? v << 30 : v;
+}
+
+std::string read_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+// Data or unified cache of `level` for cpu0, from sysfs.
+int64_t sysfs_cache(int level) {
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const std::string lv = read_line(dir + "level"), type = read_line(dir + "type");
+    if (lv.empty()) break;
+    if (std::atoi(lv.c_str()) == level && type != "Instruction") return parse_size(read_line(dir + "size"));
+  }
+  return 0;
+}
+
+int64_t cache_size(int level, int sysconf_name) {
+  const long v = sysconf(sysconf_name);
+  return v > 0 ? int64_t(v) : sysfs_cache(level);
+}
+
+HostCaches detect() {
+  HostCaches c;
+  c.l1d = cache_size(1, _SC_LEVEL1_DCACHE_SIZE);
+  c.l2 = cache_size(2, _SC_LEVEL2_CACHE_SIZE);
+  c.l3 = cache_size(3, _SC_LEVEL3_CACHE_SIZE);
+  c.from_system = c.l1d > 0 && c.l2 > 0;
+  if (c.l1d <= 0) c.l1d = arch::Host::kDefaultL1dBytes;
+  if (c.l2 <= 0) c.l2 = arch::Host::kDefaultL2Bytes;
+  return c;
+}
+
+uint32_t clamp_bytes(int64_t v, uint32_t lo, uint32_t hi) { return uint32_t(std::clamp<int64_t>(v, lo, hi)); }
+
+tile::BufferSpec make_spec() {
+  using H = arch::Host;
+  const HostCaches& c = host_caches();
+  tile::BufferSpec s = tile::BufferSpec::of<H>();
+  s.bytes[int(tile::Pos::kL1)] = clamp_bytes(c.l2, H::kMinL1Bytes, H::kMaxL1Bytes);
+  s.bytes[int(tile::Pos::kL0A)] = s.bytes[int(tile::Pos::kL0B)] = clamp_bytes(c.l1d, H::kMinL0Bytes, H::kMaxL0Bytes);
+  s.bytes[int(tile::Pos::kL0C)] = clamp_bytes(c.l2 / H::kL0CPerL2, H::kMinL0Bytes, H::kMaxL1Bytes);
+  return s;
+}
+
+}  // namespace
+
+const HostCaches& host_caches() {
+  static const HostCaches c = detect();
+  return c;
+}
+
+const tile::BufferSpec& host_buffer_spec() {
+  static const tile::BufferSpec s = make_spec();
+  return s;
+}
+
+heuristics::ArchLimits host_arch_limits() {
+  heuristics::ArchLimits l = heuristics::ArchLimits::of<arch::Host>();
+  const tile::BufferSpec& s = host_buffer_spec();
+  l.l1 = s.bytes[int(tile::Pos::kL1)];
+  l.l0a = s.bytes[int(tile::Pos::kL0A)];
+  l.l0b = s.bytes[int(tile::Pos::kL0B)];
+  l.l0c = s.bytes[int(tile::Pos::kL0C)];
+  return l;
+}
+
+}  // namespace deepgemm_ascend::runtime
