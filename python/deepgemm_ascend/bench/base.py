@@ -1,0 +1,56 @@
+"""Types shared by the benchmark runner and the per-kernel benchmark modules."""
+import dataclasses
+import math
+import statistics
+from typing import Callable, List, Optional, Sequence, Tuple
+
+# calc_diff above this marks a case FAIL.
+DIFF_THRESHOLD = 1e-5
+
+
+@dataclasses.dataclass
+class BenchOptions:
+    """What to run and how to time it (kernels interpret the fields that apply to them)."""
+
+    shapes: Optional[List[Tuple[int, int, int]]] = None  # None: the kernel's default set
+    quick: bool = False  # use the kernel's quick set when `shapes` is None
+    layouts: Sequence[str] = ("nt",)
+    out_dtype: str = "bf16"  # "bf16" or "fp32"
+    repeat: int = 5  # minimum number of timed calls per implementation
+    warmup: int = 1  # untimed calls per implementation before timing
+    min_time: float = 0.2  # keep timing small problems until this many seconds were spent
+    device: str = "cpu"
+    seed: int = 0
+
+
+@dataclasses.dataclass
+class KernelBench:
+    """One registered kernel family.
+
+    cases(options) -> list of dicts, each with a human-readable "label".
+    run(case, options, status) -> result row (dict); `status(text)` reports the current phase.
+    """
+
+    name: str
+    description: str
+    cases: Callable[[BenchOptions], List[dict]]
+    run: Callable[[dict, BenchOptions, Callable[[str], None]], dict]
+
+
+def perf_fields(prefix: str, samples: Sequence[float], flops: float, nbytes: float) -> dict:
+    """Median time of `samples` (seconds) as {prefix}_ms, TFLOPS and GB/s, plus the run count and best time."""
+    med = statistics.median(samples)
+    return {
+        f"{prefix}_ms": med * 1e3,
+        f"{prefix}_min_ms": min(samples) * 1e3,
+        f"{prefix}_runs": len(samples),
+        f"{prefix}_tflops": flops / med / 1e12 if med > 0 else 0.0,
+        f"{prefix}_gbps": nbytes / med / 1e9 if med > 0 else 0.0,
+    }
+
+
+def accuracy_status(diff: Optional[float], threshold: float = DIFF_THRESHOLD) -> str:
+    """'ok' when calc_diff is finite and within `threshold`, else 'FAIL' (NaN fails too)."""
+    if diff is None or not math.isfinite(diff) or diff > threshold:
+        return "FAIL"
+    return "ok"

@@ -1,0 +1,247 @@
+"""Command line interface: `deepgemm-ascend info` and `deepgemm-ascend bench`.
+
+Also reachable as `python -m deepgemm_ascend`. Exit codes: 0 success, 1 a benchmark case failed
+its accuracy check (or raised), 2 bad usage (unknown kernel, malformed --shapes, missing
+matplotlib for --plot, ...).
+
+OpenMP: torch's OpenMP worker threads keep spinning after each matmul by default, which steals
+the cores from the next kernel when the two alternate (docs/PERFORMANCE.md measures it: up to 2x
+on mid-sized shapes). So `bench`, run as a program with OMP_WAIT_POLICY unset, re-executes itself
+once with OMP_WAIT_POLICY=PASSIVE (the variable is read only when torch loads OpenMP). Set
+OMP_WAIT_POLICY yourself (e.g. ACTIVE) to keep your own policy.
+"""
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional, Sequence
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+BUSY_WARNING = 0.25  # warn when more than this fraction of the CPUs is busy before a run
+
+
+def _parse_shapes(text: str):
+    """'M,N,K;M,N,K' -> [(M, N, K), ...] of non-negative ints."""
+    shapes = []
+    for part in text.replace(" ", "").split(";"):
+        if not part:
+            continue
+        fields = part.lower().replace("x", ",").split(",")
+        try:
+            dims = tuple(int(f) for f in fields)
+        except ValueError:
+            dims = ()
+        if len(dims) != 3 or min(dims) < 0:
+            raise argparse.ArgumentTypeError(f"bad shape {part!r}: expected M,N,K with non-negative integers")
+        shapes.append(dims)
+    if not shapes:
+        raise argparse.ArgumentTypeError("no shape given: expected 'M,N,K;M,N,K'")
+    return shapes
+
+
+def _parse_list(text: str) -> List[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _int_at_least(lo: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {value}")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .bench import available_kernels
+    from .testing.shapes import LAYOUTS
+
+    parser = argparse.ArgumentParser(
+        prog="deepgemm-ascend", description="deepgemm-ascend: build information and benchmarks against torch.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    info = sub.add_parser("info", help="version, backends, CPU features, host ISA, AI cores",
+                          description="Print how deepgemm_ascend was built and what it runs on.")
+    info.add_argument("--json", action="store_true", help="print the same information as JSON")
+
+    bench = sub.add_parser(
+        "bench", help="check and time kernels against torch on the default device",
+        description="Check every case against a float64 torch reference (FAIL if calc_diff > 1e-5) and time it "
+                    "against torch.matmul in the same process, interleaved (median of the timed runs).",
+        epilog="Unless OMP_WAIT_POLICY is set, bench re-executes itself with OMP_WAIT_POLICY=PASSIVE so that torch's "
+               "idle OpenMP threads do not spin on the cores our kernel runs on next (see docs/PERFORMANCE.md).")
+    bench.add_argument("--kernels", default="bf16", type=_parse_list,
+                       help=f"comma-separated kernel families (available: {', '.join(available_kernels())})")
+    shapes = bench.add_mutually_exclusive_group()
+    shapes.add_argument("--shapes", type=_parse_shapes, metavar='"M,N,K;M,N,K"',
+                        help="explicit shapes (default: the kernel's benchmark set)")
+    shapes.add_argument("--quick", action="store_true", help="the kernel's small quick set")
+    bench.add_argument("--layouts", default=["nt"], type=_parse_list,
+                       help=f"comma-separated layouts out of {','.join(LAYOUTS)} (default: nt)")
+    bench.add_argument("--out-dtype", default="bf16", choices=["bf16", "fp32"], help="output dtype (default: bf16)")
+    bench.add_argument("--repeat", default=5, type=_int_at_least(1),
+                       help="minimum timed runs per implementation; the median is reported (default: 5)")
+    bench.add_argument("--warmup", default=1, type=_int_at_least(0), help="untimed runs first (default: 1)")
+    bench.add_argument("--min-time", default=0.2, type=float, metavar="SECONDS",
+                       help="keep timing small problems until this long was spent (default: 0.2)")
+    bench.add_argument("--seed", default=0, type=int, help="seed of the random operands (default: 0)")
+    bench.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                       help="write machine info, command line and results as JSON to FILE ('-' or nothing: stdout; "
+                            "the table then goes to stderr)")
+    bench.add_argument("--plot", metavar="FILE.png", help="bar chart of TFLOPS, ours vs torch (needs matplotlib)")
+    bench.add_argument("--no-progress", action="store_true",
+                       help="no progress bar; print one line per finished case to stderr instead")
+    parser.bench_parser = bench  # for errors that name the subcommand
+    return parser
+
+
+def _info_dict() -> dict:
+    import torch
+
+    from . import runtime
+
+    out = dict(runtime.info())
+    out["torch"] = torch.__version__
+    return out
+
+
+def format_info(d: dict) -> str:
+    """Human-readable `info` output."""
+    yes_no = {True: "yes", False: "no"}
+    features = d.get("cpu_features") or []
+    isas = d.get("host_isas") or []
+    lines = [
+        ("version", d.get("version")),
+        ("backends", ", ".join(d.get("backends") or []) or "none"),
+        ("CANN found", yes_no.get(d.get("cann"), d.get("cann"))),
+        ("CPU vendor", d.get("cpu_vendor")),
+        ("CPU features", " ".join(features) or "none detected"),
+        ("host ISA", f"{d.get('host_isa')} (available: {', '.join(isas)})"),
+        ("AI cores", f"{d.get('ai_cores')} used / {d.get('max_ai_cores')} max"),
+        ("checked mode", "on" if d.get("checked") else "off"),
+        ("torch", d.get("torch")),
+    ]
+    width = max(len(k) for k, _ in lines)
+    return "\n".join(f"{k + ':':<{width + 1}} {v}" for k, v in lines)
+
+
+def cmd_info(args) -> int:
+    d = _info_dict()
+    print(json.dumps(d, indent=2) if args.json else format_info(d))
+    return EXIT_OK
+
+
+def _check_writable(path: str, what: str) -> Optional[str]:
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        return f"{what}: directory {parent} does not exist"
+    return None
+
+
+def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int:
+    import dataclasses
+
+    from . import bench, runtime
+    from .bench import report
+
+    try:
+        kernels = bench.resolve_kernels(args.kernels)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.plot:
+        try:
+            report.require_matplotlib()
+        except RuntimeError as exc:
+            print(f"deepgemm-ascend bench: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    for path, what in ((args.plot, "--plot"), (args.json if args.json != "-" else None, "--json")):
+        problem = path and _check_writable(path, what)
+        if problem:
+            print(f"deepgemm-ascend bench: error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+
+    options = bench.BenchOptions(shapes=args.shapes, quick=args.quick, layouts=tuple(args.layouts),
+                                 out_dtype=args.out_dtype, repeat=args.repeat, warmup=args.warmup,
+                                 min_time=args.min_time, device=bench.default_device(), seed=args.seed)
+    try:
+        bench.plan(kernels, options)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+    # With JSON on stdout, everything human-readable goes to stderr.
+    out = sys.stderr if args.json == "-" else sys.stdout
+    machine = bench.machine_info()
+    busy = bench.cpu_busy_fraction()
+    machine["cpu_busy_before_run"] = busy
+    machine["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY", "")
+    if busy is not None and busy > BUSY_WARNING:
+        print(f"warning: {busy:.0%} of the CPUs were busy before the run: other processes will distort the timings "
+              "(torch's OpenMP threads are especially sensitive); benchmark on an idle machine", file=sys.stderr)
+    print(f"deepgemm-ascend {machine.get('version')} on {options.device} ({machine.get('cpu_model')}): "
+          f"host ISA {machine.get('host_isa')}, {machine.get('ai_cores')} AI core(s); torch {machine.get('torch')} "
+          f"with {max(1, runtime.get_num_ai_cores())} thread(s), OMP_WAIT_POLICY={machine['omp_wait_policy'] or 'unset'}",
+          file=out, flush=True)
+    rows = bench.run_bench(kernels, options, progress="lines" if args.no_progress else "auto", stream=sys.stderr)
+    machine["torch_threads"] = max(1, runtime.get_num_ai_cores())  # what run_bench used
+    print(report.format_table(rows), file=out, flush=True)
+
+    if args.json:
+        doc = report.json_document(rows, machine, ["deepgemm-ascend"] + list(argv), options=dataclasses.asdict(options))
+        text = report.dumps(doc)
+        if args.json == "-":
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        else:
+            with open(args.json, "w") as f:
+                f.write(text + "\n")
+            print(f"wrote {args.json}", file=out)
+    if args.plot:
+        report.plot_tflops(rows, args.plot)
+        print(f"wrote {args.plot}", file=out)
+
+    failed = [r for r in rows if r.get("status") != "ok"]
+    if failed:
+        print(f"{len(failed)} case(s) failed: " + ", ".join(f"{r.get('kernel')} {r.get('label')} ({r.get('status')})"
+                                                          for r in failed), file=sys.stderr)
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _reexec_with_passive_openmp(argv: Sequence[str]) -> None:
+    """Re-runs this very command line with OMP_WAIT_POLICY=PASSIVE (see the module docstring).
+
+    sys.orig_argv repeats the invocation exactly (console script or -m, same sys.path rules).
+    """
+    if os.environ.get("OMP_WAIT_POLICY") or os.name != "posix" or not sys.executable:
+        return
+    orig = getattr(sys, "orig_argv", None)  # Python >= 3.10
+    cmd = [sys.executable, *orig[1:]] if orig else [sys.executable, "-m", "deepgemm_ascend", *argv]
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, cmd, env)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the `deepgemm-ascend` console script; returns the exit code.
+
+    With argv=None (a program run) `bench` may re-execute the process once, see the module docstring.
+    """
+    as_program = argv is None
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "info":
+        return cmd_info(args)
+    if as_program:
+        _reexec_with_passive_openmp(argv)
+    return cmd_bench(args, parser.bench_parser, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
