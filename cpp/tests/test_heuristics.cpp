@@ -164,7 +164,7 @@ TEST(HeuristicsUsage, HandComputedBf16Tiling) {
   // Buffers filled exactly to capacity still fit.
   EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
   EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend910B>()));
-  // The host's default L0B is one L1d (48 KiB): 64 KiB of L0B does not fit there.
+  // The host's default L0B is an eighth of its default L2.
   EXPECT_EQ(h::fits(t, d, h::ArchLimits::of<arch::Host>()), u.l0b <= arch::Host::kL0BBytes);
 }
 

@@ -1,4 +1,4 @@
-// The host Arch follows the machine's caches: L1 = L2, L0A = L0B = L1d, L0C = L2 / 4 (within bounds).
+// The host Arch follows the machine's caches: L1 = L2, L0A = L0B = L2 / 8, L0C = L2 / 4 (within bounds).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,7 +21,7 @@ TEST(HostArch, BuffersFollowTheCacheRules) {
   const rt::HostCaches& c = rt::host_caches();
   const auto& s = rt::host_buffer_spec();
   EXPECT_EQ(s.bytes[int(Pos::kL1)], std::clamp<int64_t>(c.l2, Host::kMinL1Bytes, Host::kMaxL1Bytes));
-  EXPECT_EQ(s.bytes[int(Pos::kL0A)], std::clamp<int64_t>(c.l1d, Host::kMinL0Bytes, Host::kMaxL0Bytes));
+  EXPECT_EQ(s.bytes[int(Pos::kL0A)], std::clamp<int64_t>(c.l2 / Host::kL0PerL2, Host::kMinL0Bytes, Host::kMaxL0Bytes));
   EXPECT_EQ(s.bytes[int(Pos::kL0B)], s.bytes[int(Pos::kL0A)]);
   EXPECT_EQ(s.bytes[int(Pos::kL0C)], std::clamp<int64_t>(c.l2 / Host::kL0CPerL2, Host::kMinL0Bytes, Host::kMaxL1Bytes));
   // Alignment rules and event ids stay those of the Arch tag.

@@ -110,9 +110,10 @@ TEST(TileCheckCapacity, CapacityComesFromTheArchTag) {
 TEST(TileCheckCapacity, StageRingWhoseStagesDoNotFit) {
   for (bool checked : {true, false}) {
     Kernel<> k(checked);
-    // Two 40 KB stages cannot share a 64 KB L0A.
+    // Two stages of more than half of L0A cannot share it.
+    const uint32_t stage = k.core.spec().bytes[int(Pos::kL0A)] / 2 + 1024;
     const std::string msg = violation_of([&] {
-      tile::StageRing<2> ring(k.core, Pos::kL0A, 40 * 1024, Pipe::kMTE1, Pipe::kM, "fat_l0a");
+      tile::StageRing<2> ring(k.core, Pos::kL0A, stage, Pipe::kMTE1, Pipe::kM, "fat_l0a");
     });
     expect_context(msg);
     expect_contains(msg, {"'fat_l0a'", "L0A", "overflow"});

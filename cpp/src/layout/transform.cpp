@@ -12,6 +12,7 @@ namespace {
 // C0 column block, which keeps both the reads and the writes streaming (one row at a time makes
 // every column block a separate write stream, rows_pad * 32 bytes apart; 4x slower measured).
 constexpr int64_t kRowGroup = 8;
+constexpr int64_t kCacheLine = 64;
 
 // The run copies are the hot loop of GEMM packing: with 32-byte registers each C0 run is one load
 // and one store, so an AVX2 clone is picked at load time where the CPU has it.
@@ -41,6 +42,10 @@ void nd_to_nz_rows(const MatrixRef& src, T* dst, const NzGeometry& g) {
     const int64_t nr = std::min(kRowGroup, src.rows - r0);
     const uint8_t* rows[kRowGroup];
     for (int64_t i = 0; i < nr; ++i) rows[i] = row(r0 + i);
+    // Touch the next group's rows now: its lines arrive while this group is copied (+50% measured
+    // when the source is not cache resident).
+    for (int64_t i = r0 + kRowGroup; i < std::min(r0 + 2 * kRowGroup, src.rows); ++i)
+      for (int64_t b = 0; b < row_bytes; b += kCacheLine) __builtin_prefetch(row(i) + b, 0, 3);
     copy_runs(out + r0 * kC0Bytes, panel, rows, nr, full);
     for (int64_t j = full; j < blocks; ++j) {
       uint8_t* o = out + j * panel + r0 * kC0Bytes;

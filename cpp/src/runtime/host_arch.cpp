@@ -61,7 +61,8 @@ tile::BufferSpec make_spec() {
   const HostCaches& c = host_caches();
   tile::BufferSpec s = tile::BufferSpec::of<H>();
   s.bytes[int(tile::Pos::kL1)] = clamp_bytes(c.l2, H::kMinL1Bytes, H::kMaxL1Bytes);
-  s.bytes[int(tile::Pos::kL0A)] = s.bytes[int(tile::Pos::kL0B)] = clamp_bytes(c.l1d, H::kMinL0Bytes, H::kMaxL0Bytes);
+  s.bytes[int(tile::Pos::kL0A)] = s.bytes[int(tile::Pos::kL0B)] =
+      clamp_bytes(c.l2 / H::kL0PerL2, H::kMinL0Bytes, H::kMaxL0Bytes);
   s.bytes[int(tile::Pos::kL0C)] = clamp_bytes(c.l2 / H::kL0CPerL2, H::kMinL0Bytes, H::kMaxL1Bytes);
   return s;
 }
