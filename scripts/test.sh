@@ -10,3 +10,10 @@ python -m pip install -q --no-build-isolation \
 
 ctest --test-dir "$build" --output-on-failure -j 2
 python -m pytest -q python/tests "$@"
+
+# Every other host micro-kernel this machine supports runs the BF16 correctness suite as well.
+others=$(python -c "import deepgemm_ascend as dg; print(' '.join(dg.info()['host_isas'][1:]))")
+for isa in $others; do
+  echo "== host ISA $isa =="
+  DGA_HOST_ISA=$isa python -m pytest -q python/tests/test_gemm_bf16.py
+done
