@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace deepgemm_ascend::layout {
 
 namespace {
@@ -62,15 +66,62 @@ void nd_to_nz_rows(const MatrixRef& src, T* dst, const NzGeometry& g) {
 
 // Whole-byte values with a unit row stride (column-major source): walk each column contiguously.
 template <class T>
-void nd_to_nz_cols(const MatrixRef& src, T* dst, const NzGeometry& g) {
-  std::memset(dst, 0, g.bytes());
+void nd_to_nz_cols_scalar(const MatrixRef& src, T* dst, const NzGeometry& g, int64_t c_begin, int64_t r_begin) {
   const int64_t c0 = g.c0();
-  for (int64_t c = 0; c < src.cols; ++c) {
+  for (int64_t c = c_begin; c < src.cols; ++c) {
     T* out = dst + (c / c0) * g.rows_pad * c0 + c % c0;
     const T* in = src.at<const T>(0, c);
-    for (int64_t r = 0; r < src.rows; ++r) out[r * c0] = in[r];
+    for (int64_t r = r_begin; r < src.rows; ++r) out[r * c0] = in[r];
   }
 }
+
+template <class T>
+void nd_to_nz_cols(const MatrixRef& src, T* dst, const NzGeometry& g) {
+  std::memset(dst, 0, g.bytes());
+  nd_to_nz_cols_scalar(src, dst, g, 0, 0);
+}
+
+// 8 x 8 transpose of 16-bit values (SSE2, every x86-64): out row j gets element j of each input.
+#if defined(__SSE2__)
+inline void transpose8x8_u16(const uint16_t* const* in, int64_t in_off, uint16_t* out, int64_t out_stride) {
+  __m128i r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in[i] + in_off));
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  }
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 2; ++i) {
+      u[4 * h + 2 * i] = _mm_unpacklo_epi32(t[4 * h + i], t[4 * h + i + 2]);
+      u[4 * h + 2 * i + 1] = _mm_unpackhi_epi32(t[4 * h + i], t[4 * h + i + 2]);
+    }
+  for (int i = 0; i < 4; ++i) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * i) * out_stride), _mm_unpacklo_epi64(u[i], u[i + 4]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * i + 1) * out_stride), _mm_unpackhi_epi64(u[i], u[i + 4]));
+  }
+}
+
+// 16-bit column-major source: whole 16-column blocks go through 8 x 8 register transposes; column
+// and row tails take the scalar path.
+template <>
+void nd_to_nz_cols<uint16_t>(const MatrixRef& src, uint16_t* dst, const NzGeometry& g) {
+  constexpr int64_t kT = 8;
+  const int64_t c0 = g.c0();
+  std::memset(dst, 0, g.bytes());
+  const int64_t full_cols = src.cols / c0 * c0, full_rows = src.rows / kT * kT;
+  for (int64_t c = 0; c < full_cols; c += c0) {
+    uint16_t* panel = dst + (c / c0) * g.rows_pad * c0;
+    for (int64_t h = 0; h < c0; h += kT) {
+      const uint16_t* cols[kT];
+      for (int64_t i = 0; i < kT; ++i) cols[i] = src.at<const uint16_t>(0, c + h + i);
+      for (int64_t r = 0; r < full_rows; r += kT) transpose8x8_u16(cols, r, panel + r * c0 + h, c0);
+    }
+  }
+  // Row tail of the whole column blocks, then the column tail.
+  nd_to_nz_cols_scalar(src.block(0, 0, src.rows, full_cols), dst, g, 0, full_rows);
+  nd_to_nz_cols_scalar(src, dst, g, full_cols, 0);
+}
+#endif
 
 template <class T>
 bool try_fast_path(const MatrixRef& src, void* dst, const NzGeometry& g) {
