@@ -30,6 +30,23 @@ inline void bf16_gemm_tt(const TensorView& a, const TensorView& b, const TensorV
   bf16_gemm("tt", a, b, d, c);
 }
 
+// ---- FP8 / FP4 dense GEMM with block scaling: D = C + (A * SFA) @ (B * SFB) --------------------
+// A and B are float8_e4m3fn / float8_e5m2, or packed FP4 e2m1 (int8, uint8 or float4_e2m1fn_x2: the
+// last stored dimension holds two values per byte and must be contiguous), stored as `layout` says
+// (as for bf16_gemm). Scales are given in logical orientation, [rows, K blocks]:
+//   float32 [ceil(MN / gran_mn), ceil(K / gran_k)], any strides; or UE8M0 packed along K, rows MN
+//   (gran_mn 1): int16 pairs [MN, ceil(SK / 2)] (the Ascend layout) or int32 quads [MN, ceil(SK / 4)]
+//   (upstream), SK = ceil(K / gran_k).
+// gran_k is 32 or 128 per side. The product of every K block of min(gran_k) values is promoted into
+// the fp32 accumulator with its row and column scales; D is rounded once.
+struct ScaleRecipe {
+  int64_t gran_mn = 1;
+  int64_t gran_k = 128;
+};
+void fp8_fp4_gemm(const std::string& layout, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                  const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe recipe_a,
+                  ScaleRecipe recipe_b);
+
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in

@@ -155,6 +155,18 @@ NB_MODULE(_C, m) {
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("c").none(), Guard());
   m.def(
+      "fp8_fp4_gemm",
+      [](const std::string& layout, const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b,
+         const TensorDesc& sfb, const TensorDesc& d, const std::optional<TensorDesc>& c, int64_t gran_m,
+         int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b) {
+        const auto va = view(a, "a"), vsa = view(sfa, "sfa"), vb = view(b, "b"), vsb = view(sfb, "sfb"),
+                   vd = view(d, "d");
+        const std::optional<dga::TensorView> vc = c ? std::optional(view(*c, "c")) : std::nullopt;
+        dga::fp8_fp4_gemm(layout, va, vsa, vb, vsb, vd, vc ? &*vc : nullptr, {gran_m, gran_k_a}, {gran_n, gran_k_b});
+      },
+      nb::arg("layout"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"),
+      nb::arg("c").none(), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+  m.def(
       "to_fractal",
       [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
         dga::to_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);

@@ -30,13 +30,15 @@ BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
   u.l1 = uint64_t(t.l1_stages) * (a + bytes_of(bn, t.block_k, d.b_bits));
   u.l0a = uint64_t(t.l0_stages) * bytes_of(bm, t.l0_k, d.l0_bits);
   u.l0b = uint64_t(t.l0_stages) * bytes_of(bn, t.l0_k, d.l0_bits);
-  u.l0c = uint64_t(bm * bn * kFp32Bytes);
+  // Scaled GEMMs keep a partial product next to the accumulator.
+  u.l0c = uint64_t(bm * bn * kFp32Bytes) * (d.promote_k > 0 ? 2 : 1);
   return u;
 }
 
 bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
   if (t.block_k % t.l0_k != 0) return false;
+  if (d.promote_k > 0 && t.l0_k != d.promote_k) return false;
   const BufferUsage u = buffer_usage(t, d);
   // Each stage of a ring starts aligned; count the worst-case padding per stage.
   const uint64_t l1_pad = uint64_t(t.l1_stages) * arch.l1_align;
@@ -97,7 +99,8 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
 std::string to_string(const GemmDesc& d) {
   std::ostringstream os;
   os << "GemmDesc{m=" << d.m << ", n=" << d.n << ", k=" << d.k << ", a_bits=" << d.a_bits << ", b_bits=" << d.b_bits
-     << ", d_bytes=" << d.d_bytes << ", acc=" << d.with_accumulation << ", cores=" << d.num_cores << "}";
+     << ", d_bytes=" << d.d_bytes << ", acc=" << d.with_accumulation << ", cores=" << d.num_cores
+     << ", promote_k=" << d.promote_k << "}";
   return os.str();
 }
 

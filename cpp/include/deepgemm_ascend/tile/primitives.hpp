@@ -2,9 +2,10 @@
 // each verifies buffer position, alignment, extent and stage ownership before touching memory.
 //
 //   copy_gm_to_l1    MTE2  GM (any strides) -> L1 Nz, tails zero-padded
-//   load_l1_to_l0a   MTE1  L1 Nz -> L0A Nz (a K range of the L1 tile)
-//   load_l1_to_l0b   MTE1  L1 Nz of the [N, K] B tile -> L0B cube format
+//   load_l1_to_l0a   MTE1  L1 Nz -> L0A Nz (a K range of the L1 tile), widening 8/4-bit to bf16
+//   load_l1_to_l0b   MTE1  L1 Nz of the [N, K] B tile -> L0B cube format, widening likewise
 //   mmad             M     L0C (=|+=) L0A x L0B, fp32 accumulation
+//   promote          M     L0C main (=|+=) L0C partial x scale_a(row) x scale_b(column), fp32
 //   fixpipe          FIX   L0C -> GM row-major with a cast, optionally adding a GM source C
 #pragma once
 
@@ -13,22 +14,27 @@
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/tile/core.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
+#include "deepgemm_ascend/tile/operand.hpp"
 
 namespace deepgemm_ascend::tile {
 
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src);
 
-// Copies columns [k_off, k_off + k_pad) of the L1 tile (geometry src_g) into an L0A tile of
-// src_g.rows_pad x k_pad.
+// Copies columns [k_off, k_off + k_pad) of the L1 tile (geometry src_g, values in format `fmt`) into a
+// bf16 L0A tile of src_g.rows_pad x k_pad (k_off, k_pad multiples of 16).
 void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const layout::NzGeometry& src_g,
-                    int64_t k_off, int64_t k_pad);
+                    int64_t k_off, int64_t k_pad, OperandFormat fmt = OperandFormat::kBF16);
 
-// Copies columns [k_off, k_off + dst_g.k_pad) of the L1 B tile (rows = N) into L0B.
+// Copies columns [k_off, k_off + dst_g.k_pad) of the L1 B tile (rows = N) into a bf16 L0B tile.
 void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
-                    const layout::NzGeometry& src_g, int64_t k_off);
+                    const layout::NzGeometry& src_g, int64_t k_off, OperandFormat fmt = OperandFormat::kBF16);
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
           int64_t k_pad, bool init);
+
+// main[m, n] = (init ? 0 : main[m, n]) + partial[m, n] * row_scale[m] * col_scale[n] over the tile.
+void promote(Core& core, const LocalTile& main, const LocalTile& partial, const L0CGeometry& c_g,
+             const float* row_scale, const float* col_scale, bool init);
 
 struct FixpipeDst {
   layout::MutMatrixRef d;          // rows x cols written

@@ -1,0 +1,35 @@
+// Read access to a scale-factor tensor of logical shape [ceil(MN / gran_mn), ceil(K / gran_k)].
+//
+//   fp32:  one float per (row, K block), any strides (in floats).
+//   ue8m0: exponent bytes, `pack` K-adjacent bytes per element (2 for the Ascend int16 layout,
+//          4 for upstream's int32), strides in bytes between elements; scale = 2^(byte - 127).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace deepgemm_ascend::layout {
+
+struct ScaleRef {
+  static constexpr uint8_t kNaNCode = 0xFF;
+  static constexpr int kBias = 127;
+
+  const void* base = nullptr;  // element (0, 0)
+  bool ue8m0 = false;
+  int pack = 1;                // K blocks per stored element (ue8m0 only)
+  int64_t mn_stride = 0;       // fp32: floats; ue8m0: bytes
+  int64_t k_stride = 0;        // between stored elements along K; same units
+  int64_t gran_mn = 1;
+  int64_t gran_k = 128;
+
+  // Scale of logical row `mn` (before dividing by gran_mn) and K block `kb`.
+  float at(int64_t mn, int64_t kb) const {
+    const int64_t r = mn / gran_mn;
+    if (!ue8m0) return static_cast<const float*>(base)[r * mn_stride + kb * k_stride];
+    const auto* bytes = static_cast<const uint8_t*>(base);
+    const uint8_t e = bytes[r * mn_stride + (kb / pack) * k_stride + kb % pack];
+    return e == kNaNCode ? NAN : std::ldexp(1.0f, int(e) - kBias);
+  }
+};
+
+}  // namespace deepgemm_ascend::layout

@@ -1,0 +1,37 @@
+// Pieces shared by the GEMM entry points: operand views, output checks, trivial cases, launch.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "deepgemm_ascend/core/tensor_view.hpp"
+#include "deepgemm_ascend/heuristics/gemm_config.hpp"
+#include "deepgemm_ascend/kernel/gemm.hpp"
+
+namespace deepgemm_ascend::api {
+
+struct GemmShape {
+  int64_t m, n, k;
+};
+
+void require_gemm_layout(const std::string& layout);
+
+// A strided 2-D view as a matrix of `bits`-bit values; packed 4-bit tensors count nibbles.
+layout::MatrixRef matrix(const core::TensorView& t, int bits, bool transpose);
+layout::MutMatrixRef mut_matrix(const core::TensorView& t);
+
+// D [m, n] bf16 / fp32, row-major, not overlapping any input; C like D (or D itself).
+void validate_output(const core::TensorView& d, const core::TensorView* c, int64_t m, int64_t n,
+                     std::initializer_list<std::pair<const char*, const core::TensorView*>> inputs);
+
+// M == 0 or N == 0: nothing; K == 0: D = C or 0. Returns true when the call is complete.
+bool trivial_gemm(const GemmShape& s, const core::TensorView& d, const core::TensorView* c);
+
+// Epilogue arguments for D (+ C).
+block::EpilogueArgs epilogue(const core::TensorView& d, const core::TensorView* c);
+
+// Chooses the config for `desc` (printing it once with DG_PRINT_CONFIGS=1) and runs the kernel.
+void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args);
+
+}  // namespace deepgemm_ascend::api
