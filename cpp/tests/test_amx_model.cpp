@@ -66,13 +66,18 @@ struct ModelTiles {
   static void release() { configured = false; }
 };
 
-void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init) {
+void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init, bool scaled = false) {
   auto a = dga_test::random_bf16(size_t(m_pad * k_pad), 11), b = dga_test::random_bf16(size_t(n_pad * k_pad), 12);
   std::vector<float> c_model(size_t(m_pad * n_pad)), c_ref;
   for (size_t i = 0; i < c_model.size(); ++i) c_model[i] = float(i % 7) - 3.0f;
   c_ref = c_model;
-  amx::mmad_bf16<ModelTiles>(c_model.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init);
-  deepgemm_ascend::tile::host::mmad_bf16_scalar(c_ref.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init);
+  std::vector<float> rows(static_cast<size_t>(m_pad)), cols(static_cast<size_t>(n_pad));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = 0.5f + float(i % 3);
+  for (size_t i = 0; i < cols.size(); ++i) cols[i] = 0.25f * float(1 + i % 5);
+  const float* rs = scaled ? rows.data() : nullptr;
+  const float* cs = scaled ? cols.data() : nullptr;
+  amx::mmad_bf16<ModelTiles>({c_model.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
+  deepgemm_ascend::tile::host::mmad_bf16_scalar({c_ref.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
   for (size_t i = 0; i < c_ref.size(); ++i)
     ASSERT_NEAR(c_model[i], c_ref[i], 1e-3f * (1.0f + std::fabs(c_ref[i]))) << "element " << i;
 }
@@ -88,10 +93,15 @@ TEST(AmxModel, MatchesScalarKernelOnEveryBlockShape) {
 
 TEST(AmxModel, AccumulatesIntoExistingC) { compare_with_scalar(48, 32, 96, false); }
 
+TEST(AmxModel, PromotesScaledProducts) {
+  compare_with_scalar(48, 48, 32, true, true);
+  compare_with_scalar(32, 16, 128, false, true);
+}
+
 TEST(AmxModel, ReleasesTileState) {
   std::vector<uint16_t> a(256, 0x3F80), b(256, 0x3F80);
   std::vector<float> c(256);
-  amx::mmad_bf16<ModelTiles>(c.data(), a.data(), b.data(), 16, 16, 16, true);
+  amx::mmad_bf16<ModelTiles>({c.data(), a.data(), b.data(), 16, 16, 16, true});
   EXPECT_FALSE(ModelTiles::configured);
   EXPECT_FLOAT_EQ(c[0], 16.0f);
 }

@@ -6,8 +6,11 @@ on the host backend; `npu` tensors run on the NPU backend when the library is bu
 from . import _C
 from . import layout, testing, utils
 from .gemm import bf16_gemm_nn, bf16_gemm_nt, bf16_gemm_tn, bf16_gemm_tt
+from .fp8_gemm import (fp8_fp4_gemm_nn, fp8_fp4_gemm_nt, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt, fp8_gemm_nn, fp8_gemm_nt,
+                       fp8_gemm_tn, fp8_gemm_tt)
 from .runtime import (get_num_ai_cores, get_num_sms, info, is_checked_mode, set_checked_mode, set_host_isa,
                       set_num_ai_cores, set_num_sms)
+from .utils import *  # noqa: F401,F403  (upstream re-exports every public name of deep_gemm.utils)
 from .utils import align, ceil_div
 from ._missing import install as _install_missing
 

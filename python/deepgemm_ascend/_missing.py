@@ -5,11 +5,6 @@ deep_gemm` fails loudly instead of silently falling back to torch. The README li
 """
 
 MISSING = {
-    # FP8 / FP4 dense GEMMs and scale-factor layouts (issue 4)
-    "fp8_fp4_gemm_nt": 4, "fp8_fp4_gemm_nn": 4, "fp8_fp4_gemm_tn": 4, "fp8_fp4_gemm_tt": 4,
-    "fp8_gemm_nt": 4, "fp8_gemm_nn": 4, "fp8_gemm_tn": 4, "fp8_gemm_tt": 4,
-    "transform_sf_into_required_layout": 4, "get_mn_major_tma_aligned_tensor": 4,
-    "get_mn_major_tma_aligned_packed_ue8m0_tensor": 4,
     # MoE grouped GEMMs (issue 5)
     "m_grouped_bf16_gemm_nt_contiguous": 5, "m_grouped_bf16_gemm_nn_contiguous": 5,
     "m_grouped_fp8_fp4_gemm_nt_contiguous": 5, "m_grouped_fp8_fp4_gemm_nn_contiguous": 5,

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "deepgemm_ascend/tile/cube_format.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
 
 namespace deepgemm_ascend::tile::host::amx {
 
@@ -29,15 +30,25 @@ inline constexpr TileShape kTileShapes[8] = {
     {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes},
     {int(kBlock), kARowBytes}, {int(kBlock), kARowBytes}, {kBRows, kBRowBytes},       {kBRows, kBRowBytes}};
 
+// Scaled products leave the tiles through this fractal and are promoted into c.
+inline void promote_fractal(const MmadArgs& x, const float* part, float* c, int64_t mb, int64_t nb) {
+  for (int64_t r = 0; r < kBlock; ++r)
+    for (int64_t n = 0; n < kBlock; ++n) {
+      const float v = part[r * kBlock + n] * (x.row_scale[mb * kBlock + r] * x.col_scale[nb * kBlock + n]);
+      c[r * kBlock + n] = x.init ? v : c[r * kBlock + n] + v;
+    }
+}
+
 // C fractals (mb .. mb+MB-1) x (nb .. nb+NB-1), MB, NB in {1, 2}.
 template <class Ops, int MB, int NB>
-void block(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t k_pad, int64_t mb, int64_t nb,
-           bool init) {
-  const int64_t frac = kBlock * kBlock;
-  auto c_at = [&](int i, int j) { return c + ((nb + j) * m_pad + (mb + i) * kBlock) * kBlock; };
+void block(const MmadArgs& x, int64_t mb, int64_t nb) {
+  const int64_t frac = kBlock * kBlock, m_pad = x.m_pad, k_pad = x.k_pad;
+  const bool scaled = x.row_scale != nullptr;
+  const uint16_t *a = x.a, *b = x.b;
+  auto c_at = [&](int i, int j) { return x.c + ((nb + j) * m_pad + (mb + i) * kBlock) * kBlock; };
   for (int i = 0; i < MB; ++i)
     for (int j = 0; j < NB; ++j) {
-      if (init) Ops::zero(kCTile0 + i * 2 + j);
+      if (x.init || scaled) Ops::zero(kCTile0 + i * 2 + j);
       else Ops::load(kCTile0 + i * 2 + j, c_at(i, j), kCRowBytes);
     }
   for (int64_t kb = 0; kb < k_pad / kBlock; ++kb) {
@@ -46,22 +57,29 @@ void block(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_
     for (int i = 0; i < MB; ++i)
       for (int j = 0; j < NB; ++j) Ops::dpbf16(kCTile0 + i * 2 + j, kATile0 + i, kBTile0 + j);
   }
+  float part[kBlock * kBlock];
   for (int i = 0; i < MB; ++i)
-    for (int j = 0; j < NB; ++j) Ops::store(kCTile0 + i * 2 + j, c_at(i, j), kCRowBytes);
+    for (int j = 0; j < NB; ++j) {
+      if (!scaled) {
+        Ops::store(kCTile0 + i * 2 + j, c_at(i, j), kCRowBytes);
+        continue;
+      }
+      Ops::store(kCTile0 + i * 2 + j, part, kCRowBytes);
+      promote_fractal(x, part, c_at(i, j), mb + i, nb + j);
+    }
 }
 
 template <class Ops>
-void mmad_bf16(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-               bool init) {
+void mmad_bf16(const MmadArgs& x) {
   Ops::configure(kTileShapes);
-  const int64_t mbs = m_pad / kBlock, nbs = n_pad / kBlock;
+  const int64_t mbs = x.m_pad / kBlock, nbs = x.n_pad / kBlock;
   for (int64_t nb = 0; nb < nbs; nb += 2)
     for (int64_t mb = 0; mb < mbs; mb += 2) {
       const bool two_m = mb + 1 < mbs, two_n = nb + 1 < nbs;
-      if (two_m && two_n) block<Ops, 2, 2>(c, a, b, m_pad, k_pad, mb, nb, init);
-      else if (two_m) block<Ops, 2, 1>(c, a, b, m_pad, k_pad, mb, nb, init);
-      else if (two_n) block<Ops, 1, 2>(c, a, b, m_pad, k_pad, mb, nb, init);
-      else block<Ops, 1, 1>(c, a, b, m_pad, k_pad, mb, nb, init);
+      if (two_m && two_n) block<Ops, 2, 2>(x, mb, nb);
+      else if (two_m) block<Ops, 2, 1>(x, mb, nb);
+      else if (two_n) block<Ops, 1, 2>(x, mb, nb);
+      else block<Ops, 1, 1>(x, mb, nb);
     }
   Ops::release();
 }

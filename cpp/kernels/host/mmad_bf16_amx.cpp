@@ -66,9 +66,6 @@ struct HardwareTiles {
 
 }  // namespace
 
-void mmad_bf16_amx(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-                   bool init) {
-  amx::mmad_bf16<HardwareTiles>(c, a, b, m_pad, n_pad, k_pad, init);
-}
+void mmad_bf16_amx(const MmadArgs& args) { amx::mmad_bf16<HardwareTiles>(args); }
 
 }  // namespace deepgemm_ascend::tile::host

@@ -20,18 +20,18 @@ constexpr int kHalves = 2;  // two 8-lane halves of a 16-column block
 inline __m256 low_bf16(__m256i pairs) { return _mm256_castsi256_ps(_mm256_slli_epi32(pairs, 16)); }
 inline __m256 high_bf16(__m256i pairs, __m256i mask) { return _mm256_castsi256_ps(_mm256_and_si256(pairs, mask)); }
 
-void register_tile(float* c, const int32_t* a, const uint16_t* b, int64_t m_pad, int64_t k_pad, int64_t mb,
-                   int64_t r0, int64_t nb, bool init) {
+void register_tile(const MmadArgs& o, int64_t mb, int64_t r0, int64_t nb) {
   const __m256i mask = _mm256_set1_epi32(int32_t(0xFFFF0000u));
-  float* cf = c + (nb * m_pad + mb * B + r0) * B;
+  const bool scaled = o.row_scale != nullptr;
+  float* cf = o.c + (nb * o.m_pad + mb * B + r0) * B;
   __m256 acc[kRows][kHalves];
 #pragma GCC unroll 4
   for (int r = 0; r < kRows; ++r)
     for (int h = 0; h < kHalves; ++h)
-      acc[r][h] = init ? _mm256_setzero_ps() : _mm256_loadu_ps(cf + r * B + h * 8);
-  const int32_t* ap = a + (mb * B + r0) * kPairs;
-  const uint16_t* bp = b + nb * k_pad * B;
-  for (int64_t kb = 0; kb < k_pad / B; ++kb, ap += m_pad * kPairs, bp += B * B) {
+      acc[r][h] = o.init || scaled ? _mm256_setzero_ps() : _mm256_loadu_ps(cf + r * B + h * 8);
+  const int32_t* ap = reinterpret_cast<const int32_t*>(o.a) + (mb * B + r0) * kPairs;
+  const uint16_t* bp = o.b + nb * o.k_pad * B;
+  for (int64_t kb = 0; kb < o.k_pad / B; ++kb, ap += o.m_pad * kPairs, bp += B * B) {
 #pragma GCC unroll 8
     for (int p = 0; p < kPairs; ++p) {
       const auto* brow = reinterpret_cast<const __m256i*>(bp + p * B * kKPair);
@@ -48,17 +48,24 @@ void register_tile(float* c, const int32_t* a, const uint16_t* b, int64_t m_pad,
   }
 #pragma GCC unroll 4
   for (int r = 0; r < kRows; ++r)
-    for (int h = 0; h < kHalves; ++h) _mm256_storeu_ps(cf + r * B + h * 8, acc[r][h]);
+    for (int h = 0; h < kHalves; ++h) {
+      float* out = cf + r * B + h * 8;
+      if (!scaled) {
+        _mm256_storeu_ps(out, acc[r][h]);
+        continue;
+      }
+      const __m256 s = _mm256_mul_ps(_mm256_loadu_ps(o.col_scale + nb * B + h * 8),
+                                     _mm256_set1_ps(o.row_scale[mb * B + r0 + r]));
+      _mm256_storeu_ps(out, o.init ? _mm256_mul_ps(acc[r][h], s) : _mm256_fmadd_ps(acc[r][h], s, _mm256_loadu_ps(out)));
+    }
 }
 
 }  // namespace
 
-void mmad_bf16_avx2(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-                    bool init) {
-  const auto* pairs = reinterpret_cast<const int32_t*>(a);
-  for (int64_t nb = 0; nb < n_pad / B; ++nb)
-    for (int64_t mb = 0; mb < m_pad / B; ++mb)
-      for (int64_t r0 = 0; r0 < B; r0 += kRows) register_tile(c, pairs, b, m_pad, k_pad, mb, r0, nb, init);
+void mmad_bf16_avx2(const MmadArgs& o) {
+  for (int64_t nb = 0; nb < o.n_pad / B; ++nb)
+    for (int64_t mb = 0; mb < o.m_pad / B; ++mb)
+      for (int64_t r0 = 0; r0 < B; r0 += kRows) register_tile(o, mb, r0, nb);
 }
 
 }  // namespace deepgemm_ascend::tile::host

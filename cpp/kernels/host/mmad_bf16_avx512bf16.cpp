@@ -17,23 +17,18 @@ constexpr int64_t kPairs = B / kKPair;  // K pairs per fractal
 constexpr int kRows = 8;
 constexpr int kNBlocks = 2;
 
-struct Operands {
-  float* c;
-  const int32_t* a;   // A pairs of fractal row block mb, row r0
-  const uint16_t* b;  // L0B column block nb
-  int64_t m_pad, k_pad;
-};
-
+// Scaled tiles start from zero and are promoted into c at the end (acc x row x col (+ c)).
 template <int kR, int kN>
-inline void register_tile(const Operands& o, int64_t mb, int64_t r0, int64_t nb, bool init) {
+inline void register_tile(const MmadArgs& o, int64_t mb, int64_t r0, int64_t nb) {
+  const bool scaled = o.row_scale != nullptr;
   __m512 acc[kR][kN];
 #pragma GCC unroll 4
   for (int j = 0; j < kN; ++j) {
     float* cf = o.c + ((nb + j) * o.m_pad + mb * B + r0) * B;
 #pragma GCC unroll 16
-    for (int r = 0; r < kR; ++r) acc[r][j] = init ? _mm512_setzero_ps() : _mm512_loadu_ps(cf + r * B);
+    for (int r = 0; r < kR; ++r) acc[r][j] = o.init || scaled ? _mm512_setzero_ps() : _mm512_loadu_ps(cf + r * B);
   }
-  const int32_t* a = o.a + (mb * B + r0) * kPairs;
+  const int32_t* a = reinterpret_cast<const int32_t*>(o.a) + (mb * B + r0) * kPairs;
   const int64_t a_step = o.m_pad * kPairs;  // between K fractals of A, in pairs
   const uint16_t* b = o.b + nb * o.k_pad * B;
   const int64_t b_step = o.k_pad * B;       // between column blocks of B
@@ -54,24 +49,32 @@ inline void register_tile(const Operands& o, int64_t mb, int64_t r0, int64_t nb,
 #pragma GCC unroll 4
   for (int j = 0; j < kN; ++j) {
     float* cf = o.c + ((nb + j) * o.m_pad + mb * B + r0) * B;
+    if (!scaled) {
 #pragma GCC unroll 16
-    for (int r = 0; r < kR; ++r) _mm512_storeu_ps(cf + r * B, acc[r][j]);
+      for (int r = 0; r < kR; ++r) _mm512_storeu_ps(cf + r * B, acc[r][j]);
+      continue;
+    }
+    const __m512 col = _mm512_loadu_ps(o.col_scale + (nb + j) * B);
+#pragma GCC unroll 16
+    for (int r = 0; r < kR; ++r) {
+      const __m512 s = _mm512_mul_ps(col, _mm512_set1_ps(o.row_scale[mb * B + r0 + r]));
+      const __m512 v = o.init ? _mm512_mul_ps(acc[r][j], s) : _mm512_fmadd_ps(acc[r][j], s, _mm512_loadu_ps(cf + r * B));
+      _mm512_storeu_ps(cf + r * B, v);
+    }
   }
 }
 
 }  // namespace
 
-void mmad_bf16_avx512bf16(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad,
-                          int64_t k_pad, bool init) {
-  const Operands o{c, reinterpret_cast<const int32_t*>(a), b, m_pad, k_pad};
-  const int64_t n_blocks = n_pad / B;
+void mmad_bf16_avx512bf16(const MmadArgs& o) {
+  const int64_t n_blocks = o.n_pad / B;
   int64_t nb = 0;
   // Column blocks in pairs; each pair sweeps every row block so its B columns stay in L1d.
   for (; nb + kNBlocks <= n_blocks; nb += kNBlocks)
-    for (int64_t mb = 0; mb < m_pad / B; ++mb)
-      for (int64_t r0 = 0; r0 < B; r0 += kRows) register_tile<kRows, kNBlocks>(o, mb, r0, nb, init);
+    for (int64_t mb = 0; mb < o.m_pad / B; ++mb)
+      for (int64_t r0 = 0; r0 < B; r0 += kRows) register_tile<kRows, kNBlocks>(o, mb, r0, nb);
   for (; nb < n_blocks; ++nb)
-    for (int64_t mb = 0; mb < m_pad / B; ++mb) register_tile<B, 1>(o, mb, 0, nb, init);
+    for (int64_t mb = 0; mb < o.m_pad / B; ++mb) register_tile<B, 1>(o, mb, 0, nb);
 }
 
 }  // namespace deepgemm_ascend::tile::host

@@ -7,19 +7,19 @@
 
 namespace deepgemm_ascend::tile::host {
 
-void mmad_bf16_scalar(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-                      bool init) {
+void mmad_bf16_scalar(const MmadArgs& x) {
   constexpr int64_t B = kCubeBlock;
   const int64_t frac = B * B;
-  for (int64_t nb = 0; nb < n_pad / B; ++nb) {
-    const uint16_t* bcol = b + nb * k_pad * B;
-    for (int64_t mb = 0; mb < m_pad / B; ++mb) {
+  const bool scaled = x.row_scale != nullptr;
+  for (int64_t nb = 0; nb < x.n_pad / B; ++nb) {
+    const uint16_t* bcol = x.b + nb * x.k_pad * B;
+    for (int64_t mb = 0; mb < x.m_pad / B; ++mb) {
       float acc[B][B];
-      float* cf = c + (nb * m_pad + mb * B) * B;
-      if (init) std::memset(acc, 0, sizeof acc);
+      float* cf = x.c + (nb * x.m_pad + mb * B) * B;
+      if (x.init || scaled) std::memset(acc, 0, sizeof acc);
       else std::memcpy(acc, cf, sizeof acc);
-      for (int64_t kb = 0; kb < k_pad / B; ++kb) {
-        const uint16_t* af = a + kb * m_pad * B + mb * frac;
+      for (int64_t kb = 0; kb < x.k_pad / B; ++kb) {
+        const uint16_t* af = x.a + kb * x.m_pad * B + mb * frac;
         const uint16_t* bf = bcol + kb * frac;
         for (int64_t p = 0; p < B / kKPair; ++p) {
           float bv[kKPair][B];
@@ -32,7 +32,15 @@ void mmad_bf16_scalar(float* c, const uint16_t* a, const uint16_t* b, int64_t m_
           }
         }
       }
-      std::memcpy(cf, acc, sizeof acc);
+      if (!scaled) {
+        std::memcpy(cf, acc, sizeof acc);
+        continue;
+      }
+      for (int64_t r = 0; r < B; ++r)
+        for (int64_t n = 0; n < B; ++n) {
+          const float v = acc[r][n] * (x.row_scale[mb * B + r] * x.col_scale[nb * B + n]);
+          cf[r * B + n] = x.init ? v : cf[r * B + n] + v;
+        }
     }
   }
 }

@@ -28,7 +28,6 @@ BlockMmad::BlockMmad(tile::Core& core, const heuristics::GemmTiling& t, const Op
       l0a_(core, Pos::kL0A, l0_bytes(t.block_m, t.l0_k), Pipe::kMTE1, Pipe::kM, "l0a"),
       l0b_(core, Pos::kL0B, l0_bytes(t.block_n, t.l0_k), Pipe::kMTE1, Pipe::kM, "l0b") {
   if (scaling_.enabled) {
-    partial_ = core.alloc(Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes()), "l0c_partial");
     row_scale_.resize(size_t(t.block_m));
     col_scale_.resize(size_t(t.block_n));
   }
@@ -46,13 +45,12 @@ BlockMmad::L1Step BlockMmad::issue_l1(const layout::MatrixRef& a, const layout::
   return s;
 }
 
-void BlockMmad::promote(int64_t k, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g, bool first) {
+void BlockMmad::gather_scales(int64_t k, const tile::L0CGeometry& c_g) {
   // Scales of the K block starting at global column k; padding rows and columns get 0.
   for (int64_t m = 0; m < c_g.m_pad; ++m)
     row_scale_[size_t(m)] = m < rows_ ? scaling_.a.at(m0_ + m, k / scaling_.a.gran_k) : 0.0f;
   for (int64_t n = 0; n < c_g.n_pad; ++n)
     col_scale_[size_t(n)] = n < cols_ ? scaling_.b.at(n0_ + n, k / scaling_.b.gran_k) : 0.0f;
-  tile::promote(core_, l0c, partial_, c_g, row_scale_.data(), col_scale_.data(), first);
 }
 
 void BlockMmad::compute_l1(const L1Step& s, const tile::LocalTile& l1, const tile::LocalTile& l0c,
@@ -69,8 +67,8 @@ void BlockMmad::compute_l1(const L1Step& s, const tile::LocalTile& l1, const til
     const tile::LocalTile& a0 = l0a_.consume();
     const tile::LocalTile& b0 = l0b_.consume();
     if (scaling_.enabled) {
-      tile::mmad(core_, partial_, c_g, a0, b0, kp, true);
-      promote(s.k0 + k, l0c, c_g, first && k == 0);
+      gather_scales(s.k0 + k, c_g);
+      tile::mmad(core_, l0c, c_g, a0, b0, kp, first && k == 0, row_scale_.data(), col_scale_.data());
     } else {
       tile::mmad(core_, l0c, c_g, a0, b0, kp, first && k == 0);
     }

@@ -30,8 +30,7 @@ BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
   u.l1 = uint64_t(t.l1_stages) * (a + bytes_of(bn, t.block_k, d.b_bits));
   u.l0a = uint64_t(t.l0_stages) * bytes_of(bm, t.l0_k, d.l0_bits);
   u.l0b = uint64_t(t.l0_stages) * bytes_of(bn, t.l0_k, d.l0_bits);
-  // Scaled GEMMs keep a partial product next to the accumulator.
-  u.l0c = uint64_t(bm * bn * kFp32Bytes) * (d.promote_k > 0 ? 2 : 1);
+  u.l0c = uint64_t(bm * bn * kFp32Bytes);
   return u;
 }
 

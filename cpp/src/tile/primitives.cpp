@@ -6,6 +6,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/layout/transform.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/tile/widen.hpp"
 
 namespace deepgemm_ascend::tile {
 
@@ -32,21 +33,12 @@ void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const 
 
 namespace {
 
-// The 16 consecutive values of row `r` starting at column `k` (a multiple of 16) of an L1 tile in
-// format `fmt`, widened to bf16.
-inline void widen_run(const LocalTile& src, const NzGeometry& g, int64_t r, int64_t k, const uint16_t* table,
-                      uint16_t* out) {
-  const int64_t v = g.offset(r, k);
-  if (g.bits == 8) {
-    const auto* in = src.as<const uint8_t>() + v;
-    for (int64_t i = 0; i < kCubeBlock; ++i) out[i] = table[in[i]];
-  } else {  // 4-bit: 16 values are 8 whole bytes, low nibble first
-    const auto* in = src.as<const uint8_t>() + v / 2;
-    for (int64_t i = 0; i < kCubeBlock / 2; ++i) {
-      out[2 * i] = table[in[i] & 0xF];
-      out[2 * i + 1] = table[in[i] >> 4];
-    }
-  }
+// Widens rows [0, rows) of the 16 values starting at column k (a multiple of 16) of an L1 tile:
+// Nz keeps a row's C0 run contiguous, and consecutive rows C0 bytes apart.
+inline void widen_block(const LocalTile& src, const NzGeometry& g, int64_t row0, int64_t rows, int64_t k,
+                        OperandFormat fmt, uint16_t* out, int64_t out_stride) {
+  const auto* in = src.as<const uint8_t>() + g.offset(row0, k) * g.bits / 8;
+  widen_rows(fmt, in, layout::kC0Bytes, rows, out, out_stride);
 }
 
 }  // namespace
@@ -63,11 +55,10 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
     std::memcpy(dst.addr, src.addr + src_g.offset(0, k_off) * int64_t(sizeof(uint16_t)), size_t(bytes));
     return;
   }
-  const uint16_t* table = widen_table(fmt);
   auto* out = dst.as<uint16_t>();
   for (int64_t kb = 0; kb < k_pad / kCubeBlock; ++kb)
-    for (int64_t r = 0; r < src_g.rows_pad; ++r)
-      widen_run(src, src_g, r, k_off + kb * kCubeBlock, table, out + (kb * src_g.rows_pad + r) * kCubeBlock);
+    widen_block(src, src_g, 0, src_g.rows_pad, k_off + kb * kCubeBlock, fmt, out + kb * src_g.rows_pad * kCubeBlock,
+                kCubeBlock);
 }
 
 void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
@@ -79,57 +70,38 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
   if (core.checked() && dst_g.n_pad > src_g.rows_pad)
     core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
   // One K pair of 16-bit values is one 32-bit word: each 16 x 16 fractal becomes a 16 x 8 word transpose.
-  const uint16_t* table = widen_table(fmt);
   auto* out = dst.as<uint32_t>();
   const int64_t pairs_per_block = kCubeBlock / kKPair;
-  uint16_t run[kCubeBlock];
+  uint16_t widened[kCubeBlock * kCubeBlock];
   for (int64_t nb = 0; nb < dst_g.n_pad / kCubeBlock; ++nb)
     for (int64_t kb = 0; kb < dst_g.k_pad / kCubeBlock; ++kb) {
       uint32_t* o = out + dst_g.offset(kb * kCubeBlock, nb * kCubeBlock) / kKPair;
       const int64_t k = k_off + kb * kCubeBlock;
-      for (int64_t n = 0; n < kCubeBlock; ++n) {
-        const uint16_t* f = src.as<const uint16_t>() + src_g.offset(nb * kCubeBlock + n, k);
-        if (table) {
-          widen_run(src, src_g, nb * kCubeBlock + n, k, table, run);
-          f = run;
-        }
-        // Little endian: the even K value is the low half of the pair word.
-        for (int64_t p = 0; p < pairs_per_block; ++p)
-          o[p * kCubeBlock + n] = uint32_t(f[2 * p]) | uint32_t(f[2 * p + 1]) << 16;
+      // 16 rows of N x 16 values of K, bf16, rows `stride` apart.
+      const uint16_t* f = src.as<const uint16_t>() + src_g.offset(nb * kCubeBlock, k);
+      int64_t stride = src_g.c0();
+      if (fmt != OperandFormat::kBF16) {
+        widen_block(src, src_g, nb * kCubeBlock, kCubeBlock, k, fmt, widened, kCubeBlock);
+        f = widened;
+        stride = kCubeBlock;
       }
+      // Little endian: the even K value is the low half of the pair word.
+      for (int64_t n = 0; n < kCubeBlock; ++n)
+        for (int64_t p = 0; p < pairs_per_block; ++p)
+          o[p * kCubeBlock + n] = uint32_t(f[n * stride + 2 * p]) | uint32_t(f[n * stride + 2 * p + 1]) << 16;
     }
 }
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
-          int64_t k_pad, bool init) {
+          int64_t k_pad, bool init, const float* row_scale, const float* col_scale) {
   core.check_access(a, Pos::kL0A, Pipe::kM, "mmad (a)");
   core.check_access(b, Pos::kL0B, Pipe::kM, "mmad (b)");
   core.check_access(c, Pos::kL0C, Pipe::kM, "mmad (c)");
   core.check_extent(c, uint64_t(c_g.bytes()), "mmad (c)");
   core.check_extent(a, uint64_t(c_g.m_pad * k_pad * 2), "mmad (a)");
   core.check_extent(b, uint64_t(c_g.n_pad * k_pad * 2), "mmad (b)");
-  host::mmad_bf16()(c.as<float>(), a.as<const uint16_t>(), b.as<const uint16_t>(), c_g.m_pad, c_g.n_pad, k_pad,
-                    init);
-}
-
-void promote(Core& core, const LocalTile& main, const LocalTile& partial, const L0CGeometry& c_g,
-             const float* row_scale, const float* col_scale, bool init) {
-  core.check_access(main, Pos::kL0C, Pipe::kM, "promote (main)");
-  core.check_access(partial, Pos::kL0C, Pipe::kM, "promote (partial)");
-  core.check_extent(main, uint64_t(c_g.bytes()), "promote (main)");
-  core.check_extent(partial, uint64_t(c_g.bytes()), "promote (partial)");
-  float* acc = main.as<float>();
-  const float* part = partial.as<const float>();
-  for (int64_t nb = 0; nb < c_g.n_pad / kCubeBlock; ++nb)
-    for (int64_t m = 0; m < c_g.m_pad; ++m) {
-      const int64_t off = c_g.offset(m, nb * kCubeBlock);
-      const float* cs = col_scale + nb * kCubeBlock;
-      const float rs = row_scale[m];
-      if (init)
-        for (int64_t j = 0; j < kCubeBlock; ++j) acc[off + j] = part[off + j] * (rs * cs[j]);
-      else
-        for (int64_t j = 0; j < kCubeBlock; ++j) acc[off + j] += part[off + j] * (rs * cs[j]);
-    }
+  host::mmad_bf16()({c.as<float>(), a.as<const uint16_t>(), b.as<const uint16_t>(), c_g.m_pad, c_g.n_pad, k_pad,
+                     init, row_scale, col_scale});
 }
 
 namespace {

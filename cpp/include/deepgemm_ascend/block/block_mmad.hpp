@@ -6,8 +6,8 @@
 // block_k steps through an L1 ring (the next step is copied in before the current one is used), and
 // each L1 step in l0_k steps through L0A / L0B rings.
 //
-// With scaled operands, every l0_k step (= the promotion block) is multiplied into a partial L0C
-// tile and promoted into the main one with the block's row and column scales, in fp32.
+// With scaled operands every l0_k step is one promotion block: its product is scaled by the block's
+// row and column scales and added to the fp32 accumulator inside the mmad.
 #pragma once
 
 #include <vector>
@@ -53,7 +53,7 @@ class BlockMmad {
   L1Step issue_l1(const layout::MatrixRef& a, const layout::MatrixRef& b, int64_t k0);
   void compute_l1(const L1Step& s, const tile::LocalTile& l1, const tile::LocalTile& l0c,
                   const tile::L0CGeometry& c_g, bool first);
-  void promote(int64_t k, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g, bool first);
+  void gather_scales(int64_t k, const tile::L0CGeometry& c_g);
 
   tile::Core& core_;
   heuristics::GemmTiling t_;
@@ -63,7 +63,6 @@ class BlockMmad {
   tile::StageRing<kL1Stages> l1_;
   tile::StageRing<kL0Stages> l0a_;
   tile::StageRing<kL0Stages> l0b_;
-  tile::LocalTile partial_;             // scaled GEMMs: one promotion block's product
   int64_t rows_ = 0, cols_ = 0, m0_ = 0, n0_ = 0;
   std::vector<float> row_scale_, col_scale_;
 };

@@ -1,24 +1,44 @@
 // Host cube micro-kernels, one per ISA, chosen at run time (runtime/cpu_features).
-//   c[L0C, m_pad x n_pad] (=|+=) a[L0A Nz, m_pad x k_pad] * b[L0B, k_pad x n_pad]   (bf16 in, fp32 acc)
+//
+//   unscaled: c (=|+=) a * b
+//   scaled:   c (=|+=) (a * b) x row_scale[m] x col_scale[n]   (promotion of one K block, in fp32)
+//
+// c: L0C Nz fp32 [m_pad x n_pad]; a: L0A Nz bf16 [m_pad x k_pad]; b: L0B bf16 [k_pad x n_pad].
 #pragma once
 
 #include <cstdint>
 
+#include "deepgemm_ascend/tile/operand.hpp"
+
 namespace deepgemm_ascend::tile::host {
 
-using MmadBf16Fn = void (*)(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad,
-                            int64_t k_pad, bool init);
+struct MmadArgs {
+  float* c;
+  const uint16_t* a;
+  const uint16_t* b;
+  int64_t m_pad, n_pad, k_pad;
+  bool init;                           // true: c is overwritten instead of accumulated into
+  const float* row_scale = nullptr;    // m_pad values; both null for an unscaled product
+  const float* col_scale = nullptr;    // n_pad values
+};
 
-void mmad_bf16_scalar(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-                      bool init);
-void mmad_bf16_avx2(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-                    bool init);
-void mmad_bf16_avx512bf16(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad,
-                          int64_t k_pad, bool init);
-void mmad_bf16_amx(float* c, const uint16_t* a, const uint16_t* b, int64_t m_pad, int64_t n_pad, int64_t k_pad,
-                   bool init);
+using MmadBf16Fn = void (*)(const MmadArgs&);
+
+void mmad_bf16_scalar(const MmadArgs& args);
+void mmad_bf16_avx2(const MmadArgs& args);
+void mmad_bf16_avx512bf16(const MmadArgs& args);
+void mmad_bf16_amx(const MmadArgs& args);
 
 // The micro-kernel of the active host ISA.
 MmadBf16Fn mmad_bf16();
+
+// Exact 8-bit / packed 4-bit -> bf16 widening (tile/widen.hpp), per ISA.
+using WidenRowsFn = void (*)(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                             int64_t out_stride);
+void widen_rows_scalar(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                       int64_t out_stride);
+void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                       int64_t out_stride);
+WidenRowsFn widen_rows_fn();
 
 }  // namespace deepgemm_ascend::tile::host

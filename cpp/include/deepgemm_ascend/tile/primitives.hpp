@@ -4,8 +4,8 @@
 //   copy_gm_to_l1    MTE2  GM (any strides) -> L1 Nz, tails zero-padded
 //   load_l1_to_l0a   MTE1  L1 Nz -> L0A Nz (a K range of the L1 tile), widening 8/4-bit to bf16
 //   load_l1_to_l0b   MTE1  L1 Nz of the [N, K] B tile -> L0B cube format, widening likewise
-//   mmad             M     L0C (=|+=) L0A x L0B, fp32 accumulation
-//   promote          M     L0C main (=|+=) L0C partial x scale_a(row) x scale_b(column), fp32
+//   mmad             M     L0C (=|+=) L0A x L0B, fp32 accumulation; with scales, the product of the
+//                          K block is promoted: L0C (=|+=) (L0A x L0B) x scale_a(row) x scale_b(col)
 //   fixpipe          FIX   L0C -> GM row-major with a cast, optionally adding a GM source C
 #pragma once
 
@@ -30,11 +30,7 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
                     const layout::NzGeometry& src_g, int64_t k_off, OperandFormat fmt = OperandFormat::kBF16);
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
-          int64_t k_pad, bool init);
-
-// main[m, n] = (init ? 0 : main[m, n]) + partial[m, n] * row_scale[m] * col_scale[n] over the tile.
-void promote(Core& core, const LocalTile& main, const LocalTile& partial, const L0CGeometry& c_g,
-             const float* row_scale, const float* col_scale, bool init);
+          int64_t k_pad, bool init, const float* row_scale = nullptr, const float* col_scale = nullptr);
 
 struct FixpipeDst {
   layout::MutMatrixRef d;          // rows x cols written

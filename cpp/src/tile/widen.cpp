@@ -1,0 +1,89 @@
+#include "deepgemm_ascend/tile/widen.hpp"
+
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+
+#include <cstring>
+
+namespace deepgemm_ascend::tile {
+
+namespace {
+
+// Each format decodes with float arithmetic that stays away from fp32 subnormals (so a DAZ/FTZ
+// floating-point mode cannot change it): normal codes shift their exponent and mantissa into fp32
+// position and rebias by one multiplication; subnormal codes convert their mantissa integer and
+// scale it. The bf16 result is the top half of the fp32 bits (all mantissas fit in 7 bits).
+template <int kExpBits, int kManBits, bool kIeeeSpecials, bool kNanAllOnes>
+struct MiniFormat {
+  static constexpr uint32_t kMagMask = (1u << (kExpBits + kManBits)) - 1;
+  static constexpr uint32_t kManMask = (1u << kManBits) - 1;
+  static constexpr int kBias = (1 << (kExpBits - 1)) - 1;
+  static constexpr uint32_t kExpMax = (1u << kExpBits) - 1;
+  static constexpr uint32_t kFp32Nan = 0x7FC00000u, kFp32Inf = 0x7F800000u;
+
+  static uint16_t widen(uint32_t code) {
+    const uint32_t mag = code & kMagMask, e = mag >> kManBits, m = mag & kManMask;
+    uint32_t normal_bits = mag << (23 - kManBits);
+    float normal;
+    std::memcpy(&normal, &normal_bits, 4);
+    normal *= rebias();
+    const float sub = float(m) * subnormal_unit();
+    const float f = e ? normal : sub;
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (kIeeeSpecials && e == kExpMax) bits = m ? kFp32Nan : kFp32Inf;
+    if (kNanAllOnes && mag == kMagMask) bits = kFp32Nan;
+    bits |= (code >> (kExpBits + kManBits) & 1u) << 31;
+    return uint16_t(bits >> 16);
+  }
+  static constexpr float rebias() { return pow2(127 - kBias); }
+  static constexpr float subnormal_unit() { return 1.0f / pow2(kBias - 1 + kManBits); }
+  static constexpr float pow2(int n) { return n <= 0 ? 1.0f : 2.0f * pow2(n - 1); }
+};
+
+using E4M3 = MiniFormat<4, 3, false, true>;
+using E5M2 = MiniFormat<5, 2, true, false>;
+using E2M1 = MiniFormat<2, 1, false, false>;
+
+template <class F>
+inline void widen_bytes(const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < kWidenRun; ++i) out[r * out_stride + i] = F::widen(in[r * in_stride + i]);
+}
+
+void widen_e4m3(const uint8_t* in, int64_t s, int64_t rows, uint16_t* out, int64_t os) {
+  widen_bytes<E4M3>(in, s, rows, out, os);
+}
+void widen_e5m2(const uint8_t* in, int64_t s, int64_t rows, uint16_t* out, int64_t os) {
+  widen_bytes<E5M2>(in, s, rows, out, os);
+}
+void widen_e2m1(const uint8_t* in, int64_t s, int64_t rows, uint16_t* out, int64_t os) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < kWidenRun / 2; ++i) {
+      const uint8_t byte = in[r * s + i];
+      out[r * os + 2 * i] = E2M1::widen(byte & 0xFu);
+      out[r * os + 2 * i + 1] = E2M1::widen(byte >> 4);
+    }
+}
+
+}  // namespace
+
+namespace host {
+
+void widen_rows_scalar(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                       int64_t out_stride) {
+  switch (fmt) {
+    case OperandFormat::kE4M3: return widen_e4m3(in, in_stride, rows, out, out_stride);
+    case OperandFormat::kE5M2: return widen_e5m2(in, in_stride, rows, out, out_stride);
+    case OperandFormat::kE2M1: return widen_e2m1(in, in_stride, rows, out, out_stride);
+    case OperandFormat::kBF16: break;
+  }
+}
+
+}  // namespace host
+
+void widen_rows(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                int64_t out_stride) {
+  host::widen_rows_fn()(fmt, in, in_stride, rows, out, out_stride);
+}
+
+}  // namespace deepgemm_ascend::tile

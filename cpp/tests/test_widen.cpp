@@ -1,0 +1,68 @@
+// Exact widening of every e4m3 / e5m2 / e2m1 code to bf16, on every ISA implementation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+
+namespace core = deepgemm_ascend::core;
+namespace host = deepgemm_ascend::tile::host;
+using deepgemm_ascend::tile::OperandFormat;
+
+namespace {
+
+float decode(OperandFormat f, uint8_t code) {
+  switch (f) {
+    case OperandFormat::kE4M3: return core::e4m3_to_float(code);
+    case OperandFormat::kE5M2: return core::e5m2_to_float(code);
+    default: return core::e2m1_to_float(code);
+  }
+}
+
+void expect_exact(host::WidenRowsFn fn, OperandFormat f) {
+  const int codes = f == OperandFormat::kE2M1 ? 16 : 256;
+  // 16 rows of 16 values each, 32 bytes apart, as in an L1 Nz tile.
+  std::vector<uint8_t> in(16 * 32, 0xEE);
+  std::vector<uint16_t> out(16 * 16, 0xBEEF);
+  std::vector<uint8_t> expect_codes(256);
+  for (int i = 0; i < 256; ++i) {
+    const int code = i % codes;
+    expect_codes[size_t(i)] = uint8_t(code);
+    const int r = i / 16, c = i % 16;
+    if (f == OperandFormat::kE2M1) {
+      uint8_t& byte = in[size_t(r * 32 + c / 2)];
+      byte = uint8_t(c % 2 ? (byte & 0x0F) | (code << 4) : (byte & 0xF0) | code);
+    } else {
+      in[size_t(r * 32 + c)] = uint8_t(code);
+    }
+  }
+  fn(f, in.data(), 32, 16, out.data(), 16);
+  for (int i = 0; i < 256; ++i) {
+    const float want = decode(f, expect_codes[size_t(i)]);
+    const float got = core::bf16_to_float(out[size_t(i)]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << "code " << int(expect_codes[size_t(i)]);
+    } else {
+      EXPECT_EQ(std::memcmp(&want, &got, 4), 0) << "code " << int(expect_codes[size_t(i)]) << ": " << got << " vs "
+                                                << want;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Widen, ScalarIsExactForEveryCode) {
+  for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) expect_exact(&host::widen_rows_scalar, f);
+}
+
+TEST(Widen, ActiveIsaIsExactForEveryCode) {
+  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
+    deepgemm_ascend::runtime::set_host_isa(isa);
+    for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) expect_exact(host::widen_rows_fn(), f);
+  }
+  deepgemm_ascend::runtime::reset_host_isa();
+}

@@ -1,0 +1,129 @@
+"""FP8 / FP4 dense GEMMs with block scaling: D = C + (A * SFA) @ (B * SFB), upstream names and semantics."""
+import torch
+
+from . import _C
+from ._tensor import desc, optional_desc
+
+_FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
+_FP4 = tuple(t for t in (torch.int8, torch.uint8, getattr(torch, "float4_e2m1fn_x2", None)) if t is not None)
+_DEFAULT_FP32_RECIPE = (1, 128, 128)
+_DEFAULT_PACKED_RECIPE = (1, 1, 128)
+
+
+def _pair(x, arg):
+    if not (isinstance(x, (tuple, list)) and len(x) == 2):
+        raise TypeError(f"{arg}: expected a (tensor, scale factors) pair, got {type(x).__name__}")
+    for t, what in zip(x, (arg, f"{arg} scale factors")):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{what}: expected a torch.Tensor, got {type(t).__name__}")
+    return x
+
+
+def _ints(r, n, arg):
+    if not (isinstance(r, (tuple, list)) and len(r) == n and all(isinstance(v, int) and v > 0 for v in r)):
+        raise ValueError(f"{arg}: expected a tuple of {n} positive ints, got {r!r}")
+    return tuple(r)
+
+
+def _recipes(recipe, recipe_a, recipe_b, sfb):
+    """((gran_m, gran_k_a), (gran_n, gran_k_b)) from the upstream arguments."""
+    if recipe is not None:
+        if recipe_a is not None or recipe_b is not None:
+            raise ValueError("recipe: give either recipe or recipe_a / recipe_b, not both")
+        gm, gn, gk = _ints(recipe, 3, "recipe")
+        return (gm, gk), (gn, gk)
+    if recipe_a is not None or recipe_b is not None:
+        if recipe_a is None or recipe_b is None:
+            raise ValueError("recipe_a: recipe_a and recipe_b must be given together")
+        return _ints(recipe_a, 2, "recipe_a"), _ints(recipe_b, 2, "recipe_b")
+    gm, gn, gk = _DEFAULT_FP32_RECIPE if sfb.dtype == torch.float32 else _DEFAULT_PACKED_RECIPE
+    return (gm, gk), (gn, gk)
+
+
+def _logical(t, arg):
+    """(rows, cols) of a stored operand; packed FP4 holds two values per byte along the last dimension."""
+    if t.dim() != 2:
+        raise ValueError(f"{arg}: expected a 2-D tensor, got {t.dim()}-D")
+    if t.dtype in _FP8:
+        return t.shape[0], t.shape[1]
+    if t.dtype in _FP4:
+        return t.shape[0], t.shape[1] * 2
+    raise TypeError(f"{arg}: expected float8_e4m3fn, float8_e5m2 or packed FP4 (int8, uint8, float4_e2m1fn_x2), "
+                    f"got {t.dtype}")
+
+
+def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast):
+    from .utils.layout import transform_sf_into_required_layout
+
+    (qa, sfa), (qb, sfb) = _pair(a, "a"), _pair(b, "b")
+    ra, ca = _logical(qa, "a")
+    rb, cb = _logical(qb, "b")
+    ta, tb = layout[0] == "t", layout[1] == "n"
+    m, k = (ca, ra) if ta else (ra, ca)
+    n, kb = (cb, rb) if tb else (rb, cb)
+    if kb != k:
+        raise ValueError(f"b: K mismatch: a {tuple(qa.shape)} has K={k} but b {tuple(qb.shape)} has K={kb} "
+                         f"(layout {layout}; packed FP4 holds two values per byte)")
+    (gm, gka), (gn, gkb) = _recipes(recipe, recipe_a, recipe_b, sfb)
+
+    def required(sf, mn, recipe_mn_k, arg, transposed):
+        # Scale factors travel in the orientation of their data: bring them to [rows, K blocks].
+        try:
+            return transform_sf_into_required_layout(sf.T if transposed else sf, mn, k, recipe_mn_k,
+                                                     disable_ue8m0_cast=disable_ue8m0_cast)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{arg}: {e}") from None
+
+    sfa = required(sfa, m, (gm, gka), "sfa", ta)
+    sfb = required(sfb, n, (gn, gkb), "sfb", tb)
+    gm = 1 if sfa.dtype != torch.float32 else gm  # packed layouts hold one scale row per row
+    gn = 1 if sfb.dtype != torch.float32 else gn
+    _C.fp8_fp4_gemm(layout, desc(qa, "a"), desc(sfa, "sfa"), desc(qb, "b"), desc(sfb, "sfb"), desc(d, "d"),
+                    optional_desc(c, "c"), gm, gka, gn, gkb)
+
+
+def fp8_fp4_gemm_nt(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, compiled_dims="nk",
+                    disable_ue8m0_cast=False):
+    """D = C + (A * SFA) @ (B * SFB).T with a = (A [M, K], SFA) and b = (B [N, K], SFB).
+
+    Operands: float8_e4m3fn (or e5m2), or FP4 e2m1 packed two per byte along the last dimension
+    (int8, uint8 or torch.float4_e2m1fn_x2; a K-major FP4 [M, K] operand is stored [M, K/2]).
+
+    Scale factors: `recipe` (gran_m, gran_n, gran_k), or `recipe_a` (gran_m, gran_k_a) and `recipe_b`
+    (gran_n, gran_k_b); default (1, 128, 128) for float32 SFB, else (1, 1, 128). gran_k is 32 (MX) or
+    128. SFA is float32 [ceil(M/gran_m), ceil(K/gran_k_a)] (or UE8M0 packed, see
+    `transform_sf_into_required_layout`), SFB likewise for N. With gran_k 32 float32 scales must be
+    powers of two (they become UE8M0, as the 950 cube takes them) unless disable_ue8m0_cast=True
+    keeps them float32. Each K block's product is promoted into the fp32 accumulator with its scales.
+
+    d: bfloat16 or float32 [M, N], last dimension contiguous; c: optional, like d (may be d).
+    M or N == 0 is a no-op; K == 0 writes C (or zeros); K need not be a multiple of gran_k.
+
+    Raises:
+        TypeError: wrong operand, scale or output dtypes; arguments that are not (tensor, scales) pairs.
+        ValueError: shapes, mismatched K, scale shapes, unknown recipes, non-power-of-two scales under
+            an MX recipe, output layout or aliasing. Nothing is written to d on error.
+    """
+    _fp8_fp4_gemm("nt", a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast)
+
+
+def fp8_fp4_gemm_nn(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, compiled_dims="nk",
+                    disable_ue8m0_cast=False):
+    """As fp8_fp4_gemm_nt with b = (B [K, N], SFB [ceil(K/gran_k), ceil(N/gran_n)])."""
+    _fp8_fp4_gemm("nn", a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast)
+
+
+def fp8_fp4_gemm_tn(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, compiled_dims="mn",
+                    disable_ue8m0_cast=False):
+    """As fp8_fp4_gemm_nt with a = (A [K, M], SFA [K blocks, M]) and b = (B [K, N], SFB [K blocks, N])."""
+    _fp8_fp4_gemm("tn", a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast)
+
+
+def fp8_fp4_gemm_tt(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, compiled_dims="mn",
+                    disable_ue8m0_cast=False):
+    """As fp8_fp4_gemm_nt with a = (A [K, M], SFA [K blocks, M])."""
+    _fp8_fp4_gemm("tt", a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast)
+
+
+# Upstream aliases.
+fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt = fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt

@@ -1,0 +1,256 @@
+"""Scale-factor layouts consumed by the Ascend 950 FP8/FP4 GEMMs.
+
+Ascend UE8M0 layout ("ue8m0x2", what ``is_ascend_sf_layout`` checks): for scales of logical shape
+[G?, MN, SK] (SK = ceil(K / gran_k)) the result is an int16 tensor of logical shape
+[G?, MN, ceil(SK / 2)]. Element (g, r, j) holds the exponent byte of scale (g, r, 2j) in its low
+byte and of scale (g, r, 2j+1) in its high byte (0 when 2j+1 == SK). It is stored MN-major:
+``stride(-2) == 1``, ``stride(-1) == align(MN, 16)`` and, for 3-D, ``stride(-3) == stride(-1) *
+size(-1)``, so every packed column starts on a 32-byte boundary (the GM->L1 ND2NZ DMA of the 950
+moves 32-byte units). Rows MN..align(MN, 16) of each column are padding, filled with 0.
+
+FP32 scales kept in FP32 (recipes with gran_k == 128, or ``disable_ue8m0_cast=True``) use the
+MN-major layout with ``stride(-1) == align(MN, 8)`` (32 bytes of fp32) for per-token scales, and
+stay contiguous for 128 x 128 block scales.
+
+A tensor "has" a layout when its strides match exactly, its data pointer is 32-byte aligned and its
+storage holds the padding of every column. Errors: TypeError for wrong types/dtypes, ValueError for
+bad shapes, values or recipes; messages start with the argument name.
+"""
+import torch
+
+from .math import (_BYTE_SCALES, _check_bool, _check_int, _check_tensor, _fp32_bits, _pack_bytes,
+                   _unpack_bytes, align, ceil_div)
+
+DMA_BYTES = 32
+ASCEND_SF_MN_ALIGN = DMA_BYTES // 2  # int16 entries per 32 bytes
+FP32_SF_MN_ALIGN = DMA_BYTES // 4
+_UE8M0_NAN = 0xFF
+
+
+def get_tma_aligned_size(x, element_size):
+    """``align(x, 32 // element_size)``.
+
+    Ascend meaning: the 950's DMA moves 32-byte units, so the MN extent of an MN-major scale tensor
+    is padded to 32 bytes (8 fp32/int32, 16 int16 values). Upstream aligns to 16 bytes (TMA) instead.
+    element_size must be a positive divisor of 32 (ValueError otherwise).
+    """
+    _check_int(x, "x")
+    _check_int(element_size, "element_size", 1)
+    if DMA_BYTES % element_size:
+        raise ValueError(f"element_size: must divide {DMA_BYTES}, got {element_size}")
+    return align(x, DMA_BYTES // element_size)
+
+
+def _mn_major_strides(shape, mn_align):
+    mn, cols = shape[-2], shape[-1]
+    a = align(mn, mn_align)
+    return (cols * a, 1, a) if len(shape) == 3 else (1, a)
+
+
+def _has_mn_major_layout(t, mn_align):
+    if t.dim() not in (2, 3) or tuple(t.stride()) != _mn_major_strides(t.shape, mn_align):
+        return False
+    if t.numel() == 0:
+        return True
+    groups = t.size(0) if t.dim() == 3 else 1
+    extent = groups * t.size(-1) * align(t.size(-2), mn_align)  # elements including column padding
+    if (t.storage_offset() + extent) * t.element_size() > t.untyped_storage().nbytes():
+        return False
+    return t.data_ptr() % DMA_BYTES == 0
+
+
+def _to_mn_major(values, mn_align, dtype):
+    """A new zero-padded MN-major tensor (dtype) holding values [G?, MN, C]."""
+    *lead, mn, cols = values.shape
+    full = tuple(lead) + (align(mn, mn_align), cols)
+    out = torch.empty_strided(full, _mn_major_strides(full, mn_align), dtype=dtype, device=values.device)
+    out.zero_()
+    out = out[..., :mn, :]
+    out.copy_(values)
+    return out
+
+
+def is_ascend_sf_layout(t):
+    """True iff t is an int16 [MN, C] or [G, MN, C] tensor in the Ascend UE8M0-pair layout.
+
+    Checks dtype, strides (``(1, align(MN, 16))`` or ``(C * align(MN, 16), 1, align(MN, 16))``), a
+    32-byte aligned data pointer and storage covering the padded extent. Never raises.
+    """
+    return isinstance(t, torch.Tensor) and t.dtype == torch.int16 and _has_mn_major_layout(t, ASCEND_SF_MN_ALIGN)
+
+
+def _ascend_strides_text(shape):
+    return f"strides {_mn_major_strides(shape, ASCEND_SF_MN_ALIGN)} (MN-major, column stride align(MN, 16))"
+
+
+def _ue8m0_bytes(sf, sk, name):
+    """UE8M0 exponent bytes (int64) [..., MN, SK] of fp32 powers of two, uint8/e8m0 or int32 words."""
+    if sf.dtype == torch.float32:
+        bits = _fp32_bits(sf)
+        exp = (bits >> 23) & 0xFF
+        bad = (bits >> 31).bool() | ((bits & 0x7FFFFF) != 0) | (exp == 0xFF)
+        if bool(bad.any()):
+            first = tuple(int(i) for i in bad.nonzero()[0])
+            raise ValueError(
+                f"{name}: {int(bad.sum())} of {sf.numel()} values are not a power of two (first: {name}"
+                f"{list(first)} = {float(sf[first])}); UE8M0 needs exact positive powers of two (or 0) - "
+                "round with ceil_to_ue8m0, or keep FP32 scales with disable_ue8m0_cast=True")
+        return exp
+    if sf.dtype in _BYTE_SCALES:
+        b = sf.view(torch.uint8).to(torch.int64)
+    elif sf.dtype == torch.int32:
+        words = sf.size(-1)
+        sk = 4 * words if sk is None else _check_int(sk, "sk")
+        if ceil_div(sk, 4) != words:
+            raise ValueError(f"sk: {sk} scales need {ceil_div(sk, 4)} int32 words, {name} has {words}")
+        return _unpack_bytes(sf, 4, sk)
+    else:
+        raise TypeError(f"{name}: expected float32 powers of two, uint8 / float8_e8m0fnu exponents or "
+                        f"upstream-packed int32 UE8M0, got {sf.dtype}")
+    if bool((b == _UE8M0_NAN).any()):
+        raise ValueError(f"{name}: exponent byte 255 (NaN) is not a valid scale")
+    return b
+
+
+def _ascend_pack(b):
+    """Exponent bytes [G?, MN, SK] -> the Ascend int16 layout [G?, MN, ceil(SK/2)]."""
+    return _to_mn_major(_pack_bytes(b, 2), ASCEND_SF_MN_ALIGN, torch.int16)
+
+
+def get_mn_major_packed_ue8m0x2_tensor(sf, sk=None):
+    """UE8M0 scales [G?, MN, SK] -> the Ascend int16 pair layout [G?, MN, ceil(SK/2)] (new tensor).
+
+    sf may be
+      * float32: every value must be an exact power of two (sign and mantissa bits zero) or +0
+        (encoded as byte 0, as upstream); anything else raises ValueError "... not a power of two",
+        never rounds silently;
+      * uint8 or float8_e8m0fnu exponent bytes (byte 255 = NaN raises ValueError);
+      * int32 packed upstream style [G?, MN, ceil(SK/4)]; SK is ``sk`` or 4 * size(-1).
+    ``sk``, if given for a non-int32 input, must equal size(-1).
+    """
+    _check_tensor(sf, "sf", (2, 3))
+    if sk is not None and sf.dtype != torch.int32 and _check_int(sk, "sk") != sf.size(-1):
+        raise ValueError(f"sk: must equal sf.size(-1) = {sf.size(-1)} for {sf.dtype} scales, got {sk}")
+    return _ascend_pack(_ue8m0_bytes(sf, sk, "sf"))
+
+
+def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=None):
+    """Upstream name for packing UE8M0 scales [G?, MN, SK].
+
+    Ascend meaning: instead of upstream's int32 words of four scales with a 16-byte aligned MN
+    stride, this returns the Ascend int16 pair layout of ``get_mn_major_packed_ue8m0x2_tensor``
+    (int16 [G?, MN, ceil(SK/2)], ``stride(-1) == align(MN, 16)``). ``psum_layout`` is not supported
+    yet (NotImplementedError unless None).
+    """
+    if psum_layout is not None:
+        raise NotImplementedError("psum_layout: psum-aware scale packing is not implemented yet (issue 5)")
+    return get_mn_major_packed_ue8m0x2_tensor(sf)
+
+
+def get_mn_major_tma_aligned_tensor(sf):
+    """fp32 scales [G?, MN, SK] -> the same values with ``stride(-2) == 1``, ``stride(-1) ==
+    align(MN, 8)`` (32 bytes) and, for 3-D, ``stride(-3) == stride(-1) * SK``; padding is 0.
+
+    Returns sf itself (no copy) when it already has exactly that layout. TypeError unless float32.
+    """
+    _check_tensor(sf, "sf", (2, 3))
+    if sf.dtype != torch.float32:
+        raise TypeError(f"sf: expected float32 scales, got {sf.dtype}")
+    if _has_mn_major_layout(sf, FP32_SF_MN_ALIGN):
+        return sf
+    return _to_mn_major(sf, FP32_SF_MN_ALIGN, torch.float32)
+
+
+def _parse_recipe(recipe, is_sfa):
+    if not isinstance(recipe, (tuple, list)):
+        raise TypeError(f"recipe: expected a tuple of ints, got {type(recipe).__name__}")
+    for g in recipe:
+        _check_int(g, "recipe", 1)
+    if len(recipe) == 3:
+        if not isinstance(is_sfa, bool):
+            raise ValueError(f"is_sfa: a 3-tuple recipe needs is_sfa=True (SFA) or False (SFB), got {is_sfa!r}")
+        return (recipe[0] if is_sfa else recipe[1]), recipe[2]
+    if len(recipe) == 2:
+        if is_sfa is not None:
+            raise ValueError(f"is_sfa: must be None with a 2-tuple recipe (gran_mn, gran_k), got {is_sfa!r}")
+        return recipe[0], recipe[1]
+    raise ValueError(f"recipe: expected (gran_m, gran_n, gran_k) or (gran_mn, gran_k), got {tuple(recipe)}")
+
+
+def _check_shape(sf, expected, what):
+    if list(sf.shape) != list(expected):
+        raise ValueError(f"sf: expected shape {list(expected)} for {what}, got {list(sf.shape)}")
+
+
+def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa=None,
+                                      disable_ue8m0_cast=False, psum_layout=None):
+    """Brings scale factors into the layout the Ascend FP8/FP4 GEMMs consume.
+
+    recipe: (gran_m, gran_n, gran_k) with is_sfa selecting gran_m (True) or gran_n (False), or
+    (gran_mn, gran_k) with is_sfa None; gran_k must be 32 or 128. With SK = ceil(k / gran_k) and G =
+    num_groups (sf is 2-D when num_groups is None, else 3-D with size(0) == num_groups):
+
+    * int16 [G?, mn, ceil(SK/2)], gran_mn == 1: returned as is (the same object) when it has the
+      Ascend layout (``is_ascend_sf_layout``), else ValueError naming the expected strides.
+    * int32 [G?, mn, ceil(SK/4)] (upstream-packed UE8M0), gran_mn == 1: converted to the Ascend layout.
+    * uint8 / float8_e8m0fnu [G?, mn, SK] (exponent bytes), gran_mn == 1: converted likewise.
+    * fp32 [G?, ceil(mn/gran_mn), SK] with gran_k == 32 and not disable_ue8m0_cast (an MX recipe):
+      rows broadcast r -> r // gran_mn (so the result has mn rows), then packed into the Ascend
+      layout; values must be exact powers of two (or 0), else ValueError.
+    * fp32, same shape, with gran_k == 128 or disable_ue8m0_cast=True (FP32 promotion in the kernel):
+      gran_mn == 1 -> ``get_mn_major_tma_aligned_tensor(sf)``; gran_mn == 128 -> sf unchanged after
+      checking it is contiguous (per group for 3-D); other gran_mn -> ValueError.
+
+    Anything else raises: TypeError for other dtypes (e.g. float16), ValueError for shapes, recipes
+    and non-power-of-two scales. ``psum_layout`` is not supported yet (NotImplementedError).
+    """
+    _check_tensor(sf, "sf")
+    _check_int(mn, "mn")
+    _check_int(k, "k")
+    gran_mn, gran_k = _parse_recipe(recipe, is_sfa)
+    _check_bool(disable_ue8m0_cast, "disable_ue8m0_cast")
+    if psum_layout is not None:
+        raise NotImplementedError("psum_layout: psum-aware scale layouts are not implemented yet (issue 5)")
+    if gran_k not in (32, 128):
+        raise ValueError(f"recipe: gran_k must be 32 or 128, got {gran_k}")
+    if num_groups is None:
+        lead = []
+        if sf.dim() != 2:
+            raise ValueError(f"sf: expected a 2-D tensor without num_groups, got shape {list(sf.shape)}")
+    else:
+        lead = [_check_int(num_groups, "num_groups", 1)]
+        if sf.dim() != 3 or sf.size(0) != num_groups:
+            raise ValueError(f"num_groups: expected sf of shape [{num_groups}, ..], got {list(sf.shape)}")
+    sk = ceil_div(k, gran_k)
+    dims = f"mn={mn}, k={k}, gran_mn={gran_mn}, gran_k={gran_k}"
+    if sf.dtype == torch.float32:
+        _check_shape(sf, lead + [ceil_div(mn, gran_mn), sk], f"float32 scales ({dims})")
+        if gran_k == 32 and not disable_ue8m0_cast:
+            b = _ue8m0_bytes(sf, None, "sf")
+            if gran_mn > 1:
+                b = b.repeat_interleave(gran_mn, dim=-2)[..., :mn, :]
+            return _ascend_pack(b)
+        if gran_mn == 1:
+            return get_mn_major_tma_aligned_tensor(sf)
+        if gran_mn != 128:
+            raise ValueError(f"recipe: float32 scales kept in FP32 need gran_mn 1 or 128, got {gran_mn}")
+        per_group = sf[0] if sf.dim() == 3 and sf.size(0) > 0 else sf
+        if not per_group.is_contiguous():
+            raise ValueError(f"sf: 128x{gran_k} block scales must be contiguous (per group), got strides "
+                             f"{tuple(sf.stride())}")
+        return sf
+    int_cols = {torch.int16: ceil_div(sk, 2), torch.int32: ceil_div(sk, 4)}
+    int_cols.update({d: sk for d in _BYTE_SCALES})
+    if sf.dtype not in int_cols:
+        raise TypeError(f"sf: unsupported dtype {sf.dtype}; expected float32, int16 (Ascend layout), "
+                        "int32 (packed UE8M0), uint8 or float8_e8m0fnu")
+    if gran_mn != 1:
+        raise ValueError(f"recipe: {sf.dtype} UE8M0 scales need gran_mn == 1 (one row per scale), got {gran_mn}")
+    expected = lead + [mn, int_cols[sf.dtype]]
+    _check_shape(sf, expected, f"{sf.dtype} scales ({dims})")
+    if sf.dtype == torch.int16:
+        if not is_ascend_sf_layout(sf):
+            raise ValueError(f"sf: int16 scales must be in the Ascend layout ({_ascend_strides_text(expected)}, "
+                             f"32-byte aligned, padded storage), got strides {tuple(sf.stride())}")
+        return sf
+    return _ascend_pack(_ue8m0_bytes(sf, sk, "sf"))
