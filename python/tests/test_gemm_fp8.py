@@ -176,3 +176,31 @@ class TestErrors:
         self.expect(ValueError, "power of two", lambda: dg.fp8_gemm_nt((qa, sa.repeat_interleave(4, 1)),
                                                                        (qb, sb.repeat_interleave(128, 0).repeat_interleave(4, 1)),
                                                                        d, recipe=(1, 1, 32)), d)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float4_e2m1fn_x2"])
+def test_fp4_storage_dtypes(dtype):
+    if not hasattr(torch, dtype):
+        pytest.skip(f"torch has no {dtype}")
+    torch.manual_seed(5)
+    a, b = torch.randn(24, 128), torch.randn(40, 128)
+    qa, sa = dg.per_token_cast_to_fp8(a, True, gran_k=32)
+    qb, sb = dg.per_token_cast_to_fp4(b, True, gran_k=32)
+    ref = torch.empty(24, 40)
+    dg.fp8_gemm_nt((qa, sa), (qb, sb), ref, recipe_a=(1, 32), recipe_b=(1, 32))
+    d = poison_(torch.empty(24, 40))
+    dg.fp8_gemm_nt((qa, sa), (qb.view(getattr(torch, dtype)), sb), d, recipe_a=(1, 32), recipe_b=(1, 32))
+    assert torch.equal(d, ref)
+
+
+def test_prepacked_ascend_scales_pass_through():
+    torch.manual_seed(6)
+    a, b = torch.randn(48, 256), torch.randn(32, 256)
+    qa, sa = dg.per_token_cast_to_fp8(a, True, gran_k=32)
+    qb, sb = dg.per_token_cast_to_fp8(b, True, gran_k=32)
+    pa, pb = dg.get_mn_major_packed_ue8m0x2_tensor(sa), dg.get_mn_major_packed_ue8m0x2_tensor(sb)
+    assert pa.dtype == torch.int16 and pa.stride(-2) == 1
+    d1, d2 = poison_(torch.empty(48, 32)), poison_(torch.empty(48, 32))
+    dg.fp8_gemm_nt((qa, sa), (qb, sb), d1, recipe=(1, 1, 32))
+    dg.fp8_gemm_nt((qa, pa), (qb, pb), d2, recipe=(1, 1, 32))
+    assert torch.equal(d1, d2)
