@@ -198,7 +198,7 @@ def test_quantiser_argument_errors():
     with pytest.raises(TypeError, match="^x: "):
         utils.per_token_cast_to_fp8(x.to(torch.int32), False)
     with pytest.raises(TypeError, match="^x: "):
-        utils.per_token_cast_to_fp8(x.numpy(), False)
+        utils.per_token_cast_to_fp8(x.tolist(), False)
     with pytest.raises(ValueError, match="^x: "):
         utils.per_token_cast_to_fp8(x[None], False)
     with pytest.raises(TypeError, match="^use_ue8m0: "):
