@@ -8,6 +8,15 @@ from . import layout, testing, utils
 from .gemm import bf16_gemm_nn, bf16_gemm_nt, bf16_gemm_tn, bf16_gemm_tt
 from .fp8_gemm import (fp8_fp4_gemm_nn, fp8_fp4_gemm_nt, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt, fp8_gemm_nn, fp8_gemm_nt,
                        fp8_gemm_tn, fp8_gemm_tt)
+from .grouped_gemm import (bf16_m_grouped_gemm_nt_masked, fp8_m_grouped_gemm_nt_masked,
+                           get_k_alignment_for_contiguous_layout, get_m_alignment_for_contiguous_layout,
+                           get_mk_alignment_for_contiguous_layout, get_theoretical_mk_alignment_for_contiguous_layout,
+                           k_grouped_bf16_gemm_tn_contiguous, k_grouped_fp8_gemm_tn_contiguous,
+                           m_grouped_bf16_gemm_nn_contiguous, m_grouped_bf16_gemm_nt_contiguous,
+                           m_grouped_bf16_gemm_nt_masked, m_grouped_fp8_fp4_gemm_nn_contiguous,
+                           m_grouped_fp8_fp4_gemm_nt_contiguous, m_grouped_fp8_fp4_gemm_nt_masked,
+                           m_grouped_fp8_gemm_nn_contiguous, m_grouped_fp8_gemm_nt_contiguous,
+                           m_grouped_fp8_gemm_nt_masked, set_mk_alignment_for_contiguous_layout)
 from .runtime import (get_num_ai_cores, get_num_sms, info, is_checked_mode, set_checked_mode, set_host_isa,
                       set_num_ai_cores, set_num_sms)
 from .utils import *  # noqa: F401,F403  (upstream re-exports every public name of deep_gemm.utils)

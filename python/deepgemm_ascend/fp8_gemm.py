@@ -10,7 +10,7 @@ _DEFAULT_FP32_RECIPE = (1, 128, 128)
 _DEFAULT_PACKED_RECIPE = (1, 1, 128)
 
 
-def _pair(x, arg):
+def pair(x, arg):
     if not (isinstance(x, (tuple, list)) and len(x) == 2):
         raise TypeError(f"{arg}: expected a (tensor, scale factors) pair, got {type(x).__name__}")
     for t, what in zip(x, (arg, f"{arg} scale factors")):
@@ -25,7 +25,7 @@ def _ints(r, n, arg):
     return tuple(r)
 
 
-def _recipes(recipe, recipe_a, recipe_b, sfb):
+def recipes(recipe, recipe_a, recipe_b, sfb):
     """((gran_m, gran_k_a), (gran_n, gran_k_b)) from the upstream arguments."""
     if recipe is not None:
         if recipe_a is not None or recipe_b is not None:
@@ -40,7 +40,7 @@ def _recipes(recipe, recipe_a, recipe_b, sfb):
     return (gm, gk), (gn, gk)
 
 
-def _logical(t, arg):
+def logical_size(t, arg):
     """(rows, cols) of a stored operand; packed FP4 holds two values per byte along the last dimension."""
     if t.dim() != 2:
         raise ValueError(f"{arg}: expected a 2-D tensor, got {t.dim()}-D")
@@ -52,30 +52,31 @@ def _logical(t, arg):
                     f"got {t.dtype}")
 
 
-def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast):
+def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=None):
+    """Scale factors in the layout the kernels take; errors are reported against argument `arg`."""
     from .utils.layout import transform_sf_into_required_layout
 
-    (qa, sfa), (qb, sfb) = _pair(a, "a"), _pair(b, "b")
-    ra, ca = _logical(qa, "a")
-    rb, cb = _logical(qb, "b")
+    try:
+        return transform_sf_into_required_layout(sf, mn, k, recipe_mn_k, num_groups=num_groups,
+                                                 disable_ue8m0_cast=disable_ue8m0_cast)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{arg}: {e}") from None
+
+
+def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast):
+    (qa, sfa), (qb, sfb) = pair(a, "a"), pair(b, "b")
+    ra, ca = logical_size(qa, "a")
+    rb, cb = logical_size(qb, "b")
     ta, tb = layout[0] == "t", layout[1] == "n"
     m, k = (ca, ra) if ta else (ra, ca)
     n, kb = (cb, rb) if tb else (rb, cb)
     if kb != k:
         raise ValueError(f"b: K mismatch: a {tuple(qa.shape)} has K={k} but b {tuple(qb.shape)} has K={kb} "
                          f"(layout {layout}; packed FP4 holds two values per byte)")
-    (gm, gka), (gn, gkb) = _recipes(recipe, recipe_a, recipe_b, sfb)
-
-    def required(sf, mn, recipe_mn_k, arg, transposed):
-        # Scale factors travel in the orientation of their data: bring them to [rows, K blocks].
-        try:
-            return transform_sf_into_required_layout(sf.T if transposed else sf, mn, k, recipe_mn_k,
-                                                     disable_ue8m0_cast=disable_ue8m0_cast)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"{arg}: {e}") from None
-
-    sfa = required(sfa, m, (gm, gka), "sfa", ta)
-    sfb = required(sfb, n, (gn, gkb), "sfb", tb)
+    (gm, gka), (gn, gkb) = recipes(recipe, recipe_a, recipe_b, sfb)
+    # Scale factors travel in the orientation of their data: bring them to [rows, K blocks].
+    sfa = required_scales(sfa.T if ta else sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast)
+    sfb = required_scales(sfb.T if tb else sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast)
     gm = 1 if sfa.dtype != torch.float32 else gm  # packed layouts hold one scale row per row
     gn = 1 if sfb.dtype != torch.float32 else gn
     _C.fp8_fp4_gemm(layout, desc(qa, "a"), desc(sfa, "sfa"), desc(qb, "b"), desc(sfb, "sfb"), desc(d, "d"),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/core/tensor_view.hpp"
@@ -46,6 +47,35 @@ struct ScaleRecipe {
 void fp8_fp4_gemm(const std::string& layout, const TensorView& a, const TensorView& sfa, const TensorView& b,
                   const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe recipe_a,
                   ScaleRecipe recipe_b);
+
+// ---- MoE grouped GEMMs ------------------------------------------------------------------------
+// BF16 when sfa / sfb are null, FP8 / FP4 with scales (as fp8_fp4_gemm) otherwise. D is written in
+// place; rows that belong to no group are left untouched unless stated.
+//
+// M-grouped contiguous: A [M, K]; B [G, N, K] ("nt") or [G, K, N] ("nn"); D [M, N] bf16, no C.
+// grouped_layout int32: [M] group id per row (-1 = padding row), or with use_psum_layout [G] end
+// offsets (group g covers rows [align(end[g-1], alignment), end[g])). Segments start at multiples of
+// get_mk_alignment_for_contiguous_layout(). With use_psum_layout and ensure_zero_padding the gap rows
+// of D are zeroed. SFA [M, SK] (gran_mn 1); SFB [G, ceil(N / gran_n), SK] (or packed per group).
+void m_grouped_gemm_contiguous(const std::string& layout, const TensorView& a, const TensorView* sfa,
+                               const TensorView& b, const TensorView* sfb, const TensorView& d,
+                               const TensorView& grouped_layout, bool use_psum_layout, bool ensure_zero_padding,
+                               ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {});
+// M-grouped masked: A [G, Mmax, K], B [G, N, K], D [G, Mmax, N] bf16; rows m < masked_m[g] of group g
+// are computed, the others left untouched. SFA [G, Mmax, SK], SFB [G, ceil(N / gran_n), SK].
+void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
+                           const TensorView& d, const TensorView& masked_m, int64_t expected_m,
+                           ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {});
+// K-grouped ("tn"): A [sum K, M], B [sum K, N], D and C [G, M, N] float32: D[g] = C[g] + A_g^T B_g,
+// group g owning rows [sum_{h<g} ks[h], + ks[g]). Every ks[g] is a multiple of the mk alignment.
+// FP8 scales (recipe (1, 1, gran_k)): SFA [sum_g ceil(ks[g] / gran_k), M], SFB likewise with N.
+void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
+                    const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c,
+                    ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {});
+
+// Group alignment of contiguous layouts (rows for M-grouped, K for K-grouped); default 128.
+int64_t get_mk_alignment_for_contiguous_layout();
+void set_mk_alignment_for_contiguous_layout(int64_t alignment);
 
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);

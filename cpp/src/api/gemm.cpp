@@ -24,7 +24,8 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}});
   if (api::trivial_gemm(s, d, c)) return;
 
-  kernel::GemmArgs args{api::matrix(a, 16, ta), api::matrix(b, 16, tb), api::epilogue(d, c), {}};
+  const kernel::GemmProblem problem{api::matrix(a, 16, ta), api::matrix(b, 16, tb), api::epilogue(d, c)};
+  kernel::GemmArgs args{&problem, 1, {}};
   api::launch_gemm("bf16_gemm", {s.m, s.n, s.k, 16, 16, 16, int(core::itemsize(d.dtype)), c != nullptr}, args);
 }
 

@@ -1,5 +1,6 @@
 #include "gemm_common.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -13,6 +14,11 @@
 namespace deepgemm_ascend::api {
 
 using core::DType;
+
+namespace {
+constexpr int64_t kMxGranK = 32, kBlockGranK = 128;
+constexpr int kPairPack = 2, kQuadPack = 4;  // UE8M0 bytes per int16 / int32
+}  // namespace
 
 void require_gemm_layout(const std::string& lay) {
   DGA_REQUIRE(lay == "nt" || lay == "nn" || lay == "tn" || lay == "tt", kValue, "layout",
@@ -63,6 +69,55 @@ block::EpilogueArgs epilogue(const core::TensorView& d, const core::TensorView* 
           c != nullptr};
 }
 
+Operand operand(const core::TensorView& t, const char* arg) {
+  api::require_rank(t, arg, 2);
+  switch (t.dtype) {
+    case DType::kFP8E4M3: return {tile::OperandFormat::kE4M3, t.shape[0], t.shape[1]};
+    case DType::kFP8E5M2: return {tile::OperandFormat::kE5M2, t.shape[0], t.shape[1]};
+    case DType::kInt8: case DType::kUInt8: case DType::kFP4E2M1x2:
+      DGA_REQUIRE(t.size(-1) <= 1 || t.stride(-1) == 1, kValue, arg,
+                  "packed FP4 needs a contiguous last dimension (two values per byte), got strides ",
+                  t.strides_str());
+      return {tile::OperandFormat::kE2M1, t.shape[0], t.shape[1] * 2};
+    default:
+      core::fail(core::ErrorKind::kType, arg, "expected float8_e4m3fn, float8_e5m2 or packed FP4 (int8, uint8, ",
+                 "float4_e2m1fn_x2), got ", core::name(t.dtype));
+  }
+}
+
+void check_recipe(const ScaleRecipe& r, const char* arg) {
+  DGA_REQUIRE(r.gran_k == kMxGranK || r.gran_k == kBlockGranK, kValue, arg, "gran_k must be 32 or 128, got ",
+              r.gran_k);
+  DGA_REQUIRE(r.gran_mn >= 1, kValue, arg, "gran_mn must be positive, got ", r.gran_mn);
+}
+
+// Validates a scale tensor for `mn` rows and K = k, and describes it for the kernel.
+layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn, int64_t k, const ScaleRecipe& r) {
+  api::require_rank(sf, arg, 2);
+  const int64_t sk = layout::ceil_div(k, r.gran_k);
+  layout::ScaleRef ref;
+  ref.base = sf.ptr();
+  ref.gran_mn = r.gran_mn;
+  ref.gran_k = r.gran_k;
+  if (sf.dtype == DType::kFP32) {
+    api::require_shape(sf, arg, {layout::ceil_div(mn, r.gran_mn), sk});
+    ref.mn_stride = sf.strides[0];
+    ref.k_stride = sf.strides[1];
+    return ref;
+  }
+  DGA_REQUIRE(sf.dtype == DType::kInt16 || sf.dtype == DType::kInt32, kType, arg,
+              "expected float32 scales or UE8M0 packed into int16 (Ascend) or int32 (upstream), got ",
+              core::name(sf.dtype));
+  DGA_REQUIRE(r.gran_mn == 1, kValue, arg, "packed UE8M0 scales need one scale row per ", "row (gran_mn 1), got ",
+              r.gran_mn);
+  ref.ue8m0 = true;
+  ref.pack = sf.dtype == DType::kInt16 ? kPairPack : kQuadPack;
+  api::require_shape(sf, arg, {mn, layout::ceil_div(sk, ref.pack)});
+  ref.mn_stride = sf.strides[0] * core::itemsize(sf.dtype);
+  ref.k_stride = sf.strides[1] * core::itemsize(sf.dtype);
+  return ref;
+}
+
 namespace {
 void maybe_print(const char* kernel, const heuristics::GemmDesc& desc, const heuristics::GemmConfig& cfg) {
   if (!runtime::print_configs()) return;
@@ -78,6 +133,11 @@ void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs
   auto& backend = runtime::host_backend();
   desc.num_cores = backend.num_ai_cores();
   args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
+  // Grouped launches: as many blocks as there are tiles over all problems, up to the cores.
+  int64_t tiles = 0;
+  for (int64_t p = 0; p < args.num_problems; ++p) tiles += kernel::tile_count(args.problems[p], args.config.tiling);
+  if (tiles == 0) return;
+  args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
   maybe_print(kernel, desc, args.config);
   backend.launch(kernel, args.config.num_blocks, [&args](tile::Core& core) { kernel::gemm(core, args); });
 }

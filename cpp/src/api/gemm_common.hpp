@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
@@ -30,6 +31,17 @@ bool trivial_gemm(const GemmShape& s, const core::TensorView& d, const core::Ten
 
 // Epilogue arguments for D (+ C).
 block::EpilogueArgs epilogue(const core::TensorView& d, const core::TensorView* c);
+
+// A quantised operand: its format and the logical size of the stored tensor (packed axis doubled).
+struct Operand {
+  tile::OperandFormat fmt;
+  int64_t rows, cols;
+};
+Operand operand(const core::TensorView& t, const char* arg);  // 2-D fp8 or packed fp4
+
+void check_recipe(const ScaleRecipe& r, const char* arg);
+// Validates a 2-D scale tensor for `mn` rows and K = k, and describes it for the kernel.
+layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn, int64_t k, const ScaleRecipe& r);
 
 // Chooses the config for `desc` (printing it once with DG_PRINT_CONFIGS=1) and runs the kernel.
 void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args);

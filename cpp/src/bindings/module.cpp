@@ -166,6 +166,48 @@ NB_MODULE(_C, m) {
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"),
       nb::arg("c").none(), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+  auto opt_view = [](const std::optional<TensorDesc>& t, const char* arg) {
+    return t ? std::optional(view(*t, arg)) : std::nullopt;
+  };
+  m.def(
+      "m_grouped_gemm_contiguous",
+      [opt_view](const std::string& layout, const TensorDesc& a, const std::optional<TensorDesc>& sfa,
+                 const TensorDesc& b, const std::optional<TensorDesc>& sfb, const TensorDesc& d,
+                 const TensorDesc& grouped_layout, bool use_psum_layout, bool ensure_zero_padding, int64_t gran_m,
+                 int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b) {
+        const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vg = view(grouped_layout, "grouped_layout");
+        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
+        dga::m_grouped_gemm_contiguous(layout, va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, vg,
+                                       use_psum_layout, ensure_zero_padding, {gran_m, gran_k_a}, {gran_n, gran_k_b});
+      },
+      nb::arg("layout"), nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"),
+      nb::arg("grouped_layout"), nb::arg("use_psum_layout"), nb::arg("ensure_zero_padding"), nb::arg("gran_m"),
+      nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+  m.def(
+      "m_grouped_gemm_masked",
+      [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
+                 const std::optional<TensorDesc>& sfb, const TensorDesc& d, const TensorDesc& masked_m,
+                 int64_t expected_m, int64_t gran_m, int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b) {
+        const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vm = view(masked_m, "masked_m");
+        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
+        dga::m_grouped_gemm_masked(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, vm, expected_m,
+                                   {gran_m, gran_k_a}, {gran_n, gran_k_b});
+      },
+      nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("masked_m"),
+      nb::arg("expected_m"), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+  m.def(
+      "k_grouped_gemm",
+      [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
+                 const std::optional<TensorDesc>& sfb, const TensorDesc& d, const std::vector<int64_t>& ks,
+                 const TensorDesc& c, int64_t gran_k) {
+        const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vc = view(c, "c");
+        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
+        dga::k_grouped_gemm(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, ks, vc, {1, gran_k}, {1, gran_k});
+      },
+      nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("ks"),
+      nb::arg("c"), nb::arg("gran_k"), Guard());
+  m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
+  m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(
       "to_fractal",
       [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {

@@ -19,15 +19,14 @@ uint32_t l1_stage_bytes(const heuristics::GemmTiling& t, const Operands& ops, ui
 uint32_t l0_bytes(int64_t rows, int64_t k) { return uint32_t(align_up(rows, tile::kCubeBlock) * k * kL0Bits / 8); }
 }  // namespace
 
-BlockMmad::BlockMmad(tile::Core& core, const heuristics::GemmTiling& t, const Operands& ops, const Scaling& scaling)
+BlockMmad::BlockMmad(tile::Core& core, const heuristics::GemmTiling& t, const Operands& ops, bool scaled)
     : core_(core),
       t_(t),
       ops_(ops),
-      scaling_(scaling),
       l1_(core, Pos::kL1, l1_stage_bytes(t, ops, &l1_a_bytes_), Pipe::kMTE2, Pipe::kMTE1, "l1"),
       l0a_(core, Pos::kL0A, l0_bytes(t.block_m, t.l0_k), Pipe::kMTE1, Pipe::kM, "l0a"),
       l0b_(core, Pos::kL0B, l0_bytes(t.block_n, t.l0_k), Pipe::kMTE1, Pipe::kM, "l0b") {
-  if (scaling_.enabled) {
+  if (scaled) {
     row_scale_.resize(size_t(t.block_m));
     col_scale_.resize(size_t(t.block_n));
   }
@@ -77,8 +76,11 @@ void BlockMmad::compute_l1(const L1Step& s, const tile::LocalTile& l1, const til
   }
 }
 
-void BlockMmad::operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, int64_t m0, int64_t n0,
-                           const tile::LocalTile& l0c, const tile::L0CGeometry& c_g) {
+void BlockMmad::operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling,
+                           int64_t m0, int64_t n0, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g) {
+  scaling_ = scaling;
+  if (scaling_.enabled && row_scale_.empty())
+    core_.violation("BlockMmad built for unscaled operands was given scales");
   rows_ = a.rows;
   cols_ = b.rows;
   m0_ = m0;

@@ -38,12 +38,12 @@ class BlockMmad {
   static constexpr int kL1Stages = 2;
   static constexpr int kL0Stages = 2;
 
-  BlockMmad(tile::Core& core, const heuristics::GemmTiling& t, const Operands& ops, const Scaling& scaling);
+  BlockMmad(tile::Core& core, const heuristics::GemmTiling& t, const Operands& ops, bool scaled);
 
-  // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the global rows of
-  // a and b (for the scales).
-  void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, int64_t m0, int64_t n0,
-                  const tile::LocalTile& l0c, const tile::L0CGeometry& c_g);
+  // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the rows of a and b in
+  // the scale tensors of `scaling` (ignored when not enabled).
+  void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling, int64_t m0,
+                  int64_t n0, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g);
 
  private:
   struct L1Step {
@@ -58,7 +58,7 @@ class BlockMmad {
   tile::Core& core_;
   heuristics::GemmTiling t_;
   Operands ops_;
-  Scaling scaling_;
+  Scaling scaling_;  // of the tile in progress
   uint32_t l1_a_bytes_;
   tile::StageRing<kL1Stages> l1_;
   tile::StageRing<kL0Stages> l0a_;

@@ -22,6 +22,14 @@ struct ScaleRef {
   int64_t gran_mn = 1;
   int64_t gran_k = 128;
 
+  // The same scales seen from row `r` on (r a multiple of gran_mn) and K block `kb` on.
+  ScaleRef shifted(int64_t r, int64_t kb = 0) const {
+    ScaleRef s = *this;
+    const int64_t unit = ue8m0 ? 1 : int64_t(sizeof(float));
+    s.base = static_cast<const uint8_t*>(base) + ((r / gran_mn) * mn_stride + (kb / pack) * k_stride) * unit;
+    return s;
+  }
+
   // Scale of logical row `mn` (before dividing by gran_mn) and K block `kb`.
   float at(int64_t mn, int64_t kb) const {
     const int64_t r = mn / gran_mn;

@@ -1,0 +1,292 @@
+// MoE grouped GEMM entry points: every group becomes one problem of the GEMM kernel.
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "deepgemm_ascend/api.hpp"
+#include "gemm_common.hpp"
+#include "validate.hpp"
+
+namespace deepgemm_ascend {
+
+using core::DType;
+using core::ErrorKind;
+
+namespace {
+
+constexpr int64_t kDefaultMkAlignment = 128;
+constexpr int64_t kKAlignmentUnit = 32;  // K-grouped alignments are multiples of the MX block
+std::atomic<int64_t> g_mk_alignment{kDefaultMkAlignment};
+
+// Group g of a tensor with a leading group dimension, as a tensor of one dimension less.
+TensorView group_view(const TensorView& t, int64_t g) {
+  TensorView v = t;
+  v.offset += g * t.strides[0];
+  v.ndim = t.ndim - 1;
+  for (int i = 0; i < v.ndim; ++i) {
+    v.shape[i] = t.shape[i + 1];
+    v.strides[i] = t.strides[i + 1];
+  }
+  return v;
+}
+
+// A contiguous int32 vector of n entries, read on the host.
+std::vector<int64_t> read_int32(const TensorView& t, const char* arg, int64_t n) {
+  api::require_dtype(t, arg, {DType::kInt32});
+  DGA_REQUIRE(t.ndim == 1 && t.shape[0] == n, kValue, arg, "expected shape [", n, "], got ", t.shape_str());
+  DGA_REQUIRE(t.is_contiguous(), kValue, arg, "must be contiguous, got strides ", t.strides_str());
+  const auto* p = t.as<const int32_t>();
+  return std::vector<int64_t>(p, p + n);
+}
+
+// Operand formats: bf16 without scales, fp8 / fp4 (api::operand) with them.
+struct Formats {
+  bool scaled;
+  api::Operand a, b;  // b: one group (2-D view)
+};
+
+Formats formats(const TensorView& a2, const TensorView* sfa, const TensorView& b2, const TensorView* sfb) {
+  DGA_REQUIRE((sfa == nullptr) == (sfb == nullptr), kValue, sfa ? "sfb" : "sfa",
+              "give scale factors for both operands (FP8 / FP4) or for neither (BF16)");
+  if (sfa) return {true, api::operand(a2, "a"), api::operand(b2, "b")};
+  api::require_dtype(a2, "a", {DType::kBF16});
+  api::require_dtype(b2, "b", {DType::kBF16});
+  return {false, {tile::OperandFormat::kBF16, a2.shape[0], a2.shape[1]},
+          {tile::OperandFormat::kBF16, b2.shape[0], b2.shape[1]}};
+}
+
+struct Segment {
+  int64_t group, start, rows;
+};
+
+std::vector<Segment> contiguous_segments(const std::vector<int64_t>& ids, int64_t groups, int64_t align) {
+  std::vector<Segment> segs;
+  for (int64_t r = 0; r < int64_t(ids.size());) {
+    const int64_t g = ids[size_t(r)];
+    DGA_REQUIRE(g >= -1 && g < groups, kValue, "grouped_layout", "row ", r, " has group id ", g, ", expected -1 or [0, ",
+                groups, ")");
+    int64_t e = r + 1;
+    while (e < int64_t(ids.size()) && ids[size_t(e)] == g) ++e;
+    if (g >= 0) {
+      DGA_REQUIRE(r % align == 0, kValue, "grouped_layout", "group ", g, " starts at row ", r,
+                  ", which is not a multiple of the alignment ", align);
+      segs.push_back({g, r, e - r});
+    }
+    r = e;
+  }
+  return segs;
+}
+
+std::vector<Segment> psum_segments(const std::vector<int64_t>& ends, int64_t m, int64_t align) {
+  std::vector<Segment> segs;
+  int64_t prev = 0;
+  for (int64_t g = 0; g < int64_t(ends.size()); ++g) {
+    const int64_t start = layout::align_up(prev, align), end = ends[size_t(g)];
+    DGA_REQUIRE(end >= prev && end <= m && (end == start || end > start), kValue, "grouped_layout", "end offset ",
+                end, " of group ", g, " is out of order or beyond M = ", m);
+    if (end > start) segs.push_back({g, start, end - start});
+    prev = end;
+  }
+  return segs;
+}
+
+void zero_rows(const TensorView& d, int64_t begin, int64_t end) {
+  const auto dm = api::mut_matrix(d);
+  for (int64_t r = begin; r < end; ++r)
+    for (int64_t c = 0; c < dm.cols; ++c) dm.set(r, c, 0u);
+}
+
+void launch(const char* name, const std::vector<kernel::GemmProblem>& problems, const Formats& f, int64_t avg_m,
+            int64_t n, int64_t k, int d_bytes, bool acc, int64_t promote_k) {
+  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}, {f.a.fmt, f.b.fmt}, f.scaled};
+  if (problems.empty()) return;
+  api::launch_gemm(name,
+                   {std::max<int64_t>(avg_m, 1), n, k, tile::operand_bits(f.a.fmt), tile::operand_bits(f.b.fmt), 16,
+                    d_bytes, acc, 1, f.scaled ? promote_k : 0},
+                   args);
+}
+
+}  // namespace
+
+int64_t get_mk_alignment_for_contiguous_layout() { return g_mk_alignment.load(); }
+void set_mk_alignment_for_contiguous_layout(int64_t alignment) {
+  DGA_REQUIRE(alignment > 0 && alignment % tile::kCubeBlock == 0, kValue, "alignment",
+              "must be a positive multiple of ", tile::kCubeBlock, ", got ", alignment);
+  g_mk_alignment.store(alignment);
+}
+
+void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, const TensorView* sfa, const TensorView& b,
+                               const TensorView* sfb, const TensorView& d, const TensorView& grouped_layout,
+                               bool use_psum_layout, bool ensure_zero_padding, ScaleRecipe ra, ScaleRecipe rb) {
+  DGA_REQUIRE(lay == "nt" || lay == "nn", kValue, "layout", "expected nt or nn, got '", lay, "'");
+  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"grouped_layout", &grouped_layout}});
+  api::require_host(a, "a");
+  api::require_rank(a, "a", 2);
+  api::require_rank(b, "b", 3);
+  const bool tb = lay[1] == 'n';
+  const int64_t groups = b.shape[0];
+  const Formats f = formats(a, sfa, group_view(b, 0), sfb);
+  const int64_t m = f.a.rows, k = f.a.cols, n = tb ? f.b.cols : f.b.rows, kb = tb ? f.b.rows : f.b.cols;
+  DGA_REQUIRE(kb == k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", k, " but b ", b.shape_str(),
+              " has K=", kb);
+  DGA_REQUIRE(groups > 0 && n > 0 && k > 0, kValue, "b", "needs G, N and K > 0, got shape ", b.shape_str());
+  api::require_dtype(d, "d", {DType::kBF16});
+  api::validate_output(d, nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}, {"grouped_layout", &grouped_layout}});
+  const int64_t align = get_mk_alignment_for_contiguous_layout();
+  const auto segs = use_psum_layout ? psum_segments(read_int32(grouped_layout, "grouped_layout", groups), m, align)
+                                    : contiguous_segments(read_int32(grouped_layout, "grouped_layout", m), groups, align);
+  layout::ScaleRef sa;
+  std::vector<layout::ScaleRef> sb;
+  if (f.scaled) {
+    api::check_recipe(ra, "recipe_a");
+    api::check_recipe(rb, "recipe_b");
+    DGA_REQUIRE(ra.gran_mn == 1, kValue, "recipe_a", "M-grouped GEMMs need per-row A scales (gran_m 1)");
+    sa = api::scales(*sfa, "sfa", m, k, ra);
+    api::require_rank(*sfb, "sfb", 3);
+    DGA_REQUIRE(sfb->shape[0] == groups, kValue, "sfb", "expected ", groups, " groups, got ", sfb->shape_str());
+    for (int64_t g = 0; g < groups; ++g) sb.push_back(api::scales(group_view(*sfb, g), "sfb", n, k, rb));
+  }
+  if (m == 0) return;
+  const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
+  const layout::MatrixRef am = api::matrix(a, a_bits, false);
+  const block::EpilogueArgs epi = api::epilogue(d, nullptr);
+  std::vector<kernel::GemmProblem> problems;
+  int64_t covered = 0;
+  for (const Segment& s : segs) {
+    block::EpilogueArgs e = epi;
+    e.d = epi.d.block(s.start, 0, s.rows, n);
+    block::Scaling sc{};
+    if (f.scaled) sc = {true, sa.shifted(s.start), sb[size_t(s.group)]};
+    problems.push_back({am.block(s.start, 0, s.rows, k), api::matrix(group_view(b, s.group), b_bits, tb), e, sc});
+    covered += s.rows;
+  }
+  if (use_psum_layout && ensure_zero_padding) {
+    // Gap rows between a group's end and the next aligned start.
+    for (size_t i = 0; i < segs.size(); ++i) {
+      const int64_t end = segs[i].start + segs[i].rows;
+      zero_rows(d, end, std::min(m, i + 1 < segs.size() ? segs[i + 1].start : layout::align_up(end, align)));
+    }
+  }
+  launch("m_grouped_gemm_contiguous", problems, f, covered / std::max<int64_t>(1, int64_t(segs.size())), n, k, 2,
+         false, std::min(ra.gran_k, rb.gran_k));
+}
+
+void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
+                           const TensorView& d, const TensorView& masked_m, int64_t expected_m, ScaleRecipe ra,
+                           ScaleRecipe rb) {
+  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"masked_m", &masked_m}});
+  api::require_host(a, "a");
+  api::require_rank(a, "a", 3);
+  api::require_rank(b, "b", 3);
+  api::require_rank(d, "d", 3);
+  const int64_t groups = a.shape[0];
+  DGA_REQUIRE(b.shape[0] == groups, kValue, "b", "expected ", groups, " groups like a, got ", b.shape_str());
+  const Formats f = formats(group_view(a, 0), sfa, group_view(b, 0), sfb);
+  const int64_t m_max = f.a.rows, k = f.a.cols, n = f.b.rows;
+  DGA_REQUIRE(f.b.cols == k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", k, " but b ", b.shape_str(),
+              " has K=", f.b.cols);
+  DGA_REQUIRE(expected_m > 0, kValue, "expected_m", "must be positive, got ", expected_m);
+  api::require_dtype(d, "d", {DType::kBF16});
+  api::require_shape(d, "d", {groups, m_max, n});
+  for (int64_t g = 0; g < groups; ++g)
+    api::validate_output(group_view(d, g), nullptr, m_max, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb},
+                                                               {"masked_m", &masked_m}});
+  const auto rows = read_int32(masked_m, "masked_m", groups);
+  for (int64_t g = 0; g < groups; ++g)
+    DGA_REQUIRE(rows[size_t(g)] >= 0 && rows[size_t(g)] <= m_max, kValue, "masked_m", "group ", g, " has ",
+                rows[size_t(g)], " rows, outside [0, ", m_max, "]");
+  std::vector<kernel::GemmProblem> problems;
+  std::vector<block::Scaling> scaling(static_cast<size_t>(groups));
+  if (f.scaled) {
+    api::check_recipe(ra, "recipe_a");
+    api::check_recipe(rb, "recipe_b");
+    api::require_rank(*sfa, "sfa", 3);
+    api::require_rank(*sfb, "sfb", 3);
+    DGA_REQUIRE(sfa->shape[0] == groups, kValue, "sfa", "expected ", groups, " groups, got ", sfa->shape_str());
+    DGA_REQUIRE(sfb->shape[0] == groups, kValue, "sfb", "expected ", groups, " groups, got ", sfb->shape_str());
+    for (int64_t g = 0; g < groups; ++g)
+      scaling[size_t(g)] = {true, api::scales(group_view(*sfa, g), "sfa", m_max, k, ra),
+                            api::scales(group_view(*sfb, g), "sfb", n, k, rb)};
+  }
+  const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t r = rows[size_t(g)];
+    if (r == 0) continue;  // an empty group costs nothing
+    block::EpilogueArgs e = api::epilogue(group_view(d, g), nullptr);
+    e.d = e.d.block(0, 0, r, n);
+    problems.push_back({api::matrix(group_view(a, g), a_bits, false).block(0, 0, r, k),
+                        api::matrix(group_view(b, g), b_bits, false), e, scaling[size_t(g)]});
+  }
+  launch("m_grouped_gemm_masked", problems, f, expected_m, n, k, 2, false, std::min(ra.gran_k, rb.gran_k));
+}
+
+void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
+                    const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c, ScaleRecipe ra,
+                    ScaleRecipe rb) {
+  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c}});
+  api::require_host(a, "a");
+  api::require_rank(a, "a", 2);
+  api::require_rank(b, "b", 2);
+  api::require_rank(d, "d", 3);
+  const Formats f = formats(a, sfa, b, sfb);
+  const int64_t groups = int64_t(ks.size()), sum_k = f.a.rows, m = f.a.cols, n = f.b.cols;
+  DGA_REQUIRE(groups > 0, kValue, "ks", "needs at least one group");
+  DGA_REQUIRE(f.b.rows == sum_k, kValue, "b", "expected ", sum_k, " rows (sum of K) like a, got ", b.shape_str());
+  api::require_dtype(d, "d", {DType::kFP32});
+  api::require_shape(d, "d", {groups, m, n});
+  api::require_dtype(c, "c", {DType::kFP32});
+  api::require_shape(c, "c", {groups, m, n});
+  const int64_t align = get_mk_alignment_for_contiguous_layout();
+  DGA_REQUIRE(align % kKAlignmentUnit == 0, kValue, "alignment", "K-grouped layouts need an alignment that is a ",
+              "multiple of ", kKAlignmentUnit, ", got ", align);
+  int64_t total = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    DGA_REQUIRE(ks[size_t(g)] >= 0 && ks[size_t(g)] % align == 0, kValue, "ks", "group ", g, " has K = ",
+                ks[size_t(g)], ", which is not a non-negative multiple of the alignment ", align);
+    total += ks[size_t(g)];
+  }
+  DGA_REQUIRE(total == sum_k, kValue, "ks", "sums to ", total, " but a and b have ", sum_k, " rows");
+  int64_t sf_rows = 0;
+  if (f.scaled) {
+    api::check_recipe(ra, "recipe_a");
+    api::check_recipe(rb, "recipe_b");
+    DGA_REQUIRE(ra.gran_k == rb.gran_k, kValue, "recipe_b", "K-grouped GEMMs need one gran_k for both sides");
+    for (int64_t kg : ks) sf_rows += layout::ceil_div(kg, ra.gran_k);
+    api::require_dtype(*sfa, "sfa", {DType::kFP32});
+    api::require_dtype(*sfb, "sfb", {DType::kFP32});
+    api::require_shape(*sfa, "sfa", {sf_rows, m});
+    api::require_shape(*sfb, "sfb", {sf_rows, n});
+  }
+  for (int64_t g = 0; g < groups; ++g) {
+    api::validate_output(group_view(d, g), nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}});
+    const TensorView cg = group_view(c, g);
+    api::validate_output(group_view(d, g), &cg, m, n, {});
+  }
+  const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
+  std::vector<kernel::GemmProblem> problems;
+  int64_t k0 = 0, r0 = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t kg = ks[size_t(g)];
+    const TensorView dg = group_view(d, g), cg = group_view(c, g);
+    if (kg == 0) {  // an empty group leaves D[g] = C[g]
+      api::trivial_gemm({m, n, 0}, dg, &cg);
+      continue;
+    }
+    block::Scaling s{};
+    if (f.scaled) {
+      // Per-group K blocks, rows of the scale tensors; element (mn, kb) at row r0 + kb, column mn.
+      const auto ref = [&](const TensorView& sf, int64_t gran_k) {
+        return layout::ScaleRef{static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0], false, 1, sf.strides[1],
+                                sf.strides[0], 1, gran_k};
+      };
+      s = {true, ref(*sfa, ra.gran_k), ref(*sfb, rb.gran_k)};
+      r0 += layout::ceil_div(kg, ra.gran_k);
+    }
+    problems.push_back({api::matrix(a, a_bits, true).block(0, k0, m, kg), api::matrix(b, b_bits, true).block(0, k0, n, kg),
+                        api::epilogue(dg, &cg), s});
+    k0 += kg;
+  }
+  launch("k_grouped_gemm", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, ra.gran_k);
+}
+
+}  // namespace deepgemm_ascend

@@ -1,0 +1,228 @@
+"""MoE grouped GEMMs against per-group float64 references."""
+import pytest
+import torch
+
+import deepgemm_ascend as dg
+from deepgemm_ascend.testing import calc_diff, poison_
+
+ALIGN = 128
+
+
+def contiguous_layout(sizes, align=ALIGN):
+    """Per-row group ids (-1 padding) and the [start, end) of every group, groups aligned."""
+    ids, spans, row = [], [], 0
+    for g, s in enumerate(sizes):
+        padded = (s + align - 1) // align * align
+        ids += [g] * s + [-1] * (padded - s)
+        spans.append((row, row + s))
+        row += padded
+    return torch.tensor(ids, dtype=torch.int32), spans
+
+
+def expand(sf, gran_mn, gran_k, rows, cols):
+    return sf.repeat_interleave(gran_mn, 0)[:rows].repeat_interleave(gran_k, 1)[:, :cols]
+
+
+@pytest.mark.parametrize("layout", ["nt", "nn"])
+def test_bf16_contiguous_uneven_and_empty_groups(layout):
+    torch.manual_seed(0)
+    sizes, n, k = [130, 0, 7, 256, 1], 96, 160
+    ids, spans = contiguous_layout(sizes)
+    m, g = ids.numel(), len(sizes)
+    a = torch.randn(m, k).bfloat16()
+    a[ids < 0] = 0
+    b = torch.randn(g, n, k).bfloat16()
+    d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
+    fn = dg.m_grouped_bf16_gemm_nt_contiguous if layout == "nt" else dg.m_grouped_bf16_gemm_nn_contiguous
+    fn(a, b if layout == "nt" else b.transpose(1, 2).contiguous(), d, ids)
+    for gi, (s, e) in enumerate(spans):
+        if e > s:
+            assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-5
+    assert torch.isnan(d[ids < 0].float()).all(), "padding rows of D must be left untouched"
+
+
+@pytest.mark.parametrize("ensure_zero_padding", [True, False])
+def test_bf16_contiguous_psum_layout(ensure_zero_padding):
+    torch.manual_seed(1)
+    sizes, n, k = [100, 128, 0, 33], 64, 128
+    ends, starts, row = [], [], 0
+    for s in sizes:
+        start = (row + ALIGN - 1) // ALIGN * ALIGN
+        starts.append(start)
+        row = start + s
+        ends.append(row)
+    m = (row + ALIGN - 1) // ALIGN * ALIGN + 16   # M may exceed the last aligned end
+    a, b = torch.randn(m, k).bfloat16(), torch.randn(len(sizes), n, k).bfloat16()
+    d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
+    dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, torch.tensor(ends, dtype=torch.int32), use_psum_layout=True,
+                                         ensure_zero_padding=ensure_zero_padding)
+    for gi, (s, e) in enumerate(zip(starts, ends)):
+        if e > s:
+            assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-5
+    gap = d[ends[0]:starts[1]].float()
+    assert (gap == 0).all() if ensure_zero_padding else torch.isnan(gap).all()
+    assert torch.isnan(d[-16:].float()).all(), "rows beyond the last group are untouched"
+
+
+def fp8_operands(m, g, n, k):
+    a, b = torch.randn(m, k), torch.randn(g, n, k)
+    qa, sa = dg.per_token_cast_to_fp8(a, False)
+    qb, sb = zip(*[dg.per_block_cast_to_fp8(b[i], False) for i in range(g)])
+    qb, sb = torch.stack(qb), torch.stack(sb)
+    deq_a = qa.double() * expand(sa.double(), 1, 128, m, k)
+    deq_b = [qb[i].double() * expand(sb[i].double(), 128, 128, n, k) for i in range(g)]
+    return (qa, sa), (qb, sb), deq_a, deq_b, a, b
+
+
+def test_fp8_contiguous():
+    torch.manual_seed(2)
+    sizes, n, k = [64, 200, 0, 128], 256, 384
+    ids, spans = contiguous_layout(sizes)
+    (qa, sa), (qb, sb), deq_a, deq_b, a, b = fp8_operands(ids.numel(), len(sizes), n, k)
+    d = poison_(torch.empty(ids.numel(), n, dtype=torch.bfloat16))
+    dg.m_grouped_fp8_gemm_nt_contiguous((qa, sa), (qb, sb), d, ids)
+    for gi, (s, e) in enumerate(spans):
+        if e > s:
+            assert calc_diff(d[s:e], deq_a[s:e] @ deq_b[gi].T) < 1e-5
+            assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-3
+
+
+def test_bf16_masked():
+    torch.manual_seed(3)
+    g, m_max, n, k = 6, 64, 80, 192
+    masked = torch.tensor([0, 1, 17, 64, 33, 5], dtype=torch.int32)
+    a, b = torch.randn(g, m_max, k).bfloat16(), torch.randn(g, n, k).bfloat16()
+    d = poison_(torch.empty(g, m_max, n, dtype=torch.bfloat16))
+    dg.m_grouped_bf16_gemm_nt_masked(a, b, d, masked, expected_m=20)
+    for gi in range(g):
+        r = int(masked[gi])
+        if r:
+            assert calc_diff(d[gi, :r], a[gi, :r].double() @ b[gi].double().T) < 1e-5
+        assert torch.isnan(d[gi, r:].float()).all(), "rows beyond masked_m must be untouched"
+    assert dg.bf16_m_grouped_gemm_nt_masked is dg.m_grouped_bf16_gemm_nt_masked
+
+
+def test_fp8_masked():
+    torch.manual_seed(4)
+    g, m_max, n, k = 4, 32, 128, 256
+    masked = torch.tensor([32, 0, 9, 20], dtype=torch.int32)
+    a, b = torch.randn(g, m_max, k), torch.randn(g, n, k)
+    qa, sa = zip(*[dg.per_token_cast_to_fp8(a[i], False) for i in range(g)])
+    qb, sb = zip(*[dg.per_block_cast_to_fp8(b[i], False) for i in range(g)])
+    qa, sa, qb, sb = torch.stack(qa), torch.stack(sa), torch.stack(qb), torch.stack(sb)
+    d = poison_(torch.empty(g, m_max, n, dtype=torch.bfloat16))
+    dg.m_grouped_fp8_gemm_nt_masked((qa, sa), (qb, sb), d, masked, expected_m=16)
+    for gi in range(g):
+        r = int(masked[gi])
+        if r:
+            deq_a = qa[gi, :r].double() * expand(sa[gi, :r].double(), 1, 128, r, k)
+            deq_b = qb[gi].double() * expand(sb[gi].double(), 128, 128, n, k)
+            assert calc_diff(d[gi, :r], deq_a @ deq_b.T) < 1e-5
+        assert torch.isnan(d[gi, r:].float()).all()
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_bf16_k_grouped(in_place):
+    torch.manual_seed(5)
+    ks, m, n = [128, 0, 256, 384], 96, 72
+    a, b = torch.randn(sum(ks), m).bfloat16(), torch.randn(sum(ks), n).bfloat16()
+    c = torch.randn(len(ks), m, n) * 32
+    d = c.clone() if in_place else poison_(torch.empty(len(ks), m, n))
+    dg.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, torch.tensor(ks, dtype=torch.int32), c=d if in_place else c)
+    k0 = 0
+    for gi, kg in enumerate(ks):
+        ref = c[gi].double() + a[k0:k0 + kg].double().T @ b[k0:k0 + kg].double()
+        if kg == 0:
+            assert torch.equal(d[gi], c[gi])
+        else:
+            assert calc_diff(d[gi], ref) < 1e-5
+        k0 += kg
+
+
+def test_fp8_k_grouped():
+    torch.manual_seed(6)
+    ks, m, n = [256, 128, 0, 384], 64, 96
+    a, b = torch.randn(sum(ks), m), torch.randn(sum(ks), n)
+    qa, sa, qb, sb, k0 = [], [], [], [], 0
+    for kg in ks:
+        if kg:
+            for x, q, s in ((a, qa, sa), (b, qb, sb)):
+                qx, sx = dg.per_channel_cast_to_fp8(x[k0:k0 + kg], False)
+                q.append(qx)
+                s.append(sx)
+        k0 += kg
+    qa, sa, qb, sb = torch.cat(qa), torch.cat(sa), torch.cat(qb), torch.cat(sb)
+    c = torch.randn(len(ks), m, n)
+    d = poison_(torch.empty(len(ks), m, n))
+    dg.k_grouped_fp8_gemm_tn_contiguous((qa, sa), (qb, sb), d, ks, torch.tensor(ks, dtype=torch.int32), c=c)
+    deq_a = qa.double() * sa.double().repeat_interleave(128, 0)
+    deq_b = qb.double() * sb.double().repeat_interleave(128, 0)
+    k0 = 0
+    for gi, kg in enumerate(ks):
+        ref = c[gi].double() + deq_a[k0:k0 + kg].T @ deq_b[k0:k0 + kg]
+        assert calc_diff(d[gi], ref) < 1e-5 if kg else torch.equal(d[gi], c[gi])
+        k0 += kg
+
+
+def test_alignment_knobs():
+    assert dg.get_mk_alignment_for_contiguous_layout() == 128
+    assert dg.get_m_alignment_for_contiguous_layout() == dg.get_k_alignment_for_contiguous_layout() == 128
+    assert dg.get_theoretical_mk_alignment_for_contiguous_layout() == 128
+    assert dg.get_theoretical_mk_alignment_for_contiguous_layout(20) == 32
+    try:
+        dg.set_mk_alignment_for_contiguous_layout(64)
+        torch.manual_seed(7)
+        ids, spans = contiguous_layout([70, 10], align=64)
+        a, b = torch.randn(ids.numel(), 64).bfloat16(), torch.randn(2, 32, 64).bfloat16()
+        d = poison_(torch.empty(ids.numel(), 32, dtype=torch.bfloat16))
+        dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids)
+        for gi, (s, e) in enumerate(spans):
+            assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-5
+        with pytest.raises(ValueError, match="alignment"):
+            dg.set_mk_alignment_for_contiguous_layout(20)
+    finally:
+        dg.set_mk_alignment_for_contiguous_layout(128)
+
+
+class TestErrors:
+    def expect(self, exc, pattern, fn, d):
+        before = d.clone()
+        with pytest.raises(exc, match=pattern):
+            fn()
+        assert torch.equal(d.view(torch.int16) if d.dtype == torch.bfloat16 else d,
+                           before.view(torch.int16) if before.dtype == torch.bfloat16 else before)
+
+    def test_contiguous(self):
+        a, b = torch.randn(256, 64).bfloat16(), torch.randn(2, 32, 64).bfloat16()
+        d = torch.full((256, 32), 7.0).bfloat16()
+        misaligned = torch.tensor([0] * 100 + [1] * 156, dtype=torch.int32)
+        self.expect(ValueError, r"^grouped_layout: group 1 starts at row 100",
+                    lambda: dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, misaligned), d)
+        out_of_range = torch.tensor([0] * 128 + [2] * 128, dtype=torch.int32)
+        self.expect(ValueError, r"^grouped_layout: row 128 has group id 2",
+                    lambda: dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, out_of_range), d)
+        ids = torch.tensor([0] * 128 + [1] * 128, dtype=torch.int32)
+        self.expect(ValueError, r"^b: expected a 3-D",
+                    lambda: dg.m_grouped_bf16_gemm_nt_contiguous(a, b[0], d, ids), d)
+        self.expect(TypeError, r"^grouped_layout: expected dtype int32",
+                    lambda: dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids.long()), d)
+        self.expect(ValueError, r"^expected_m_for_psum_layout",
+                    lambda: dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids, expected_m_for_psum_layout=4), d)
+
+    def test_masked(self):
+        a, b = torch.randn(2, 16, 64).bfloat16(), torch.randn(2, 32, 64).bfloat16()
+        d = torch.full((2, 16, 32), 7.0).bfloat16()
+        self.expect(ValueError, r"^masked_m: group 1 has 17 rows",
+                    lambda: dg.m_grouped_bf16_gemm_nt_masked(a, b, d, torch.tensor([3, 17], dtype=torch.int32), 8), d)
+        self.expect(ValueError, r"^expected_m",
+                    lambda: dg.m_grouped_bf16_gemm_nt_masked(a, b, d, torch.tensor([3, 1], dtype=torch.int32), 0), d)
+
+    def test_k_grouped(self):
+        a, b = torch.randn(256, 32).bfloat16(), torch.randn(256, 16).bfloat16()
+        c = torch.zeros(2, 32, 16)
+        d = torch.full((2, 32, 16), 7.0)
+        self.expect(ValueError, r"^ks: group 0 has K = 100",
+                    lambda: dg.k_grouped_bf16_gemm_tn_contiguous(a, b, d, [100, 156], None, c=c), d)
+        self.expect(ValueError, r"^c: ", lambda: dg.k_grouped_bf16_gemm_tn_contiguous(a, b, d, [128, 128], None), d)
+        self.expect(ValueError, r"^ks: sums to",
+                    lambda: dg.k_grouped_bf16_gemm_tn_contiguous(a, b, d, [128, 256], None, c=c), d)
