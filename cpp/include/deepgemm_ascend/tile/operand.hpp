@@ -12,7 +12,4 @@ constexpr int operand_bits(OperandFormat f) {
   return f == OperandFormat::kBF16 ? 16 : f == OperandFormat::kE2M1 ? 4 : 8;
 }
 
-// bf16 bit patterns of every code of an 8- or 4-bit format (256 or 16 entries); null for bf16.
-const uint16_t* widen_table(OperandFormat f);
-
 }  // namespace deepgemm_ascend::tile
