@@ -56,6 +56,17 @@ def _int_at_least(lo: int):
     return parse
 
 
+def _parse_recipes(text: str) -> List[str]:
+    from .bench.fp8 import RECIPES
+
+    names = _parse_list(text)
+    bad = [n for n in names if n not in RECIPES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"unknown recipe(s) {', '.join(bad) or '(none given)'}; "
+                                         f"choose from {', '.join(RECIPES)}")
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .bench import available_kernels
     from .testing.shapes import LAYOUTS
@@ -71,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser(
         "bench", help="check and time kernels against torch on the default device",
-        description="Check every case against a float64 torch reference (FAIL if calc_diff > 1e-5) and time it "
-                    "against torch.matmul in the same process, interleaved (median of the timed runs).",
+        description="Check every case against a float64 torch reference (FAIL if calc_diff > 1e-5 for bf16, > 1e-3 "
+                    "for fp8) and time it against torch in the same process, interleaved (median of the timed runs). "
+                    "fp8 is timed against torch dequantise + matmul, torch.matmul in bf16 and our bf16 GEMM.",
         epilog="Unless OMP_WAIT_POLICY is set, bench re-executes itself with OMP_WAIT_POLICY=PASSIVE so that torch's "
                "idle OpenMP threads do not spin on the cores our kernel runs on next (see docs/PERFORMANCE.md).")
     bench.add_argument("--kernels", default="bf16", type=_parse_list,
@@ -83,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     shapes.add_argument("--quick", action="store_true", help="the kernel's small quick set")
     bench.add_argument("--layouts", default=["nt"], type=_parse_list,
                        help=f"comma-separated layouts out of {','.join(LAYOUTS)} (default: nt)")
+    bench.add_argument("--recipes", default=["block"], type=_parse_recipes,
+                       help="comma-separated scale recipes of the fp8 kernels: block = (1,128,128) fp32 scales, "
+                            "mx = (1,1,32) UE8M0, fp8xfp4 = FP8 A (1,128) x FP4 B (1,32) UE8M0 (default: block)")
     bench.add_argument("--out-dtype", default="bf16", choices=["bf16", "fp32"], help="output dtype (default: bf16)")
     bench.add_argument("--repeat", default=5, type=_int_at_least(1),
                        help="minimum timed runs per implementation; the median is reported (default: 5)")
@@ -166,8 +181,9 @@ def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int
             return EXIT_USAGE
 
     options = bench.BenchOptions(shapes=args.shapes, quick=args.quick, layouts=tuple(args.layouts),
-                                 out_dtype=args.out_dtype, repeat=args.repeat, warmup=args.warmup,
-                                 min_time=args.min_time, device=bench.default_device(), seed=args.seed)
+                                 out_dtype=args.out_dtype, recipes=tuple(args.recipes), repeat=args.repeat,
+                                 warmup=args.warmup, min_time=args.min_time, device=bench.default_device(),
+                                 seed=args.seed)
     try:
         bench.plan(kernels, options)
     except ValueError as exc:

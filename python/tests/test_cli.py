@@ -79,6 +79,21 @@ def test_bench_json_stdout(tmp_path):
     assert "[4/4] bf16 tn 1x33x17 bf16" in res.stderr and "\r" not in res.stderr
 
 
+def test_bench_fp8_json_stdout(tmp_path):
+    res = run_module("bench", "--kernels", "fp8", "--shapes", "64,96,256", "--repeat", "1", "--warmup", "0",
+                     "--json", "-", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    (row,) = doc["results"]
+    assert [row[key] for key in ("kernel", "recipe", "layout", "m", "n", "k")] == ["fp8", "block", "nt", 64, 96, 256]
+    assert row["status"] == "ok" and 0 <= row["diff"] < 1e-3
+    for base, ratio in (("torch", "ratio"), ("torch_bf16", "ratio_torch_bf16"), ("ours_bf16", "ratio_ours_bf16")):
+        assert row[f"{base}_ms"] > 0
+        assert row[ratio] == pytest.approx(row[f"{base}_ms"] / row["ours_ms"])
+    assert doc["geomean_ratio_by_kernel"]["fp8"] == pytest.approx(row["ratio"])
+    assert "vs deq+mm" in res.stderr and "vs our bf16" in res.stderr  # the fp8 table's own columns
+
+
 def test_bench_json_file_fp32(tmp_path):
     out = tmp_path / "res.json"
     res = run_module("bench", "--shapes", "33,65,129", "--out-dtype", "fp32", "--repeat", "1", "--warmup", "0",
@@ -123,6 +138,7 @@ def test_unknown_kernel(tmp_path):
     (["--layouts", "nt,xy", "--shapes", "8,8,8"], "unknown layout(s) xy"),
     (["--repeat", "0"], "must be >= 1"),
     (["--quick", "--shapes", "8,8,8"], "not allowed with"),
+    (["--kernels", "fp8", "--recipes", "block,nope"], "unknown recipe(s) nope"),
 ])
 def test_bad_arguments(args, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -133,8 +149,9 @@ def test_bad_arguments(args, message, capsys):
 
 def test_resolve_kernels_lists_available():
     assert [k.name for k in resolve_kernels(["bf16"])] == ["bf16"]
-    with pytest.raises(ValueError, match="available: bf16"):
-        resolve_kernels(["fp8"])
+    assert [k.name for k in resolve_kernels(["fp8", "bf16"])] == ["fp8", "bf16"]
+    with pytest.raises(ValueError, match="available: bf16, fp8"):
+        resolve_kernels(["nope"])
 
 
 def test_failed_case_gives_nonzero_exit(monkeypatch, capsys):

@@ -21,6 +21,7 @@ class BenchOptions:
     min_time: float = 0.2  # keep timing small problems until this many seconds were spent
     device: str = "cpu"
     seed: int = 0
+    recipes: Sequence[str] = ("block",)  # scale-factor recipes of the fp8 family (see bench.fp8.RECIPES)
 
 
 @dataclasses.dataclass
@@ -35,6 +36,11 @@ class KernelBench:
     description: str
     cases: Callable[[BenchOptions], List[dict]]
     run: Callable[[dict, BenchOptions, Callable[[str], None]], dict]
+    # Table columns (header, row key, format) of this kernel's rows; None: the runner's default
+    # columns (bench.report.COLUMNS). The JSON always holds every key of the rows.
+    columns: Optional[Sequence[Tuple[str, str, str]]] = None
+    # What the "ratio" key of this kernel's rows divides (named in the geometric-mean line).
+    ratio_desc: str = "torch time / ours time"
 
 
 def perf_fields(prefix: str, samples: Sequence[float], flops: float, nbytes: float) -> dict:

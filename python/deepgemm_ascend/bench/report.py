@@ -3,7 +3,7 @@ import datetime
 import json
 from typing import List, Optional, Sequence
 
-from . import geomean_ratio
+from . import KERNELS, geomean_ratio
 
 # (header, row key, format) of the table columns, in order.
 COLUMNS = [
@@ -22,7 +22,8 @@ COLUMNS = [
     ("diff", "diff", "{:.2e}"),
     ("status", "status", "{}"),
 ]
-_LEFT = {"kernel", "layout", "out", "status"}
+_LEFT = {"kernel", "recipe", "layout", "out", "status"}
+_RATIO_DESC = "torch time / ours time"  # what "ratio" means for kernels that do not say otherwise
 
 MATPLOTLIB_MISSING = "--plot needs matplotlib, which is not installed: pip install matplotlib"
 
@@ -37,18 +38,43 @@ def _cell(row: dict, key: str, fmt: str) -> str:
         return str(value)
 
 
-def geomean_line(rows: Sequence[dict]) -> str:
+def geomean_line(rows: Sequence[dict], desc: str = _RATIO_DESC) -> str:
     g = geomean_ratio(rows)
     n = sum(1 for r in rows if isinstance(r.get("ratio"), (int, float)) and r["ratio"] > 0)
     if g is None:
-        return "geometric-mean ratio (torch time / ours time): n/a"
-    return f"geometric-mean ratio (torch time / ours time) over {n} case(s): {g:.3f}  (> 1: ours is faster)"
+        return f"geometric-mean ratio ({desc}): n/a"
+    return f"geometric-mean ratio ({desc}) over {n} case(s): {g:.3f}  (> 1: ours is faster)"
+
+
+def _rows_by_kernel(rows: Sequence[dict]) -> dict:
+    """{kernel name: its rows}, kernels in order of first appearance."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(r.get("kernel"), []).append(r)
+    return groups
+
+
+def kernel_groups(rows: Sequence[dict]) -> List[tuple]:
+    """[(columns, ratio description, rows)] per kernel, in order of first appearance.
+
+    Kernels compare against different baselines, so each gets its own table and geometric mean;
+    a kernel that does not declare columns uses COLUMNS.
+    """
+    out = []
+    for name, members in _rows_by_kernel(rows).items():
+        entry = KERNELS.get(name)
+        out.append((getattr(entry, "columns", None) or COLUMNS, getattr(entry, "ratio_desc", _RATIO_DESC), members))
+    return out or [(COLUMNS, _RATIO_DESC, [])]
 
 
 def format_table(rows: Sequence[dict]) -> str:
-    """A fixed-width table of the rows, followed by error details and the geometric-mean ratio."""
-    header = [h for h, _, _ in COLUMNS]
-    body = [[_cell(r, key, fmt) for _, key, fmt in COLUMNS] for r in rows]
+    """Fixed-width tables (one per kernel), each followed by error details and its geometric-mean ratio."""
+    return "\n\n".join(_format_group(*g) for g in kernel_groups(rows))
+
+
+def _format_group(columns, desc: str, rows: Sequence[dict]) -> str:
+    header = [h for h, _, _ in columns]
+    body = [[_cell(r, key, fmt) for _, key, fmt in columns] for r in rows]
     widths = [max([len(h)] + [len(line[i]) for line in body]) for i, h in enumerate(header)]
 
     def render(cells):
@@ -58,16 +84,20 @@ def format_table(rows: Sequence[dict]) -> str:
     for r in rows:
         if r.get("status") == "ERROR":
             lines.append(f"ERROR in {r.get('kernel')} {r.get('label')}: {r.get('error')}")
-    lines.append(geomean_line(rows))
+    lines.append(geomean_line(rows, desc))
     return "\n".join(lines)
 
 
 def format_markdown(rows: Sequence[dict]) -> str:
-    """The same table as GitHub markdown (for docs/PERFORMANCE.md)."""
-    header = [h for h, _, _ in COLUMNS]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if h in _LEFT else "---:" for h in header) + "|"]
-    lines += ["| " + " | ".join(_cell(r, key, fmt) for _, key, fmt in COLUMNS) + " |" for r in rows]
-    return "\n".join(lines)
+    """The same tables as GitHub markdown (for docs/PERFORMANCE.md)."""
+    tables = []
+    for columns, _, members in kernel_groups(rows):
+        header = [h for h, _, _ in columns]
+        lines = ["| " + " | ".join(header) + " |",
+                 "|" + "|".join("---" if h in _LEFT else "---:" for h in header) + "|"]
+        lines += ["| " + " | ".join(_cell(r, key, fmt) for _, key, fmt in columns) + " |" for r in members]
+        tables.append("\n".join(lines))
+    return "\n\n".join(tables)
 
 
 def json_document(rows: Sequence[dict], machine: dict, argv: List[str], options: Optional[dict] = None) -> dict:
@@ -83,7 +113,10 @@ def json_document(rows: Sequence[dict], machine: dict, argv: List[str], options:
         "options": options or {},
         "results": list(rows),
         "geomean_ratio": geomean_ratio(rows),
+        "geomean_ratio_by_kernel": {name: geomean_ratio(members)
+                                    for name, members in _rows_by_kernel(rows).items()},
     }
+
 
 
 def dumps(doc: dict) -> str:

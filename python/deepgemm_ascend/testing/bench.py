@@ -20,23 +20,33 @@ def bench_pair(fn_a, fn_b, repeats=5, warmups=1):
     return statistics.median(ta), statistics.median(tb)
 
 
+def bench_interleaved_samples(fns, repeats=5, warmups=1, min_seconds=0.0, max_repeats=1000):
+    """Times callables round-robin (one call of each per round); returns one list of per-call seconds per callable.
+
+    Runs `warmups` untimed rounds, then at least `repeats` timed rounds, and keeps going (up to
+    `max_repeats` rounds) while less than `min_seconds` has been spent in the timed calls, so that
+    microsecond-sized problems still get a stable median.
+    """
+    fns = list(fns)
+    for _ in range(warmups):
+        for fn in fns:
+            fn()
+    samples = [[] for _ in fns]
+    spent = 0.0
+    while len(samples[0]) < max(repeats, 1) or (spent < min_seconds and len(samples[0]) < max_repeats):
+        for fn, out in zip(fns, samples):
+            t0 = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t0
+            out.append(dt)
+            spent += dt
+    return samples
+
+
 def bench_pair_samples(fn_a, fn_b, repeats=5, warmups=1, min_seconds=0.0, max_repeats=1000):
     """Times two callables interleaved and returns both lists of per-call seconds.
 
-    Runs `warmups` untimed pairs, then at least `repeats` timed pairs, and keeps going (up to
-    `max_repeats` pairs) while less than `min_seconds` has been spent in the timed calls, so that
-    microsecond-sized problems still get a stable median.
+    Same rules as `bench_interleaved_samples` (which this calls with the two callables).
     """
-    for _ in range(warmups):
-        fn_a()
-        fn_b()
-    ta, tb = [], []
-    while len(ta) < max(repeats, 1) or (sum(ta) + sum(tb) < min_seconds and len(ta) < max_repeats):
-        t0 = time.perf_counter()
-        fn_a()
-        t1 = time.perf_counter()
-        fn_b()
-        t2 = time.perf_counter()
-        ta.append(t1 - t0)
-        tb.append(t2 - t1)
+    ta, tb = bench_interleaved_samples((fn_a, fn_b), repeats, warmups, min_seconds, max_repeats)
     return ta, tb
