@@ -138,13 +138,16 @@ def m_grouped_fp8_fp4_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None,
     _masked(a, b, d, masked_m, expected_m, True, recipe, recipe_a, recipe_b, disable_ue8m0_cast)
 
 
-def _k_grouped(a, b, d, ks, c, scaled, recipe, use_psum_layout):
-    if use_psum_layout:
-        raise NotImplementedError("use_psum_layout: the K-grouped psum layout is not implemented yet (issue 5); "
-                                  "pass per-group sizes in ks_cpu")
+def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
     if c is None:
         raise ValueError("c: K-grouped GEMMs accumulate: c is required (it may be d itself)")
-    if ks is None or not isinstance(ks, (list, tuple)) or not all(isinstance(v, int) for v in ks):
+    ends = None
+    if use_psum_layout:
+        # End offsets with aligned starts; ks_cpu (aligned sizes upstream uses to size buffers) is not needed.
+        if not isinstance(grouped_layout, torch.Tensor) or grouped_layout.dtype != torch.int32 or grouped_layout.dim() != 1:
+            raise TypeError("grouped_layout: the psum layout needs an int32 [G] tensor of end offsets")
+        ends, ks = [int(v) for v in grouped_layout.tolist()], []
+    elif ks is None or not isinstance(ks, (list, tuple)) or not all(isinstance(v, int) for v in ks):
         raise TypeError("ks_cpu: expected a list of per-group K sizes (ints)")
     sfa = sfb = None
     gran_k = 128
@@ -154,7 +157,7 @@ def _k_grouped(a, b, d, ks, c, scaled, recipe, use_psum_layout):
         if gm != 1 or gn != 1 or gran_k not in (32, 128):
             raise ValueError(f"recipe: K-grouped FP8 GEMMs take (1, 1, 32) or (1, 1, 128), got {recipe!r}")
     _C.k_grouped_gemm(desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"), optional_desc(sfb, "sfb"),
-                      desc(d, "d"), list(ks), desc(c, "c"), gran_k)
+                      desc(d, "d"), list(ks), desc(c, "c"), gran_k, ends)
 
 
 def k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=None, compiled_dims="mn",
@@ -164,15 +167,17 @@ def k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=No
     a: bf16 [sum K, M]; b: bf16 [sum K, N]; d, c: float32 [G, M, N] (c required, may be d); ks_cpu:
     per-group K sizes, each a multiple of get_mk_alignment_for_contiguous_layout(); group g owns rows
     [sum(ks[:g]), sum(ks[:g+1])). Empty groups leave D[g] = C[g]. grouped_layout (the same sizes on the
-    device) is accepted for upstream compatibility.
+    device) is accepted for upstream compatibility. With use_psum_layout, grouped_layout holds end
+    offsets instead: group g owns rows [align(end[g-1], alignment), end[g]) (sizes need not be aligned)
+    and ks_cpu may be None or [].
     """
-    _k_grouped(a, b, d, ks_cpu, c, False, None, use_psum_layout)
+    _k_grouped(a, b, d, ks_cpu, grouped_layout, c, False, None, use_psum_layout)
 
 
 def k_grouped_fp8_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=None, recipe=_DEFAULT_K_GROUPED_RECIPE,
                                      compiled_dims="mn", use_psum_layout=False):
     """FP8 variant: a = (A [sum K, M], SFA [sum_g ceil(k_g / gran_k), M] float32), b likewise with N."""
-    _k_grouped(a, b, d, ks_cpu, c, True, recipe, use_psum_layout)
+    _k_grouped(a, b, d, ks_cpu, grouped_layout, c, True, recipe, use_psum_layout)
 
 
 # Upstream aliases.

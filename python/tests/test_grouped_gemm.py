@@ -139,6 +139,26 @@ def test_bf16_k_grouped(in_place):
         k0 += kg
 
 
+def test_bf16_k_grouped_psum_layout():
+    torch.manual_seed(8)
+    sizes, m, n = [100, 0, 128, 33], 48, 40
+    ends, starts, pos = [], [], 0
+    for s in sizes:
+        start = (pos + ALIGN - 1) // ALIGN * ALIGN
+        starts.append(start)
+        pos = start + s
+        ends.append(pos)
+    rows = (pos + ALIGN - 1) // ALIGN * ALIGN
+    a, b = torch.randn(rows, m).bfloat16(), torch.randn(rows, n).bfloat16()
+    c = torch.randn(len(sizes), m, n)
+    d = poison_(torch.empty(len(sizes), m, n))
+    dg.k_grouped_bf16_gemm_tn_contiguous(a, b, d, None, torch.tensor(ends, dtype=torch.int32), c=c,
+                                         use_psum_layout=True)
+    for gi, (s, e) in enumerate(zip(starts, ends)):
+        ref = c[gi].double() + a[s:e].double().T @ b[s:e].double()
+        assert calc_diff(d[gi], ref) < 1e-5 if e > s else torch.equal(d[gi], c[gi])
+
+
 def test_fp8_k_grouped():
     torch.manual_seed(6)
     ks, m, n = [256, 128, 0, 384], 64, 96

@@ -67,11 +67,13 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
                            const TensorView& d, const TensorView& masked_m, int64_t expected_m,
                            ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {});
 // K-grouped ("tn"): A [sum K, M], B [sum K, N], D and C [G, M, N] float32: D[g] = C[g] + A_g^T B_g,
-// group g owning rows [sum_{h<g} ks[h], + ks[g]). Every ks[g] is a multiple of the mk alignment.
-// FP8 scales (recipe (1, 1, gran_k)): SFA [sum_g ceil(ks[g] / gran_k), M], SFB likewise with N.
+// group g owning rows [sum_{h<g} ks[h], + ks[g]); every ks[g] is a multiple of the mk alignment.
+// With psum_ends (the psum layout) group g owns rows [align(end[g-1], alignment), end[g]) instead and
+// ks is ignored. FP8 scales (recipe (1, 1, gran_k)): SFA [sum_g ceil(k_g / gran_k), M], SFB with N.
 void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
                     const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c,
-                    ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {});
+                    ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {},
+                    const std::vector<int64_t>* psum_ends = nullptr);
 
 // Group alignment of contiguous layouts (rows for M-grouped, K for K-grouped); default 128.
 int64_t get_mk_alignment_for_contiguous_layout();

@@ -220,17 +220,49 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
   launch("m_grouped_gemm_masked", problems, f, expected_m, n, k, 2, false, std::min(ra.gran_k, rb.gran_k));
 }
 
+namespace {
+
+// [start, size) of every K group: packed sizes, or (psum) end offsets with aligned starts.
+std::vector<std::pair<int64_t, int64_t>> k_groups(const std::vector<int64_t>& ks, const std::vector<int64_t>* ends,
+                                                  int64_t align, int64_t rows) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  int64_t pos = 0;
+  if (ends) {
+    for (size_t g = 0; g < ends->size(); ++g) {
+      const int64_t start = layout::align_up(pos, align), end = (*ends)[g];
+      DGA_REQUIRE(end >= pos && (end >= start || end == pos), kValue, "grouped_layout", "end offset ", end,
+                  " of group ", g, " is out of order");
+      out.push_back({start, std::max<int64_t>(end - start, 0)});
+      pos = end;
+    }
+    DGA_REQUIRE(pos <= rows, kValue, "grouped_layout", "the last group ends at ", pos, " but a and b have ", rows,
+                " rows");
+    return out;
+  }
+  for (size_t g = 0; g < ks.size(); ++g) {
+    DGA_REQUIRE(ks[g] >= 0 && ks[g] % align == 0, kValue, "ks", "group ", g, " has K = ", ks[g],
+                ", which is not a non-negative multiple of the alignment ", align);
+    out.push_back({pos, ks[g]});
+    pos += ks[g];
+  }
+  DGA_REQUIRE(pos == rows, kValue, "ks", "sums to ", pos, " but a and b have ", rows, " rows");
+  return out;
+}
+
+}  // namespace
+
 void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
                     const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c, ScaleRecipe ra,
-                    ScaleRecipe rb) {
+                    ScaleRecipe rb, const std::vector<int64_t>* psum_ends) {
   api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c}});
   api::require_host(a, "a");
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 2);
   api::require_rank(d, "d", 3);
   const Formats f = formats(a, sfa, b, sfb);
-  const int64_t groups = int64_t(ks.size()), sum_k = f.a.rows, m = f.a.cols, n = f.b.cols;
-  DGA_REQUIRE(groups > 0, kValue, "ks", "needs at least one group");
+  const int64_t groups = int64_t(psum_ends ? psum_ends->size() : ks.size()), sum_k = f.a.rows, m = f.a.cols,
+                n = f.b.cols;
+  DGA_REQUIRE(groups > 0, kValue, psum_ends ? "grouped_layout" : "ks", "needs at least one group");
   DGA_REQUIRE(f.b.rows == sum_k, kValue, "b", "expected ", sum_k, " rows (sum of K) like a, got ", b.shape_str());
   api::require_dtype(d, "d", {DType::kFP32});
   api::require_shape(d, "d", {groups, m, n});
@@ -239,19 +271,13 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
   const int64_t align = get_mk_alignment_for_contiguous_layout();
   DGA_REQUIRE(align % kKAlignmentUnit == 0, kValue, "alignment", "K-grouped layouts need an alignment that is a ",
               "multiple of ", kKAlignmentUnit, ", got ", align);
-  int64_t total = 0;
-  for (int64_t g = 0; g < groups; ++g) {
-    DGA_REQUIRE(ks[size_t(g)] >= 0 && ks[size_t(g)] % align == 0, kValue, "ks", "group ", g, " has K = ",
-                ks[size_t(g)], ", which is not a non-negative multiple of the alignment ", align);
-    total += ks[size_t(g)];
-  }
-  DGA_REQUIRE(total == sum_k, kValue, "ks", "sums to ", total, " but a and b have ", sum_k, " rows");
+  const auto spans = k_groups(ks, psum_ends, align, sum_k);
   int64_t sf_rows = 0;
   if (f.scaled) {
     api::check_recipe(ra, "recipe_a");
     api::check_recipe(rb, "recipe_b");
     DGA_REQUIRE(ra.gran_k == rb.gran_k, kValue, "recipe_b", "K-grouped GEMMs need one gran_k for both sides");
-    for (int64_t kg : ks) sf_rows += layout::ceil_div(kg, ra.gran_k);
+    for (const auto& [start, kg] : spans) sf_rows += layout::ceil_div(kg, ra.gran_k);
     api::require_dtype(*sfa, "sfa", {DType::kFP32});
     api::require_dtype(*sfb, "sfb", {DType::kFP32});
     api::require_shape(*sfa, "sfa", {sf_rows, m});
@@ -264,9 +290,9 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
   }
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
   std::vector<kernel::GemmProblem> problems;
-  int64_t k0 = 0, r0 = 0;
+  int64_t r0 = 0;
   for (int64_t g = 0; g < groups; ++g) {
-    const int64_t kg = ks[size_t(g)];
+    const auto [k0, kg] = spans[size_t(g)];
     const TensorView dg = group_view(d, g), cg = group_view(c, g);
     if (kg == 0) {  // an empty group leaves D[g] = C[g]
       api::trivial_gemm({m, n, 0}, dg, &cg);
@@ -284,7 +310,6 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
     }
     problems.push_back({api::matrix(a, a_bits, true).block(0, k0, m, kg), api::matrix(b, b_bits, true).block(0, k0, n, kg),
                         api::epilogue(dg, &cg), s});
-    k0 += kg;
   }
   launch("k_grouped_gemm", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, ra.gran_k);
 }

@@ -199,13 +199,14 @@ NB_MODULE(_C, m) {
       "k_grouped_gemm",
       [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
                  const std::optional<TensorDesc>& sfb, const TensorDesc& d, const std::vector<int64_t>& ks,
-                 const TensorDesc& c, int64_t gran_k) {
+                 const TensorDesc& c, int64_t gran_k, const std::optional<std::vector<int64_t>>& psum_ends) {
         const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vc = view(c, "c");
         const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
-        dga::k_grouped_gemm(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, ks, vc, {1, gran_k}, {1, gran_k});
+        dga::k_grouped_gemm(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, ks, vc, {1, gran_k}, {1, gran_k},
+                            psum_ends ? &*psum_ends : nullptr);
       },
       nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("ks"),
-      nb::arg("c"), nb::arg("gran_k"), Guard());
+      nb::arg("c"), nb::arg("gran_k"), nb::arg("psum_ends").none(), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(
