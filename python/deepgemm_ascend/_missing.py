@@ -5,8 +5,6 @@ deep_gemm` fails loudly instead of silently falling back to torch. The README li
 """
 
 MISSING = {
-    # MoE grouped GEMMs (issue 5): upstream's SM90 flat K-major K-grouped layout
-    "k_grouped_fp8_gemm_nt_contiguous": 5,
     # Lightning indexer, HyperConnection, einsum (issue 6)
     "fp8_fp4_mqa_logits": 6, "fp8_mqa_logits": 6, "get_paged_mqa_logits_metadata": 6,
     "fp8_fp4_paged_mqa_logits": 6, "fp8_paged_mqa_logits": 6, "tf32_hc_prenorm_gemm": 6,

@@ -180,6 +180,27 @@ def k_grouped_fp8_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=Non
     _k_grouped(a, b, d, ks_cpu, grouped_layout, c, True, recipe, use_psum_layout)
 
 
+def k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=None, recipe=_DEFAULT_K_GROUPED_RECIPE,
+                                     compiled_dims="nk", use_psum_layout=False):
+    """FP8 K-grouped GEMM in upstream's flat K-major layout: D[g] = C[g] + A_g @ B_g.T.
+
+    a = (A, SFA): A a contiguous FP8 buffer holding A_g [M, ks[g]] row-major for every group in order,
+    SFA float32 [M, sum(ks) / 128] (any strides); b likewise with N. recipe must be (1, 1, 128), every
+    ks[g] a multiple of 128, no psum layout; d, c float32 [G, M, N] (c required, may be d).
+    """
+    if tuple(recipe) != (1, 1, 128):
+        raise ValueError(f"recipe: this layout takes exactly (1, 1, 128), got {recipe!r}")
+    if use_psum_layout:
+        raise ValueError("use_psum_layout: not available for the K-major K-grouped layout")
+    if c is None:
+        raise ValueError("c: K-grouped GEMMs accumulate: c is required (it may be d itself)")
+    if ks_cpu is None or not isinstance(ks_cpu, (list, tuple)) or not all(isinstance(v, int) for v in ks_cpu):
+        raise TypeError("ks_cpu: expected a list of per-group K sizes (ints)")
+    (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
+    _C.k_grouped_fp8_gemm_nt(desc(a, "a"), desc(sfa, "sfa"), desc(b, "b"), desc(sfb, "sfb"), desc(d, "d"),
+                             list(ks_cpu), desc(c, "c"))
+
+
 # Upstream aliases.
 m_grouped_fp8_gemm_nt_contiguous = m_grouped_fp8_fp4_gemm_nt_contiguous
 m_grouped_fp8_gemm_nn_contiguous = m_grouped_fp8_fp4_gemm_nn_contiguous

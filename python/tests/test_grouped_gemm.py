@@ -184,6 +184,34 @@ def test_fp8_k_grouped():
         k0 += kg
 
 
+def test_fp8_k_grouped_nt_flat_layout():
+    torch.manual_seed(9)
+    ks, m, n = [256, 0, 128], 40, 56
+    blocks_a, blocks_b, sas, sbs = [], [], [], []
+    for kg in ks:
+        if kg:
+            for blocks, scales, rows in ((blocks_a, sas, m), (blocks_b, sbs, n)):
+                q, s = dg.per_token_cast_to_fp8(torch.randn(rows, kg), False)
+                blocks.append(q.flatten())
+                scales.append(s)
+    qa, qb = torch.cat(blocks_a), torch.cat(blocks_b)
+    sa, sb = torch.cat(sas, dim=1).T.contiguous().T, torch.cat(sbs, dim=1)  # MN-major and K-major scales
+    c = torch.randn(len(ks), m, n)
+    d = poison_(torch.empty(len(ks), m, n))
+    dg.k_grouped_fp8_gemm_nt_contiguous((qa, sa), (qb, sb), d, ks, None, c=c)
+    k0, kb0 = 0, 0
+    for gi, kg in enumerate(ks):
+        if kg == 0:
+            assert torch.equal(d[gi], c[gi])
+            continue
+        qa_g = qa[m * k0:m * (k0 + kg)].view(m, kg).double()
+        qb_g = qb[n * k0:n * (k0 + kg)].view(n, kg).double()
+        deq_a = qa_g * sa[:, kb0:kb0 + kg // 128].double().repeat_interleave(128, 1)
+        deq_b = qb_g * sb[:, kb0:kb0 + kg // 128].double().repeat_interleave(128, 1)
+        assert calc_diff(d[gi], c[gi].double() + deq_a @ deq_b.T) < 1e-5
+        k0, kb0 = k0 + kg, kb0 + kg // 128
+
+
 def test_alignment_knobs():
     assert dg.get_mk_alignment_for_contiguous_layout() == 128
     assert dg.get_m_alignment_for_contiguous_layout() == dg.get_k_alignment_for_contiguous_layout() == 128

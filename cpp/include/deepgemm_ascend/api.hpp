@@ -75,6 +75,12 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
                     ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {},
                     const std::vector<int64_t>* psum_ends = nullptr);
 
+// K-grouped FP8 ("nt", upstream's SM90 layout): A and B are contiguous buffers holding, group after
+// group, A_g [M, ks[g]] and B_g [N, ks[g]] row-major; ks[g] multiples of 128; SFA [M, sum(ks) / 128] and
+// SFB [N, sum(ks) / 128] float32 (any strides); D and C [G, M, N] float32.
+void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                           const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c);
+
 // Group alignment of contiguous layouts (rows for M-grouped, K for K-grouped); default 128.
 int64_t get_mk_alignment_for_contiguous_layout();
 void set_mk_alignment_for_contiguous_layout(int64_t alignment);

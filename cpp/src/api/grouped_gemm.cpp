@@ -314,4 +314,52 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
   launch("k_grouped_gemm", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, ra.gran_k);
 }
 
+void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                           const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c) {
+  constexpr int64_t kGranK = 128;  // upstream's only recipe for this layout: (1, 1, 128)
+  api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}, {"c", &c}});
+  api::require_host(a, "a");
+  api::require_dtype(a, "a", {DType::kFP8E4M3, DType::kFP8E5M2});
+  api::require_dtype(b, "b", {DType::kFP8E4M3, DType::kFP8E5M2});
+  DGA_REQUIRE(a.is_contiguous() && b.is_contiguous(), kValue, a.is_contiguous() ? "b" : "a",
+              "must be a contiguous buffer of per-group K-major blocks");
+  api::require_rank(d, "d", 3);
+  const int64_t groups = int64_t(ks.size()), m = d.shape[1], n = d.shape[2];
+  DGA_REQUIRE(groups > 0 && d.shape[0] == groups, kValue, "d", "expected [", groups, ", M, N], got ", d.shape_str());
+  int64_t sum_k = 0;
+  for (size_t g = 0; g < ks.size(); ++g) {
+    DGA_REQUIRE(ks[g] >= 0 && ks[g] % kGranK == 0, kValue, "ks", "group ", g, " has K = ", ks[g],
+                ", which is not a non-negative multiple of ", kGranK);
+    sum_k += ks[g];
+  }
+  DGA_REQUIRE(a.numel() == m * sum_k, kValue, "a", "holds ", a.numel(), " values, expected M * sum(ks) = ", m * sum_k);
+  DGA_REQUIRE(b.numel() == n * sum_k, kValue, "b", "holds ", b.numel(), " values, expected N * sum(ks) = ", n * sum_k);
+  const layout::ScaleRef sa = api::scales(sfa, "sfa", m, sum_k, {1, kGranK}),
+                         sb = api::scales(sfb, "sfb", n, sum_k, {1, kGranK});
+  DGA_REQUIRE(sfa.dtype == DType::kFP32 && sfb.dtype == DType::kFP32, kType, sfa.dtype == DType::kFP32 ? "sfb" : "sfa",
+              "this layout takes float32 scales");
+  api::require_dtype(c, "c", {DType::kFP32});
+  for (int64_t g = 0; g < groups; ++g) {
+    const TensorView cg = group_view(c, g);
+    api::validate_output(group_view(d, g), &cg, m, n, {{"a", &a}, {"b", &b}, {"sfa", &sfa}, {"sfb", &sfb}});
+  }
+  const Formats f{true, {a.dtype == DType::kFP8E4M3 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kE5M2, m, 0},
+                  {b.dtype == DType::kFP8E4M3 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kE5M2, n, 0}};
+  std::vector<kernel::GemmProblem> problems;
+  int64_t k0 = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t kg = ks[size_t(g)];
+    const TensorView dg = group_view(d, g), cg = group_view(c, g);
+    if (kg == 0) {
+      api::trivial_gemm({m, n, 0}, dg, &cg);
+      continue;
+    }
+    // Group g: A_g [M, k_g] and B_g [N, k_g] row-major at offsets M * k0 and N * k0.
+    const layout::MatrixRef ag{a.data, a.offset + m * k0, m, kg, kg, 1, 8}, bg{b.data, b.offset + n * k0, n, kg, kg, 1, 8};
+    problems.push_back({ag, bg, api::epilogue(dg, &cg), {true, sa.shifted(0, k0 / kGranK), sb.shifted(0, k0 / kGranK)}});
+    k0 += kg;
+  }
+  launch("k_grouped_fp8_gemm_nt", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, kGranK);
+}
+
 }  // namespace deepgemm_ascend

@@ -207,6 +207,14 @@ NB_MODULE(_C, m) {
       },
       nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("ks"),
       nb::arg("c"), nb::arg("gran_k"), nb::arg("psum_ends").none(), Guard());
+  m.def(
+      "k_grouped_fp8_gemm_nt",
+      [](const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b, const TensorDesc& sfb, const TensorDesc& d,
+         const std::vector<int64_t>& ks, const TensorDesc& c) {
+        dga::k_grouped_fp8_gemm_nt(view(a, "a"), view(sfa, "sfa"), view(b, "b"), view(sfb, "sfb"), view(d, "d"), ks,
+                                   view(c, "c"));
+      },
+      Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(
