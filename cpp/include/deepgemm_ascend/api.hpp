@@ -85,6 +85,14 @@ void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const Ten
 int64_t get_mk_alignment_for_contiguous_layout();
 void set_mk_alignment_for_contiguous_layout(int64_t alignment);
 
+// ---- HyperConnection pre-norm GEMM ----------------------------------------------------------------
+// a [M, K] bfloat16, b [N, K] float32 read as TF32, both K-major; K % 64 == 0, N % 8 == 0, N <= 128.
+// num_splits == 0: d [M, N] = a @ tf32(b)^T and sqr_sum [M] = sum_k a^2. num_splits S > 0: the K/64
+// blocks are split as evenly as possible (the first K/64 % S splits get one more) and split s writes
+// d [S, M, N][s] and sqr_sum [S, M][s] over its K range.
+void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
+                          int64_t num_splits);
+
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in

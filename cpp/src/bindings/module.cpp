@@ -215,6 +215,12 @@ NB_MODULE(_C, m) {
                                    view(c, "c"));
       },
       Guard());
+  m.def(
+      "tf32_hc_prenorm_gemm",
+      [](const TensorDesc& a, const TensorDesc& b, const TensorDesc& d, const TensorDesc& sqr_sum, int64_t splits) {
+        dga::tf32_hc_prenorm_gemm(view(a, "a"), view(b, "b"), view(d, "d"), view(sqr_sum, "sqr_sum"), splits);
+      },
+      Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(

@@ -37,6 +37,15 @@ DGA_HOST_DEVICE uint16_t float_to_bf16(float f) {
 }
 DGA_HOST_DEVICE float bf16_to_float(uint16_t h) { return bits_float(uint32_t(h) << 16); }
 
+// ---- TF32 (fp32 with 10 mantissa bits, as the tensor cores and the 950's HF32 read fp32) ---------
+DGA_HOST_DEVICE float round_to_tf32(float f) {
+  constexpr uint32_t kDropBits = 13, kHalf = 1u << (kDropBits - 1), kMask = ~((1u << kDropBits) - 1);
+  uint32_t u = float_bits(f);
+  if ((u & 0x7F800000u) == 0x7F800000u) return f;  // inf / NaN unchanged
+  u += kHalf - 1 + ((u >> kDropBits) & 1u);
+  return bits_float(u & kMask);
+}
+
 // ---- generic small IEEE-like formats ---------------------------------------------------------
 struct MiniFloat {
   int exp_bits;

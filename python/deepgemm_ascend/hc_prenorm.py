@@ -1,0 +1,17 @@
+"""HyperConnection pre-norm GEMM (upstream tf32_hc_prenorm_gemm)."""
+from . import _C
+from ._tensor import desc
+
+
+def tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits=None):
+    """d = a @ tf32(b).T and sqr_sum = sum(a * a, -1), optionally split along K.
+
+    a: bfloat16 [M, K], b: float32 [N, K] read as TF32 (10 mantissa bits, round to nearest even), both
+    K-major; K % 64 == 0, N % 8 == 0, N <= 128. Without num_splits: d float32 [M, N], sqr_sum float32 [M].
+    With num_splits S: the K/64 blocks are split as evenly as possible (the first (K/64) % S splits get
+    one more), d is [S, M, N] and sqr_sum [S, M], and the caller sums over S. M == 0 is a no-op.
+    Raises TypeError / ValueError naming the argument; nothing is written on error.
+    """
+    if num_splits is not None and (not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits <= 0):
+        raise ValueError(f"num_splits: expected None or a positive int, got {num_splits!r}")
+    _C.tf32_hc_prenorm_gemm(desc(a, "a"), desc(b, "b"), desc(d, "d"), desc(sqr_sum, "sqr_sum"), num_splits or 0)

@@ -1,0 +1,67 @@
+"""HyperConnection pre-norm GEMM against a float64 reference with TF32-rounded B."""
+import pytest
+import torch
+
+import deepgemm_ascend as dg
+from deepgemm_ascend.testing import calc_diff, poison_
+
+
+def tf32(x):
+    """Round float32 to 10 mantissa bits, nearest even (independent bit-level reference)."""
+    u = x.view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    u = (u + 0xFFF + ((u >> 13) & 1)) & 0xFFFFE000
+    r = torch.where(u >= 2 ** 31, u - 2 ** 32, u).to(torch.int32).view(torch.float32)
+    return torch.where(torch.isfinite(x), r, x)
+
+
+def splits_of(k, s):
+    blocks = k // 64
+    out, first = [], 0
+    for i in range(s):
+        count = blocks // s + (1 if i < blocks % s else 0)
+        out.append((first * 64, (first + count) * 64))
+        first += count
+    return out
+
+
+@pytest.mark.parametrize("m", [1, 13, 137])
+@pytest.mark.parametrize("n,k", [(8, 1024), (24, 7168), (32, 2048), (128, 1024)])
+@pytest.mark.parametrize("num_splits", [None, 3, 16])
+def test_matches_tf32_reference(m, n, k, num_splits):
+    torch.manual_seed(m + n + k)
+    a, b = torch.randn(m, k).bfloat16(), torch.randn(n, k)
+    bt = tf32(b).double()
+    s = num_splits or 1
+    d = poison_(torch.empty((s, m, n) if num_splits else (m, n)))
+    sq = poison_(torch.empty((s, m) if num_splits else (m,)))
+    dg.tf32_hc_prenorm_gemm(a, b, d, sq, num_splits)
+    d3, sq2 = d.view(s, m, n), sq.view(s, m)
+    for i, (k0, k1) in enumerate(splits_of(k, s)):
+        ref = a[:, k0:k1].double() @ bt[:, k0:k1].T
+        assert calc_diff(d3[i], ref) < 1e-8
+        assert calc_diff(sq2[i], (a[:, k0:k1].double() ** 2).sum(-1)) < 1e-8
+    assert calc_diff(d3.sum(0), a.double() @ bt.T) < 1e-8
+
+
+def test_tf32_rounding_is_used():
+    # b values that differ from their TF32 rounding: the result must follow tf32(b), not b.
+    a = torch.ones(1, 64).bfloat16()
+    b = torch.full((8, 64), 1.0 + 2.0 ** -12)          # rounds to 1.0 in TF32
+    d, sq = torch.empty(1, 8), torch.empty(1)
+    dg.tf32_hc_prenorm_gemm(a, b, d, sq)
+    assert torch.equal(d, torch.full((1, 8), 64.0)) and sq.item() == 64.0
+
+
+def test_errors_leave_outputs_untouched():
+    a, b = torch.randn(4, 128).bfloat16(), torch.randn(8, 128)
+    d, sq = torch.full((4, 8), 7.0), torch.full((4,), 7.0)
+    for exc, pattern, args in [
+        (ValueError, r"^b: N must be", (a, torch.randn(12, 128), d, sq)),
+        (ValueError, r"^a: K must be", (a[:, :100], b[:, :100], d, sq)),
+        (TypeError, r"^b: expected dtype float32", (a, b.bfloat16(), d, sq)),
+        (ValueError, r"^d: expected shape", (a, b, torch.full((2, 4, 8), 7.0), sq)),
+        (ValueError, r"^num_splits", (a, b, d, sq, 0)),
+    ]:
+        with pytest.raises(exc, match=pattern):
+            dg.tf32_hc_prenorm_gemm(*args)
+        assert (d == 7).all() and (sq == 7).all()
