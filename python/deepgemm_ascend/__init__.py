@@ -18,6 +18,7 @@ from .grouped_gemm import (bf16_m_grouped_gemm_nt_masked, fp8_m_grouped_gemm_nt_
                            m_grouped_fp8_fp4_gemm_nt_contiguous, m_grouped_fp8_fp4_gemm_nt_masked,
                            m_grouped_fp8_gemm_nn_contiguous, m_grouped_fp8_gemm_nt_contiguous,
                            m_grouped_fp8_gemm_nt_masked, set_mk_alignment_for_contiguous_layout)
+from .einsum import einsum
 from .hc_prenorm import tf32_hc_prenorm_gemm
 from .runtime import (get_num_ai_cores, get_num_sms, info, is_checked_mode, set_checked_mode, set_host_isa,
                       set_num_ai_cores, set_num_sms)

@@ -93,6 +93,15 @@ void set_mk_alignment_for_contiguous_layout(int64_t alignment);
 void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
                           int64_t num_splits);
 
+// ---- einsum (BF16) ------------------------------------------------------------------------------
+//   "bhr,hdr->bhd": d[b,h,d] = sum_r a[b,h,r] b[h,d,r]      (a, b, d bfloat16, no c)
+//   "bhd,hdr->bhr": d[b,h,r] = sum_d a[b,h,d] b[h,d,r]      (a, b, d bfloat16, no c)
+//   "bmk,bnk->mn":  d[m,n] = c[m,n] + sum_b sum_k a[b,m,k] b[b,n,k]  (float32 d with c == d, or
+//                   bfloat16 d without c, accumulated in an fp32 workspace)
+// Operands need a unit last stride; other strides are free.
+void einsum(const std::string& expr, const TensorView& a, const TensorView& b, const TensorView& d,
+            const TensorView* c = nullptr);
+
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in

@@ -221,6 +221,14 @@ NB_MODULE(_C, m) {
         dga::tf32_hc_prenorm_gemm(view(a, "a"), view(b, "b"), view(d, "d"), view(sqr_sum, "sqr_sum"), splits);
       },
       Guard());
+  m.def(
+      "einsum",
+      [](const std::string& expr, const TensorDesc& a, const TensorDesc& b, const TensorDesc& d,
+         const std::optional<TensorDesc>& c) {
+        const std::optional<dga::TensorView> vc = c ? std::optional(view(*c, "c")) : std::nullopt;
+        dga::einsum(expr, view(a, "a"), view(b, "b"), view(d, "d"), vc ? &*vc : nullptr);
+      },
+      nb::arg("expr"), nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("c").none(), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(

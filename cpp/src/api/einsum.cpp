@@ -1,0 +1,113 @@
+// BF16 einsum expressions of upstream DeepGEMM, as batches of problems of the GEMM kernel.
+#include <vector>
+
+#include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/core/convert.hpp"
+#include "gemm_common.hpp"
+#include "validate.hpp"
+
+namespace deepgemm_ascend {
+
+using core::DType;
+
+namespace {
+
+// A 2-D view of dims (d0, d1) of a 3-D tensor at index i of the remaining dim.
+TensorView plane(const TensorView& t, int fixed, int64_t i, int d0, int d1) {
+  TensorView v = t;
+  v.offset += i * t.strides[fixed];
+  v.ndim = 2;
+  v.shape[0] = t.shape[d0];
+  v.shape[1] = t.shape[d1];
+  v.strides[0] = t.strides[d0];
+  v.strides[1] = t.strides[d1];
+  return v;
+}
+
+void require_unit_last(const TensorView& t, const char* arg) {
+  DGA_REQUIRE(t.size(-1) <= 1 || t.stride(-1) == 1, kValue, arg, "needs a unit last stride, got strides ",
+              t.strides_str());
+}
+
+// "bhr,hdr->bhd" (contract_last) and "bhd,hdr->bhr": one problem per head.
+void heads(bool contract_r, const TensorView& a, const TensorView& b, const TensorView& d) {
+  const int64_t batch = a.shape[0], h = a.shape[1], k = a.shape[2];
+  DGA_REQUIRE(b.shape[0] == h, kValue, "b", "expected ", h, " heads like a, got ", b.shape_str());
+  const int64_t bk = contract_r ? b.shape[2] : b.shape[1], n = contract_r ? b.shape[1] : b.shape[2];
+  DGA_REQUIRE(bk == k, kValue, "b", "contracted size mismatch: a ", a.shape_str(), ", b ", b.shape_str());
+  api::require_dtype(d, "d", {DType::kBF16});
+  api::require_shape(d, "d", {batch, h, n});
+  api::require_row_major_output(d, "d");
+  api::require_no_overlap(d, "d", a, "a");
+  api::require_no_overlap(d, "d", b, "b");
+  if (batch == 0) return;
+  if (k == 0) {  // an empty contraction writes zeros
+    for (int64_t i = 0; i < h; ++i) api::trivial_gemm({batch, n, 0}, plane(d, 1, i, 0, 2), nullptr);
+    return;
+  }
+  std::vector<kernel::GemmProblem> problems;
+  for (int64_t i = 0; i < h; ++i) {
+    // B_h as [N, K]: "hdr" is [d, r]; contracting r takes it as is, contracting d transposes it.
+    const TensorView bh = contract_r ? plane(b, 0, i, 1, 2) : plane(b, 0, i, 2, 1);
+    problems.push_back({api::matrix(plane(a, 1, i, 0, 2), 16, false), api::matrix(bh, 16, false),
+                        api::epilogue(plane(d, 1, i, 0, 2), nullptr)});
+  }
+  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
+  api::launch_gemm("einsum", {batch, n, k, 16, 16, 16, 2, false}, args);
+}
+
+// "bmk,bnk->mn": sum over the batch, one accumulating launch per batch entry into fp32.
+void batch_sum(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c) {
+  const int64_t s = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
+  DGA_REQUIRE(b.shape[0] == s && b.shape[2] == k, kValue, "b", "expected [", s, ", N, ", k, "], got ", b.shape_str());
+  api::require_dtype(d, "d", {DType::kBF16, DType::kFP32});
+  if (d.dtype == DType::kFP32)
+    DGA_REQUIRE(c && c->same_view(d), kValue, "c", "a float32 d accumulates: pass c = d");
+  else
+    DGA_REQUIRE(c == nullptr, kValue, "c", "a bfloat16 d takes no c");
+  api::validate_output(d, c, m, n, {{"a", &a}, {"b", &b}});
+  std::vector<float> workspace;
+  TensorView acc = d;
+  if (d.dtype == DType::kBF16) {
+    workspace.assign(size_t(m * n), 0.0f);
+    acc.data = workspace.data();
+    acc.offset = 0;
+    acc.dtype = DType::kFP32;
+    acc.strides[0] = n;
+    acc.strides[1] = 1;
+  }
+  for (int64_t i = 0; i < s && k > 0; ++i) {
+    const kernel::GemmProblem p{api::matrix(plane(a, 0, i, 1, 2), 16, false), api::matrix(plane(b, 0, i, 1, 2), 16, false),
+                                api::epilogue(acc, &acc)};
+    kernel::GemmArgs args{&p, 1, {}};
+    api::launch_gemm("einsum", {m, n, k, 16, 16, 16, 4, true}, args);
+  }
+  if (d.dtype == DType::kBF16) {
+    const auto out = api::mut_matrix(d);
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t col = 0; col < n; ++col) out.set(r, col, core::float_to_bf16(workspace[size_t(r * n + col)]));
+  }
+}
+
+}  // namespace
+
+void einsum(const std::string& expr, const TensorView& a, const TensorView& b, const TensorView& d,
+            const TensorView* c) {
+  const bool bhd = expr == "bhr,hdr->bhd", bhr = expr == "bhd,hdr->bhr", bmk = expr == "bmk,bnk->mn";
+  DGA_REQUIRE(bhd || bhr || bmk, kValue, "expr", "unsupported expression '", expr,
+              "' (supported: bhr,hdr->bhd  bhd,hdr->bhr  bmk,bnk->mn)");
+  api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"c", c}});
+  api::require_host(a, "a");
+  api::require_dtype(a, "a", {DType::kBF16});
+  api::require_dtype(b, "b", {DType::kBF16});
+  api::require_rank(a, "a", 3);
+  api::require_rank(b, "b", 3);
+  require_unit_last(a, "a");
+  require_unit_last(b, "b");
+  if (bmk) return batch_sum(a, b, d, c);
+  DGA_REQUIRE(c == nullptr, kValue, "c", "'", expr, "' takes no c");
+  api::require_rank(d, "d", 3);
+  heads(bhd, a, b, d);
+}
+
+}  // namespace deepgemm_ascend
