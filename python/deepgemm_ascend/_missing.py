@@ -6,7 +6,7 @@ deep_gemm` fails loudly instead of silently falling back to torch. The README li
 
 MISSING = {
     # Lightning indexer, HyperConnection, einsum (issue 6)
-    "fp8_fp4_mqa_logits": 6, "fp8_mqa_logits": 6, "get_paged_mqa_logits_metadata": 6,
+    "get_paged_mqa_logits_metadata": 6,
     "fp8_fp4_paged_mqa_logits": 6, "fp8_paged_mqa_logits": 6,
     "fp8_einsum": 6,
     # Mega MoE (issue 7)

@@ -102,6 +102,18 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
 void einsum(const std::string& expr, const TensorView& a, const TensorView& b, const TensorView& d,
             const TensorView* c = nullptr);
 
+// ---- Lightning-indexer MQA logits ---------------------------------------------------------------
+// FP8 mode (sfq null): q [S, H, D] float8_e4m3fn, kv [SKV, D] float8_e4m3fn, sfkv [SKV] float32.
+// FP4 mode: q [S, H, D/2] packed e2m1 with sfq [S, H] int32 (4 UE8M0 bytes, one per 32 of D), kv
+// [SKV, D/2] packed with sfkv [SKV] int32. weights [S, H] float32 (or bfloat16 with bfloat16 logits),
+// ks / ke int32 [S] (absolute KV rows, 0 <= ks <= ke <= SKV). logits [S, SKV] (or [S, max_seqlen_k]
+// when compressed) float32 or bfloat16 with a unit last stride:
+//   logits[i, j] = sum_h relu(q(i, h) . kv(j)) * weights[i, h]  for ks[i] <= j < ke[i]  (at j - ks[i]
+//   when compressed); -inf elsewhere with clean (normal mode only), untouched otherwise.
+void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
+                        const TensorView& weights, const TensorView& ks, const TensorView& ke,
+                        const TensorView& logits, bool clean, bool compressed);
+
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in

@@ -229,6 +229,18 @@ NB_MODULE(_C, m) {
         dga::einsum(expr, view(a, "a"), view(b, "b"), view(d, "d"), vc ? &*vc : nullptr);
       },
       nb::arg("expr"), nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("c").none(), Guard());
+  m.def(
+      "fp8_fp4_mqa_logits",
+      [opt_view](const TensorDesc& q, const std::optional<TensorDesc>& sfq, const TensorDesc& kv, const TensorDesc& sfkv,
+                 const TensorDesc& weights, const TensorDesc& ks, const TensorDesc& ke, const TensorDesc& logits,
+                 bool clean, bool compressed) {
+        const auto vsq = opt_view(sfq, "sfq");
+        dga::fp8_fp4_mqa_logits(view(q, "q"), vsq ? &*vsq : nullptr, view(kv, "kv"), view(sfkv, "sfkv"),
+                                view(weights, "weights"), view(ks, "cu_seq_len_k_start"), view(ke, "cu_seq_len_k_end"),
+                                view(logits, "logits"), clean, compressed);
+      },
+      nb::arg("q"), nb::arg("sfq").none(), nb::arg("kv"), nb::arg("sfkv"), nb::arg("weights"), nb::arg("ks"),
+      nb::arg("ke"), nb::arg("logits"), nb::arg("clean"), nb::arg("compressed"), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(

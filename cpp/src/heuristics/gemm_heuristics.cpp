@@ -38,6 +38,7 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
   if (t.block_k % t.l0_k != 0) return false;
   if (d.promote_k > 0 && t.l0_k != d.promote_k) return false;
+  if (t.block_m % std::max<int64_t>(d.m_multiple, 1) != 0) return false;
   const BufferUsage u = buffer_usage(t, d);
   // Each stage of a ring starts aligned; count the worst-case padding per stage.
   const uint64_t l1_pad = uint64_t(t.l1_stages) * arch.l1_align;
@@ -69,8 +70,9 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
   double best_score = INFINITY;
   const int64_t m_cap = align_up(std::max<int64_t>(d.m, 1), kFractalRows);
   const int64_t n_cap = align_up(std::max<int64_t>(d.n, 1), kFractalRows);
+  const int64_t m_floor = align_up(std::max<int64_t>(d.m_multiple, 1), kFractalRows);
   for (int64_t bm : kBlockMN) {
-    if (bm > m_cap && bm != kBlockMN[0]) continue;  // larger tiles only add padding
+    if (bm > std::max(m_cap, m_floor) && bm != kBlockMN[0]) continue;  // larger tiles only add padding
     for (int64_t bn : kBlockMN) {
       if (bn > n_cap && bn != kBlockMN[0]) continue;
       for (int64_t bk : kBlockK)

@@ -14,6 +14,7 @@ struct GemmDesc {
   bool with_accumulation = false;
   int num_cores = 1;
   int64_t promote_k = 0;  // scaled GEMMs: K block promoted at once (l0_k must equal it); 0 = unscaled
+  int64_t m_multiple = 16;  // block_m must be a multiple of it (e.g. whole query rows of all heads)
 };
 
 // L1 tile = block_m x block_n x block_k; L0 tiles = block_m x l0_k (A) and l0_k x block_n (B).
