@@ -20,7 +20,8 @@ from .grouped_gemm import (bf16_m_grouped_gemm_nt_masked, fp8_m_grouped_gemm_nt_
                            m_grouped_fp8_gemm_nt_masked, set_mk_alignment_for_contiguous_layout)
 from .einsum import einsum
 from .hc_prenorm import tf32_hc_prenorm_gemm
-from .mqa_logits import fp8_fp4_mqa_logits, fp8_mqa_logits
+from .mqa_logits import (fp8_fp4_mqa_logits, fp8_fp4_paged_mqa_logits, fp8_mqa_logits, fp8_paged_mqa_logits,
+                         get_paged_mqa_logits_metadata)
 from .runtime import (get_num_ai_cores, get_num_sms, info, is_checked_mode, set_checked_mode, set_host_isa,
                       set_num_ai_cores, set_num_sms)
 from .utils import *  # noqa: F401,F403  (upstream re-exports every public name of deep_gemm.utils)

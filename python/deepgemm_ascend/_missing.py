@@ -5,9 +5,7 @@ deep_gemm` fails loudly instead of silently falling back to torch. The README li
 """
 
 MISSING = {
-    # Lightning indexer, HyperConnection, einsum (issue 6)
-    "get_paged_mqa_logits_metadata": 6,
-    "fp8_fp4_paged_mqa_logits": 6, "fp8_paged_mqa_logits": 6,
+    # FP8 einsum (issue 6)
     "fp8_einsum": 6,
     # Mega MoE (issue 7)
     "fp8_fp4_mega_moe": 7, "bf16_mega_moe": 7, "get_symm_buffer_for_mega_moe": 7,

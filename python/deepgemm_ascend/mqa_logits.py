@@ -63,3 +63,78 @@ def fp8_mqa_logits(q, kv, weights, cu_seq_len_k_start, cu_seq_len_k_end, clean_l
     """Legacy FP8 interface: q is the FP8 tensor itself; float32 logits (see fp8_fp4_mqa_logits)."""
     return fp8_fp4_mqa_logits((q, None), kv, weights, cu_seq_len_k_start, cu_seq_len_k_end, clean_logits,
                               max_seqlen_k, torch.float32)
+
+
+_SPLIT_KV = 256  # KV tokens per work unit of the paged schedule
+
+
+def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, indices=None):
+    """Schedule of the paged MQA kernel: int32 [num_sms + 1, 2], row s = (first request, first KV split)
+    of AI core s, the last row a one-past-the-end sentinel. Work units are 256-token KV splits of each
+    request's longest length, balanced by prefix sums. Regenerate it after set_num_ai_cores: the paged
+    call checks its shape against get_num_ai_cores().
+    """
+    if not isinstance(context_lens, torch.Tensor) or context_lens.dtype != torch.int32 or context_lens.dim() != 2:
+        raise TypeError("context_lens: expected an int32 [B, next_n] tensor")
+    if block_kv not in (32, 64):
+        raise ValueError(f"block_kv: must be 32 or 64, got {block_kv!r}")
+    if not isinstance(num_sms, int) or num_sms <= 0:
+        raise ValueError(f"num_sms: expected a positive int, got {num_sms!r}")
+    if indices is not None and (not isinstance(indices, torch.Tensor) or indices.dtype != torch.int32):
+        raise TypeError("indices: expected an int32 tensor")
+    longest = context_lens.max(dim=1).values.long()
+    splits = (longest + _SPLIT_KV - 1) // _SPLIT_KV
+    ends = torch.cumsum(splits, 0)
+    total = int(ends[-1]) if ends.numel() else 0
+    meta = torch.zeros(num_sms + 1, 2, dtype=torch.int32)
+    for s in range(num_sms + 1):
+        unit = min(total, (total * s + num_sms - 1) // num_sms) if s < num_sms else total
+        request = int(torch.searchsorted(ends, torch.tensor(unit), right=True)) if total else 0
+        start = int(ends[request - 1]) if request > 0 else 0
+        meta[s] = torch.tensor([request, unit - start if request < len(ends) else 0], dtype=torch.int32)
+    return meta.to(context_lens.device)
+
+
+def fp8_fp4_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, max_context_len,
+                             clean_logits=False, logits_dtype=torch.float32, indices=None):
+    """MQA logits over a paged KV cache (upstream layout).
+
+    q = (Q, SFQ): Q [B, next_n, H, D] float8_e4m3fn with SFQ None, or [B, next_n, H, D/2] packed e2m1 with
+    SFQ [B, next_n, H] int32. kv_cache uint8 [num_blocks, block_kv, 1, D + 4] (or D/2 + 4): each block
+    holds its block_kv value rows first, then block_kv 4-byte scales. weights [B * next_n, H] float32;
+    context_lens int32 [B, next_n]; block_table int32 [B, max_blocks]; schedule_meta from
+    get_paged_mqa_logits_metadata (shape checked against get_num_ai_cores()). Returns a view
+    [B * next_n, max_context_len] of a buffer with row stride align(align(max_context_len, 256), 1024 /
+    itemsize): row b * next_n + t holds sum_h relu(q . kv(p)) * w for p < context_lens[b, t]; -inf beyond
+    with clean_logits, unspecified otherwise. indices (varlen, next_n 1): request id per token.
+    """
+    from .runtime import get_num_ai_cores
+
+    if not (isinstance(q, (tuple, list)) and len(q) == 2):
+        raise TypeError(f"q: expected a (tensor, scales or None) pair, got {type(q).__name__}")
+    q_t, sfq = q
+    if not isinstance(q_t, torch.Tensor) or q_t.dim() != 4:
+        raise ValueError("q: expected a [B, next_n, H, D] tensor")
+    if not isinstance(schedule_meta, torch.Tensor) or tuple(schedule_meta.shape) != (get_num_ai_cores() + 1, 2):
+        raise ValueError(f"schedule_meta: expected shape ({get_num_ai_cores() + 1}, 2) from "
+                         "get_paged_mqa_logits_metadata(..., num_sms=get_num_ai_cores())")
+    if logits_dtype not in (torch.float32, torch.bfloat16):
+        raise TypeError(f"logits_dtype: expected torch.float32 or torch.bfloat16, got {logits_dtype}")
+    if not isinstance(max_context_len, int) or max_context_len < 0:
+        raise ValueError(f"max_context_len: expected a non-negative int, got {max_context_len!r}")
+    rows = q_t.shape[0] * q_t.shape[1]
+    itemsize = torch.empty(0, dtype=logits_dtype).element_size()
+    stride = _align(_align(max(max_context_len, 1), 256), _STRIDE_BYTES // itemsize)
+    logits = torch.empty(rows, stride, dtype=logits_dtype, device=q_t.device)[:, :max_context_len]
+    _C.fp8_fp4_paged_mqa_logits(desc(q_t, "q"), optional_desc(sfq, "sfq"), desc(kv_cache, "kv_cache"),
+                                desc(weights, "weights"), desc(context_lens, "context_lens"),
+                                desc(block_table, "block_table"), desc(logits, "logits"), bool(clean_logits),
+                                optional_desc(indices, "indices"))
+    return logits
+
+
+def fp8_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, max_context_len,
+                         clean_logits=False, indices=None):
+    """Legacy FP8 interface: q is the FP8 tensor itself; float32 logits."""
+    return fp8_fp4_paged_mqa_logits((q, None), kv_cache, weights, context_lens, block_table, schedule_meta,
+                                    max_context_len, clean_logits, torch.float32, indices)

@@ -114,6 +114,17 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
                         const TensorView& weights, const TensorView& ks, const TensorView& ke,
                         const TensorView& logits, bool clean, bool compressed);
 
+// Paged KV cache: q [B, nn, H, D] (FP8) or [B, nn, H, D/2] packed with sfq [B, nn, H] int32; kv_cache
+// uint8 [num_blocks, block_kv, 1, D + 4] (FP8) or [.., D/2 + 4] (FP4), block_kv 32 or 64, each block
+// holding all block_kv value rows first, then block_kv 4-byte scales (float32 / packed UE8M0);
+// weights [B * nn, H]; context_lens int32 [B, nn]; block_table int32 [B (or B * nn tokens with
+// indices), max_blocks]; logits [B * nn, max_context_len]. Row r = b * nn + t holds
+// logit(r, p) = sum_h relu(q(b, t, h) . kv(p)) * weights[r, h] for p < context_lens[b, t]; -inf beyond
+// with clean, untouched otherwise. indices (int32 [B], next_n 1): request id per token (varlen mode).
+void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv_cache,
+                              const TensorView& weights, const TensorView& context_lens, const TensorView& block_table,
+                              const TensorView& logits, bool clean, const TensorView* indices);
+
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in

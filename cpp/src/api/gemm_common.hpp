@@ -9,6 +9,7 @@
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
+#include "deepgemm_ascend/kernel/mqa_logits.hpp"
 
 namespace deepgemm_ascend::api {
 
@@ -42,6 +43,11 @@ Operand operand(const core::TensorView& t, const char* arg);  // 2-D fp8 or pack
 void check_recipe(const ScaleRecipe& r, const char* arg);
 // Validates a 2-D scale tensor for `mn` rows and K = k, and describes it for the kernel.
 layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn, int64_t k, const ScaleRecipe& r);
+
+// MQA logits: UE8M0 scales of 32 values, one int32 (4 bytes) per row; launch over a problem list.
+layout::ScaleRef ue8m0_rows(const void* base);
+void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
+                int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype);
 
 // Chooses the config for `desc` (printing it once with DG_PRINT_CONFIGS=1) and runs the kernel.
 void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args);

@@ -19,8 +19,6 @@ namespace {
 constexpr int64_t kHeadChoices[] = {8, 16, 32, 64};
 constexpr int64_t kFp8HeadDims[] = {32, 64, 128};
 constexpr int64_t kFp4HeadDims[] = {64, 128};
-constexpr int64_t kMxBlock = 32;
-constexpr int kUe8m0PerInt32 = 4;
 
 template <size_t N>
 bool one_of(int64_t v, const int64_t (&set)[N]) {
@@ -112,25 +110,13 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
   }
   const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
   const int bits = tile::operand_bits(fmt);
-  kernel::MqaArgs args{{q.data, q.offset * per, s * heads, dim, dim, 1, bits},
-                       {kv.data, kv.offset * per, skv, dim, dim, 1, bits},
-                       {fmt, fmt},
-                       {},
-                       {w, w_stride, lo, hi, fp4 ? nullptr : sfkv.as<const float>(), logits.ptr(), logits.stride(0),
-                        logits.dtype, heads, skv, clean, compressed},
-                       {}};
-  if (fp4) {
-    // One int32 of 4 UE8M0 bytes per (query, head) row and per KV row.
-    const auto ref = [](const TensorView& sf) {
-      return layout::ScaleRef{sf.ptr(), true, kUe8m0PerInt32, kUe8m0PerInt32, kUe8m0PerInt32, 1, kMxBlock};
-    };
-    args.scaling = {true, ref(*sfq), ref(sfkv)};
-  }
-  auto& backend = runtime::host_backend();
-  heuristics::GemmDesc desc{s * heads, skv, dim, bits, bits, 16, int(core::itemsize(logits.dtype)), false,
-                            backend.num_ai_cores(), fp4 ? kMxBlock : 0, heads};
-  args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
-  backend.launch("mqa_logits", args.config.num_blocks, [&args](tile::Core& core) { kernel::mqa_logits(core, args); });
+  kernel::MqaProblem problem{{q.data, q.offset * per, s * heads, dim, dim, 1, bits},
+                             {kv.data, kv.offset * per, skv, dim, dim, 1, bits},
+                             {},
+                             {w, w_stride, lo, hi, fp4 ? nullptr : sfkv.as<const float>(), logits.ptr(),
+                              logits.stride(0), logits.dtype, heads, skv, clean, compressed}};
+  if (fp4) problem.scaling = {true, api::ue8m0_rows(sfq->ptr()), api::ue8m0_rows(sfkv.ptr())};
+  api::launch_mqa(&problem, 1, fmt, s * heads, skv, dim, heads, logits.dtype);
 }
 
 }  // namespace deepgemm_ascend

@@ -241,6 +241,19 @@ NB_MODULE(_C, m) {
       },
       nb::arg("q"), nb::arg("sfq").none(), nb::arg("kv"), nb::arg("sfkv"), nb::arg("weights"), nb::arg("ks"),
       nb::arg("ke"), nb::arg("logits"), nb::arg("clean"), nb::arg("compressed"), Guard());
+  m.def(
+      "fp8_fp4_paged_mqa_logits",
+      [opt_view](const TensorDesc& q, const std::optional<TensorDesc>& sfq, const TensorDesc& kv_cache,
+                 const TensorDesc& weights, const TensorDesc& context_lens, const TensorDesc& block_table,
+                 const TensorDesc& logits, bool clean, const std::optional<TensorDesc>& indices) {
+        const auto vsq = opt_view(sfq, "sfq"), vi = opt_view(indices, "indices");
+        dga::fp8_fp4_paged_mqa_logits(view(q, "q"), vsq ? &*vsq : nullptr, view(kv_cache, "kv_cache"),
+                                      view(weights, "weights"), view(context_lens, "context_lens"),
+                                      view(block_table, "block_table"), view(logits, "logits"), clean,
+                                      vi ? &*vi : nullptr);
+      },
+      nb::arg("q"), nb::arg("sfq").none(), nb::arg("kv_cache"), nb::arg("weights"), nb::arg("context_lens"),
+      nb::arg("block_table"), nb::arg("logits"), nb::arg("clean"), nb::arg("indices").none(), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(

@@ -1,0 +1,88 @@
+"""Paged MQA logits against float64 references over the same KV values."""
+import pytest
+import torch
+
+import deepgemm_ascend as dg
+from deepgemm_ascend.testing import calc_diff
+
+
+def build_cache(kv_rows, block_kv, num_blocks, fp4):
+    """Scatter [T, D] KV values (with per-row scales) into a random permutation of cache blocks."""
+    d = kv_rows.shape[1]
+    if fp4:
+        vals, sf = dg.per_token_cast_to_fp4(kv_rows, True, gran_k=32, use_packed_ue8m0=True)
+        deq = dg.cast_back_from_fp4(vals, sf, gran_k=32, use_packed_ue8m0=True).double()
+        row_bytes, vals, sf_bytes = d // 2, vals.view(torch.uint8), sf.view(torch.uint8).reshape(-1, 4)
+    else:
+        vals, sf = dg.per_custom_dims_cast_to_fp8(kv_rows, (0,), False)
+        deq = vals.double() * sf.double()[:, None]
+        row_bytes, vals, sf_bytes = d, vals.view(torch.uint8), sf.view(torch.uint8).reshape(-1, 4)
+    cache = torch.zeros(num_blocks, block_kv * (row_bytes + 4), dtype=torch.uint8)
+    perm = torch.randperm(num_blocks)
+    t = kv_rows.shape[0]
+    for i in range(t // block_kv):
+        blk = int(perm[i])
+        cache[blk, :block_kv * row_bytes] = vals[i * block_kv:(i + 1) * block_kv].flatten()
+        cache[blk, block_kv * row_bytes:] = sf_bytes[i * block_kv:(i + 1) * block_kv].flatten()
+    return cache.view(num_blocks, block_kv, 1, row_bytes + 4), perm, deq
+
+
+@pytest.mark.parametrize("fp4", [False, True], ids=["fp8", "fp4"])
+@pytest.mark.parametrize("block_kv", [32, 64])
+@pytest.mark.parametrize("next_n", [1, 3])
+@pytest.mark.parametrize("clean", [False, True])
+def test_paged(fp4, block_kv, next_n, clean):
+    torch.manual_seed(block_kv + next_n + fp4)
+    batch, h, d, max_blocks = 3, 16, 128 if fp4 else 64, 4
+    ctx_max = max_blocks * block_kv
+    lens = torch.randint(1, ctx_max + 1, (batch, next_n), dtype=torch.int32)
+    lens[:, -1] = lens.max(dim=1).values
+    kv_rows = torch.randn(batch * max_blocks * block_kv, d)
+    cache, perm, deq = build_cache(kv_rows, block_kv, batch * max_blocks + 2, fp4)
+    table = perm[:batch * max_blocks].view(batch, max_blocks).to(torch.int32)
+    q = torch.randn(batch, next_n, h, d)
+    if fp4:
+        q4, sq = dg.per_token_cast_to_fp4(q.reshape(-1, d), True, gran_k=32, use_packed_ue8m0=True)
+        qp = (q4.view(batch, next_n, h, d // 2), sq.view(batch, next_n, h))
+        qd = dg.cast_back_from_fp4(q4, sq, gran_k=32, use_packed_ue8m0=True).double().view(batch, next_n, h, d)
+    else:
+        q8 = q.to(torch.float8_e4m3fn)
+        qp, qd = (q8, None), q8.double()
+    w = torch.randn(batch * next_n, h)
+    meta = dg.get_paged_mqa_logits_metadata(lens, block_kv, dg.get_num_sms())
+    out = dg.fp8_fp4_paged_mqa_logits(qp, cache, w, lens, table, meta, ctx_max, clean_logits=clean)
+    assert out.shape == (batch * next_n, ctx_max)
+    for b in range(batch):
+        kv_b = deq[b * max_blocks * block_kv:(b + 1) * max_blocks * block_kv]
+        for t in range(next_n):
+            r, n = b * next_n + t, int(lens[b, t])
+            scores = (qd[b, t] @ kv_b[:n].T).clamp(min=0)
+            ref = (scores * w[r].double()[:, None]).sum(0)
+            assert calc_diff(out[r, :n], ref) < 5e-6
+            if clean:
+                assert torch.isinf(out[r, n:]).all() and (out[r, n:] < 0).all()
+
+
+def test_metadata_shape_and_bounds():
+    lens = torch.tensor([[300], [1], [1000]], dtype=torch.int32)
+    meta = dg.get_paged_mqa_logits_metadata(lens, 64, 4)
+    assert meta.shape == (5, 2) and meta.dtype == torch.int32
+    assert meta[-1, 0] == 3 and (meta[:, 0].diff() >= 0).all()
+
+
+def test_errors():
+    batch, h, d, bkv = 1, 8, 64, 32
+    cache = torch.zeros(2, bkv, 1, d + 4, dtype=torch.uint8)
+    q = torch.zeros(batch, 1, h, d).to(torch.float8_e4m3fn)
+    w = torch.randn(batch, h)
+    lens = torch.tensor([[40]], dtype=torch.int32)
+    meta = dg.get_paged_mqa_logits_metadata(lens, bkv, dg.get_num_sms())
+    with pytest.raises(ValueError, match=r"^block_table: entry \[0, 1\] = 7"):
+        dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 7]], dtype=torch.int32), meta, 64)
+    with pytest.raises(ValueError, match=r"^context_lens: row 0 has length 40"):
+        dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 1]], dtype=torch.int32), meta, 32)
+    with pytest.raises(ValueError, match=r"^schedule_meta"):
+        dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 1]], dtype=torch.int32), meta[:1], 64)
+    with pytest.raises(ValueError, match=r"^kv_cache: block_kv"):
+        dg.fp8_paged_mqa_logits(q, torch.zeros(2, 16, 1, d + 4, dtype=torch.uint8), w, lens,
+                                torch.tensor([[0, 1]], dtype=torch.int32), meta, 64)
