@@ -18,7 +18,7 @@ from .grouped_gemm import (bf16_m_grouped_gemm_nt_masked, fp8_m_grouped_gemm_nt_
                            m_grouped_fp8_fp4_gemm_nt_contiguous, m_grouped_fp8_fp4_gemm_nt_masked,
                            m_grouped_fp8_gemm_nn_contiguous, m_grouped_fp8_gemm_nt_contiguous,
                            m_grouped_fp8_gemm_nt_masked, set_mk_alignment_for_contiguous_layout)
-from .einsum import einsum
+from .einsum import einsum, fp8_einsum
 from .hc_prenorm import tf32_hc_prenorm_gemm
 from .mqa_logits import (fp8_fp4_mqa_logits, fp8_fp4_paged_mqa_logits, fp8_mqa_logits, fp8_paged_mqa_logits,
                          get_paged_mqa_logits_metadata)

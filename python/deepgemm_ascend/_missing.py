@@ -5,8 +5,6 @@ deep_gemm` fails loudly instead of silently falling back to torch. The README li
 """
 
 MISSING = {
-    # FP8 einsum (issue 6)
-    "fp8_einsum": 6,
     # Mega MoE (issue 7)
     "fp8_fp4_mega_moe": 7, "bf16_mega_moe": 7, "get_symm_buffer_for_mega_moe": 7,
     "transform_weights_for_mega_moe": 7,

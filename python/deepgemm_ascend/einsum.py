@@ -14,3 +14,25 @@ def einsum(expr, a, b, d, c=None, use_cublaslt=False):
     if not isinstance(expr, str):
         raise TypeError(f"expr: expected a string, got {type(expr).__name__}")
     _C.einsum(expr.replace(" ", ""), desc(a, "a"), desc(b, "b"), desc(d, "d"), optional_desc(c, "c"))
+
+
+def fp8_einsum(expr, a, b, d, c=None, recipe=(1, 128, 128)):
+    """FP8 einsum, batched over heads, with float32 block scales (upstream's three expressions).
+
+    a = (A, SFA), b = (B, SFB) with float8_e4m3fn tensors; recipe (gran_m, gran_n, gran_k):
+      'bhr,hdr->bhd': SFA [b, h, ceil(r / gran_k)], SFB [h, ceil(d / gran_n), ceil(r / gran_k)]
+      'bhd,hdr->bhr': SFA [b, h, ceil(d / gran_k)], SFB [h, ceil(d / gran_k), ceil(r / gran_n)]
+      'bhd,bhr->hdr': contraction over b with per-channel scales (recipe (1, 1, 128)): SFA
+                      [ceil(b / gran_k), h, d], SFB [ceil(b / gran_k), h, r]; d float32 with c = d.
+    d bfloat16 or float32; c optional, like d. Raises TypeError / ValueError naming the argument.
+    """
+    if not isinstance(expr, str):
+        raise TypeError(f"expr: expected a string, got {type(expr).__name__}")
+    for x, arg in ((a, "a"), (b, "b")):
+        if not (isinstance(x, (tuple, list)) and len(x) == 2):
+            raise TypeError(f"{arg}: expected a (tensor, scale factors) pair, got {type(x).__name__}")
+    if not (isinstance(recipe, (tuple, list)) and len(recipe) == 3 and all(isinstance(v, int) for v in recipe)):
+        raise ValueError(f"recipe: expected (gran_m, gran_n, gran_k), got {recipe!r}")
+    (qa, sfa), (qb, sfb) = a, b
+    _C.fp8_einsum(expr.replace(" ", ""), desc(qa, "a"), desc(sfa, "sfa"), desc(qb, "b"), desc(sfb, "sfb"),
+                  desc(d, "d"), optional_desc(c, "c"), *recipe)

@@ -69,3 +69,56 @@ def test_errors():
     with pytest.raises(ValueError, match=r"^c: a float32 d accumulates"):
         dg.einsum("bmk,bnk->mn", torch.randn(2, 4, 64).bfloat16(), torch.randn(2, 32, 64).bfloat16(), d32)
     assert (d.float() == 7).all()
+
+
+def blocks(sf, sizes):
+    """Expand block scales over the given per-dimension block sizes (dims of sf in order)."""
+    for dim, size in enumerate(sizes):
+        sf = sf.repeat_interleave(size, dim)
+    return sf
+
+
+def test_fp8_bhr_hdr_bhd():
+    torch.manual_seed(21)
+    bsz, h, r, dd = 20, 4, 256, 192
+    a, b = torch.randn(bsz, h, r), torch.randn(h, dd, r)
+    qa, sa = dg.per_token_cast_to_fp8(a.view(bsz * h, r), False)
+    qa, sa = qa.view(bsz, h, r), sa.view(bsz, h, -1)
+    qb, sb = zip(*[dg.per_block_cast_to_fp8(b[i], False) for i in range(h)])
+    qb, sb = torch.stack(qb), torch.stack(sb)
+    d = poison_(torch.empty(bsz, h, dd, dtype=torch.bfloat16))
+    dg.fp8_einsum("bhr,hdr->bhd", (qa, sa), (qb, sb), d)
+    deq_a = qa.double() * blocks(sa.double(), (1, 1, 128))[..., :r]
+    deq_b = qb.double() * blocks(sb.double(), (1, 128, 128))[:, :dd, :r]
+    assert calc_diff(d, torch.einsum("bhr,hdr->bhd", deq_a, deq_b)) < 1e-5
+    assert calc_diff(d, torch.einsum("bhr,hdr->bhd", a.double(), b.double())) < 1e-3
+
+
+def test_fp8_bhd_hdr_bhr():
+    torch.manual_seed(22)
+    bsz, h, dd, r = 16, 2, 256, 384
+    a, b = torch.randn(bsz, h, dd), torch.randn(h, dd, r)
+    qa, sa = dg.per_token_cast_to_fp8(a.view(bsz * h, dd), False)
+    qa, sa = qa.view(bsz, h, dd), sa.view(bsz, h, -1)
+    qb, sb = zip(*[dg.per_block_cast_to_fp8(b[i], False) for i in range(h)])   # [d, r] blocks: [d/128, r/128]
+    qb, sb = torch.stack(qb), torch.stack(sb)
+    d = poison_(torch.empty(bsz, h, r))
+    dg.fp8_einsum("bhd,hdr->bhr", (qa, sa), (qb, sb), d)
+    deq_a = qa.double() * blocks(sa.double(), (1, 1, 128))
+    deq_b = qb.double() * blocks(sb.double(), (1, 128, 128))
+    assert calc_diff(d, torch.einsum("bhd,hdr->bhr", deq_a, deq_b)) < 1e-5
+
+
+def test_fp8_bhd_bhr_hdr():
+    torch.manual_seed(23)
+    bsz, h, dd, r = 256, 3, 64, 96
+    a, b = torch.randn(bsz, h, dd), torch.randn(bsz, h, r)
+    qa, sa = dg.per_channel_cast_to_fp8(a.view(bsz, h * dd), False)
+    qb, sb = dg.per_channel_cast_to_fp8(b.view(bsz, h * r), False)
+    qa, sa, qb, sb = qa.view(bsz, h, dd), sa.view(-1, h, dd), qb.view(bsz, h, r), sb.view(-1, h, r)
+    c = torch.randn(h, dd, r)
+    d = c.clone()
+    dg.fp8_einsum("bhd,bhr->hdr", (qa, sa), (qb, sb), d, d, recipe=(1, 1, 128))
+    deq_a = qa.double() * blocks(sa.double(), (128, 1, 1))
+    deq_b = qb.double() * blocks(sb.double(), (128, 1, 1))
+    assert calc_diff(d, c.double() + torch.einsum("bhd,bhr->hdr", deq_a, deq_b)) < 1e-5

@@ -125,6 +125,16 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
                               const TensorView& weights, const TensorView& context_lens, const TensorView& block_table,
                               const TensorView& logits, bool clean, const TensorView* indices);
 
+// FP8 einsum (float8_e4m3fn operands, float32 scales, batch = h):
+//   "bhr,hdr->bhd": sfa [b, h, ceil(r / gran_k)], sfb [h, ceil(d / gran_n), ceil(r / gran_k)]
+//   "bhd,hdr->bhr": sfa [b, h, ceil(d / gran_k)], sfb [h, ceil(d / gran_k), ceil(r / gran_n)]
+//   "bhd,bhr->hdr": contraction over b; sfa [ceil(b / gran_k), h, d], sfb [ceil(b / gran_k), h, r];
+//                   d float32 accumulated (c = d)
+// d bfloat16 or float32, optional c as for the dense GEMMs.
+void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe recipe_a,
+                ScaleRecipe recipe_b);
+
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);
 // Nz dst [.., ceil(C / C0), align(R, 16), C0] and Zn dst [.., ceil(R / C0), align(C, 16), C0], in

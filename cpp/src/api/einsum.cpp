@@ -110,4 +110,66 @@ void einsum(const std::string& expr, const TensorView& a, const TensorView& b, c
   heads(bhd, a, b, d);
 }
 
+void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe ra, ScaleRecipe rb) {
+  const bool bhd = expr == "bhr,hdr->bhd", bhr = expr == "bhd,hdr->bhr", hdr = expr == "bhd,bhr->hdr";
+  DGA_REQUIRE(bhd || bhr || hdr, kValue, "expr", "unsupported expression '", expr,
+              "' (supported: bhr,hdr->bhd  bhd,hdr->bhr  bhd,bhr->hdr)");
+  api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}, {"c", c}});
+  api::require_host(a, "a");
+  for (const auto& [t, arg] : {std::pair{&a, "a"}, std::pair{&b, "b"}}) {
+    api::require_dtype(*t, arg, {DType::kFP8E4M3});
+    api::require_rank(*t, arg, 3);
+  }
+  for (const auto& [t, arg] : {std::pair{&sfa, "sfa"}, std::pair{&sfb, "sfb"}}) {
+    api::require_dtype(*t, arg, {DType::kFP32});
+    api::require_rank(*t, arg, 3);
+  }
+  api::check_recipe(ra, "recipe");
+  api::check_recipe(rb, "recipe");
+  api::require_rank(d, "d", 3);
+  // Per head h: A_h [M, K], B_h [N, K] (views of the 3-D operands), scales [rows, K blocks], D_h [M, N].
+  const int64_t heads = hdr ? a.shape[1] : b.shape[0];
+  struct Views {
+    TensorView a, sa, b, sb, d;
+  };
+  auto views = [&](int64_t h) -> Views {
+    if (bhd) return {plane(a, 1, h, 0, 2), plane(sfa, 1, h, 0, 2), plane(b, 0, h, 1, 2), plane(sfb, 0, h, 1, 2),
+                     plane(d, 1, h, 0, 2)};
+    if (bhr) return {plane(a, 1, h, 0, 2), plane(sfa, 1, h, 0, 2), plane(b, 0, h, 2, 1), plane(sfb, 0, h, 2, 1),
+                     plane(d, 1, h, 0, 2)};
+    return {plane(a, 1, h, 2, 0), plane(sfa, 1, h, 2, 0), plane(b, 1, h, 2, 0), plane(sfb, 1, h, 2, 0),
+            plane(d, 0, h, 1, 2)};
+  };
+  DGA_REQUIRE((hdr ? b.shape[1] : b.shape[0]) == heads && (hdr ? d.shape[0] : d.shape[1]) == heads &&
+                  (hdr || a.shape[1] == heads),
+              kValue, "b", "head counts differ: a ", a.shape_str(), ", b ", b.shape_str(), ", d ", d.shape_str());
+  if (hdr)
+    DGA_REQUIRE(d.dtype == DType::kFP32 && c && c->same_view(d), kValue, "c",
+                "'bhd,bhr->hdr' accumulates into a float32 d: pass c = d");
+  std::vector<kernel::GemmProblem> problems;
+  const Views v0 = views(0);
+  const int64_t m = v0.a.shape[0], k = v0.a.shape[1], n = v0.b.shape[0];
+  for (int64_t h = 0; h < heads; ++h) {
+    const Views v = views(h);
+    DGA_REQUIRE(v.b.shape[1] == k, kValue, "b", "contracted size mismatch: a ", a.shape_str(), ", b ", b.shape_str());
+    const TensorView ch = c ? (hdr ? plane(*c, 0, h, 1, 2) : plane(*c, 1, h, 0, 2)) : TensorView{};
+    api::validate_output(v.d, c ? &ch : nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", &sfa}, {"sfb", &sfb}});
+    problems.push_back({api::matrix(v.a, 8, false), api::matrix(v.b, 8, false), api::epilogue(v.d, c ? &ch : nullptr),
+                        {true, api::scales(v.sa, "sfa", m, k, ra), api::scales(v.sb, "sfb", n, k, rb)}});
+  }
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const TensorView ch = c ? (hdr ? plane(*c, 0, h, 1, 2) : plane(*c, 1, h, 0, 2)) : TensorView{};
+      api::trivial_gemm({m, n, 0}, views(h).d, c ? &ch : nullptr);
+    }
+    return;
+  }
+  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {},
+                        {tile::OperandFormat::kE4M3, tile::OperandFormat::kE4M3}, true};
+  api::launch_gemm("fp8_einsum", {m, n, k, 8, 8, 16, int(core::itemsize(d.dtype)), c != nullptr, 1,
+                                  std::min(ra.gran_k, rb.gran_k)}, args);
+}
+
 }  // namespace deepgemm_ascend

@@ -254,6 +254,16 @@ NB_MODULE(_C, m) {
       },
       nb::arg("q"), nb::arg("sfq").none(), nb::arg("kv_cache"), nb::arg("weights"), nb::arg("context_lens"),
       nb::arg("block_table"), nb::arg("logits"), nb::arg("clean"), nb::arg("indices").none(), Guard());
+  m.def(
+      "fp8_einsum",
+      [](const std::string& expr, const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b, const TensorDesc& sfb,
+         const TensorDesc& d, const std::optional<TensorDesc>& c, int64_t gran_m, int64_t gran_n, int64_t gran_k) {
+        const std::optional<dga::TensorView> vc = c ? std::optional(view(*c, "c")) : std::nullopt;
+        dga::fp8_einsum(expr, view(a, "a"), view(sfa, "sfa"), view(b, "b"), view(sfb, "sfb"), view(d, "d"),
+                        vc ? &*vc : nullptr, {gran_m, gran_k}, {gran_n, gran_k});
+      },
+      nb::arg("expr"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"), nb::arg("c").none(),
+      nb::arg("gran_m"), nb::arg("gran_n"), nb::arg("gran_k"), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
   m.def(
