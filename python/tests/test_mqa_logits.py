@@ -115,3 +115,26 @@ def test_errors():
         dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke, clean_logits=True, max_seqlen_k=64)
     with pytest.raises(ValueError, match=r"^q: heads"):
         dg.fp8_fp4_mqa_logits((qp[0][:, :6].contiguous(), None), kvp, w[:, :6].contiguous(), ks, ke)
+
+
+def test_production_heads_and_long_kv():
+    # H = 64, D = 128 against a long KV (the float64 reference bounds the size we can check here).
+    torch.manual_seed(14)
+    s, h, d, skv = 64, 64, 128, 4096
+    _, _, qp, kvp, qd, kvd = fp8_inputs(s, h, d, skv)
+    w = torch.randn(s, h)
+    ks, ke = ranges(s, skv, "causal")
+    out = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke)
+    ref, valid = reference(qd, kvd, w, ks, ke)
+    assert calc_diff(out[valid], ref[valid]) < 5e-6
+    assert torch.equal(torch.isinf(out), ~valid)
+
+
+def test_single_query_row():
+    torch.manual_seed(15)
+    _, _, qp, kvp, qd, kvd = fp8_inputs(1, 32, 128, 1000)
+    w = torch.randn(1, 32)
+    ks, ke = torch.tensor([100], dtype=torch.int32), torch.tensor([900], dtype=torch.int32)
+    out = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke)
+    ref, valid = reference(qd, kvd, w, ks, ke)
+    assert calc_diff(out[valid], ref[valid]) < 5e-6

@@ -86,3 +86,24 @@ def test_errors():
     with pytest.raises(ValueError, match=r"^kv_cache: block_kv"):
         dg.fp8_paged_mqa_logits(q, torch.zeros(2, 16, 1, d + 4, dtype=torch.uint8), w, lens,
                                 torch.tensor([[0, 1]], dtype=torch.int32), meta, 64)
+
+
+def test_batch_64_random_lengths():
+    torch.manual_seed(31)
+    batch, h, d, bkv, max_blocks = 64, 32, 128, 64, 3
+    ctx_max = max_blocks * bkv
+    lens = torch.randint(0, ctx_max + 1, (batch, 1), dtype=torch.int32)
+    kv_rows = torch.randn(batch * max_blocks * bkv, d)
+    cache, perm, deq = build_cache(kv_rows, bkv, batch * max_blocks, False)
+    table = perm.view(batch, max_blocks).to(torch.int32)
+    q8 = torch.randn(batch, 1, h, d).to(torch.float8_e4m3fn)
+    w = torch.randn(batch, h)
+    meta = dg.get_paged_mqa_logits_metadata(lens, bkv, dg.get_num_sms())
+    out = dg.fp8_paged_mqa_logits(q8, cache, w, lens, table, meta, ctx_max, clean_logits=True)
+    for b in range(batch):
+        n = int(lens[b, 0])
+        kv_b = deq[b * max_blocks * bkv:b * max_blocks * bkv + n]
+        ref = ((q8[b, 0].double() @ kv_b.T).clamp(min=0) * w[b].double()[:, None]).sum(0)
+        if n:
+            assert calc_diff(out[b, :n], ref) < 5e-6
+        assert torch.isinf(out[b, n:]).all()
