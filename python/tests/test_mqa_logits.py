@@ -138,3 +138,15 @@ def test_single_query_row():
     out = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke)
     ref, valid = reference(qd, kvd, w, ks, ke)
     assert calc_diff(out[valid], ref[valid]) < 5e-6
+
+
+def test_kv_of_16384_rows():
+    torch.manual_seed(16)
+    s, h, d, skv = 8, 32, 128, 16384
+    _, _, qp, kvp, qd, kvd = fp8_inputs(s, h, d, skv)
+    w = torch.randn(s, h)
+    ks, ke = ranges(s, skv, "windows")
+    out = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke)
+    ref, valid = reference(qd, kvd, w, ks, ke)
+    assert calc_diff(out[valid], ref[valid]) < 5e-6
+    assert torch.equal(torch.isinf(out), ~valid)
