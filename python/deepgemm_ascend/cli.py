@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"comma-separated kernel families (available: {', '.join(available_kernels())})")
     shapes = bench.add_mutually_exclusive_group()
     shapes.add_argument("--shapes", type=_parse_shapes, metavar='"M,N,K;M,N,K"',
-                        help="explicit shapes (default: the kernel's benchmark set)")
+                        help="explicit shapes (default: the kernel's benchmark set; moe reads M as routed rows "
+                             "over 32 experts)")
     shapes.add_argument("--quick", action="store_true", help="the kernel's small quick set")
     bench.add_argument("--layouts", default=["nt"], type=_parse_list,
                        help=f"comma-separated layouts out of {','.join(LAYOUTS)} (default: nt)")

@@ -94,6 +94,41 @@ def test_bench_fp8_json_stdout(tmp_path):
     assert "vs deq+mm" in res.stderr and "vs our bf16" in res.stderr  # the fp8 table's own columns
 
 
+def test_bench_moe_json_stdout(tmp_path):
+    """moe reads --shapes "M,N,K" as M routed rows over 32 experts (tiny here): every case checks and times ok."""
+    res = run_module("bench", "--kernels", "moe", "--shapes", "256,128,256", "--repeat", "1", "--warmup", "0",
+                     "--min-time", "0", "--json", "-", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)["results"]
+    assert [(r["variant"], r["dtype"]) for r in rows] == [
+        ("contiguous", "fp8"), ("contiguous", "bf16"), ("masked", "bf16"), ("masked", "fp8"), ("k-grouped", "bf16")]
+    for r in rows:
+        assert r["kernel"] == "moe" and r["status"] == "ok", r
+        assert 0 <= r["diff"] < (1e-3 if r["dtype"] == "fp8" else 1e-5)
+        assert r["ours_ms"] > 0 and r["ratio"] == pytest.approx(r["torch_ms"] / r["ours_ms"])
+        dims = (r["m"], r["n"]) if r["variant"] == "k-grouped" else (r["n"], r["k"])
+        assert r["flops"] == 2 * r["rows"] * dims[0] * dims[1]  # valid rows only
+    contiguous, masked = rows[0], rows[3]
+    assert contiguous["groups"] == 32 and contiguous["rows"] == sum(contiguous["loads"]) == 256
+    assert contiguous["m"] % 128 == 0 and contiguous["ratio_dense"] > 0 and contiguous["ratio_torch_bf16"] > 0
+    assert masked["expected_m"] == 8 and masked["rows"] == sum(masked["masked_m"]) and masked["padding_untouched"]
+    assert rows[4]["groups"] == 8 and rows[4]["rows"] == sum(rows[4]["loads"]) == 256
+    assert "vs dense" in res.stderr and "vs bf16 loop" in res.stderr  # the moe table's own columns
+
+
+def test_bench_moe_sets_and_weight_release():
+    from deepgemm_ascend.bench import moe, plan, run_bench
+
+    (entry,) = resolve_kernels(["moe"])
+    default = [c["label"] for _, c in plan([entry], BenchOptions())]
+    assert len(default) == 9 and default[0] == "contiguous fp8 G32 4096 rows 4096x7168"
+    assert [c["expected_m"] for _, c in plan([entry], BenchOptions()) if c["variant"] == "masked"] == [8, 32, 64] * 2
+    assert len(plan([entry], BenchOptions(quick=True))) == 7
+    rows = run_bench([entry], BenchOptions(shapes=[(40, 64, 128)], repeat=1, warmup=0, min_time=0))
+    assert [r["status"] for r in rows] == ["ok"] * 5
+    assert not moe._CACHE  # the shared expert weights are freed after their last case
+
+
 def test_bench_json_file_fp32(tmp_path):
     out = tmp_path / "res.json"
     res = run_module("bench", "--shapes", "33,65,129", "--out-dtype", "fp32", "--repeat", "1", "--warmup", "0",

@@ -4,7 +4,7 @@ Every kernel family registers one `KernelBench` entry in `KERNELS` (a dict keyed
 users pass to `--kernels`). An entry knows how to enumerate its cases for the given options and
 how to run one case: check it against a float64 torch reference and time it against torch in
 the same process, interleaved. `run_bench` drives the entries, shows progress and collects one
-result row (a plain dict) per case. Adding moe, mqa, hc or mega_moe later means adding a
+result row (a plain dict) per case. Adding mqa, hc or mega_moe later means adding a
 module next to `bf16.py` and one line to `KERNELS`; an entry may declare its own table columns
 (`KernelBench.columns`), and the report prints one table per kernel.
 """
@@ -18,12 +18,13 @@ import torch
 from .. import runtime
 from .base import DIFF_THRESHOLD, BenchOptions, KernelBench
 from .progress import Progress
-from . import bf16, fp8
+from . import bf16, fp8, moe
 
-# Kernel name -> benchmark entry. Future entries: moe, mqa, hc, mega_moe (one module each).
+# Kernel name -> benchmark entry. Future entries: mqa, hc, mega_moe (one module each).
 KERNELS: Dict[str, KernelBench] = {
     "bf16": bf16.BENCH,
     "fp8": fp8.BENCH,
+    "moe": moe.BENCH,
 }
 
 

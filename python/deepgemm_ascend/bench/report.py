@@ -22,7 +22,7 @@ COLUMNS = [
     ("diff", "diff", "{:.2e}"),
     ("status", "status", "{}"),
 ]
-_LEFT = {"kernel", "recipe", "layout", "out", "status"}
+_LEFT = {"kernel", "recipe", "layout", "out", "status", "case", "dtype"}
 _RATIO_DESC = "torch time / ours time"  # what "ratio" means for kernels that do not say otherwise
 
 MATPLOTLIB_MISSING = "--plot needs matplotlib, which is not installed: pip install matplotlib"
