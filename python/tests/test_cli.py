@@ -235,3 +235,17 @@ def test_main_module_is_cli():
 
     assert main_module.main is cli.main
 
+
+
+def test_bench_mqa_and_hc_json():
+    import json
+    import subprocess
+    import sys
+
+    for kernel, shapes in (("mqa", "64,256,32"), ("hc", "64,24,1024")):   # S,SKV,H and M,N,K
+        out = subprocess.run([sys.executable, "-m", "deepgemm_ascend", "bench", "--kernels", kernel, "--shapes", shapes,
+                              "--repeat", "1", "--warmup", "0", "--no-progress", "--json", "-"],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        rows = json.loads(out.stdout)["results"]
+        assert rows and all(r["kernel"] == kernel and r["status"] == "ok" for r in rows), rows

@@ -18,13 +18,15 @@ import torch
 from .. import runtime
 from .base import DIFF_THRESHOLD, BenchOptions, KernelBench
 from .progress import Progress
-from . import bf16, fp8, moe
+from . import bf16, fp8, hc, moe, mqa
 
-# Kernel name -> benchmark entry. Future entries: mqa, hc, mega_moe (one module each).
+# Kernel name -> benchmark entry. Future entry: mega_moe (one module).
 KERNELS: Dict[str, KernelBench] = {
     "bf16": bf16.BENCH,
     "fp8": fp8.BENCH,
     "moe": moe.BENCH,
+    "mqa": mqa.BENCH,
+    "hc": hc.BENCH,
 }
 
 
