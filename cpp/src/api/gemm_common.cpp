@@ -25,6 +25,17 @@ void require_gemm_layout(const std::string& lay) {
               "expected one of nt, nn, tn, tt, got '", lay, "'");
 }
 
+core::TensorView index_leading(const core::TensorView& t, int64_t i) {
+  core::TensorView v = t;
+  v.offset += i * t.strides[0];
+  v.ndim = t.ndim - 1;
+  for (int d = 0; d < v.ndim; ++d) {
+    v.shape[d] = t.shape[d + 1];
+    v.strides[d] = t.strides[d + 1];
+  }
+  return v;
+}
+
 layout::MatrixRef matrix(const core::TensorView& t, int bits, bool transpose) {
   const int64_t per = bits == 4 ? 2 : 1;  // values per stored element
   layout::MatrixRef r{t.data, t.offset * per, t.shape[0], t.shape[1] * per, t.strides[0] * per,

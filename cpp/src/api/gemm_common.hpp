@@ -19,6 +19,9 @@ struct GemmShape {
 
 void require_gemm_layout(const std::string& layout);
 
+// t[i] for a tensor with a leading (group / split) dimension: a view with one dimension less.
+core::TensorView index_leading(const core::TensorView& t, int64_t i);
+
 // A strided 2-D view as a matrix of `bits`-bit values; packed 4-bit tensors count nibbles.
 layout::MatrixRef matrix(const core::TensorView& t, int bits, bool transpose);
 layout::MutMatrixRef mut_matrix(const core::TensorView& t);

@@ -18,17 +18,7 @@ constexpr int64_t kDefaultMkAlignment = 128;
 constexpr int64_t kKAlignmentUnit = 32;  // K-grouped alignments are multiples of the MX block
 std::atomic<int64_t> g_mk_alignment{kDefaultMkAlignment};
 
-// Group g of a tensor with a leading group dimension, as a tensor of one dimension less.
-TensorView group_view(const TensorView& t, int64_t g) {
-  TensorView v = t;
-  v.offset += g * t.strides[0];
-  v.ndim = t.ndim - 1;
-  for (int i = 0; i < v.ndim; ++i) {
-    v.shape[i] = t.shape[i + 1];
-    v.strides[i] = t.strides[i + 1];
-  }
-  return v;
-}
+TensorView group_view(const TensorView& t, int64_t g) { return api::index_leading(t, g); }
 
 // A contiguous int32 vector of n entries, read on the host.
 std::vector<int64_t> read_int32(const TensorView& t, const char* arg, int64_t n) {

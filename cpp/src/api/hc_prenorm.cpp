@@ -21,15 +21,7 @@ constexpr int64_t kNMultiple = 8;
 constexpr int64_t kRowsPerBlock = 64;  // sqr_sum rows per host block
 
 TensorView slice(const TensorView& t, int64_t s) {  // [S, ...][s], or t itself when unsplit
-  if (s < 0) return t;
-  TensorView v = t;
-  v.offset += s * t.strides[0];
-  v.ndim = t.ndim - 1;
-  for (int i = 0; i < v.ndim; ++i) {
-    v.shape[i] = t.shape[i + 1];
-    v.strides[i] = t.strides[i + 1];
-  }
-  return v;
+  return s < 0 ? t : api::index_leading(t, s);
 }
 
 }  // namespace

@@ -15,6 +15,12 @@ struct TileCoord {
   int64_t n = 0;  // tile column index
 };
 
+// Tiles of a list of problems are numbered problem after problem and dealt round-robin to the
+// blocks: the first tile of block `block` in a problem whose tiles start at global index `first`.
+DGA_DEVICE int64_t first_tile_of_block(int64_t first, int64_t block, int64_t blocks) {
+  return (block - first % blocks + blocks) % blocks;
+}
+
 class GemmScheduler {
  public:
   DGA_DEVICE GemmScheduler(int64_t m, int64_t n, int64_t block_m, int64_t block_n, heuristics::Swizzle s)

@@ -44,9 +44,8 @@ inline void gemm(tile::Core& core, const GemmArgs& args) {
     const GemmProblem& pr = args.problems[p];
     const int64_t m = pr.a.rows, n = pr.b.rows, tiles = tile_count(pr, t);
     const block::GemmScheduler sched(m, n, t.block_m, t.block_n, args.config.swizzle);
-    // This core's tiles are first + block_idx, first + block_idx + block_num, ...
-    int64_t i = (core.block_idx() - first % core.block_num() + core.block_num()) % core.block_num();
-    for (; i < tiles; i += core.block_num()) {
+    for (int64_t i = block::first_tile_of_block(first, core.block_idx(), core.block_num()); i < tiles;
+         i += core.block_num()) {
       const block::TileCoord tc = sched.tile(i);
       const int64_t m0 = tc.m * t.block_m, n0 = tc.n * t.block_n;
       const int64_t rows = std::min(t.block_m, m - m0), cols = std::min(t.block_n, n - n0);

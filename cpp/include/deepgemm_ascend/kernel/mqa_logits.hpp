@@ -41,8 +41,8 @@ inline void mqa_logits(tile::Core& core, const MqaArgs& args) {
     const MqaProblem& pr = args.problems[p];
     const int64_t heads = pr.out.heads, m = pr.q.rows, n = pr.kv.rows, tiles = tile_count(pr, t);
     const block::GemmScheduler sched(m, n, t.block_m, t.block_n, args.config.swizzle);
-    int64_t i = (core.block_idx() - first % core.block_num() + core.block_num()) % core.block_num();
-    for (; i < tiles; i += core.block_num()) {
+    for (int64_t i = block::first_tile_of_block(first, core.block_idx(), core.block_num()); i < tiles;
+         i += core.block_num()) {
       const block::TileCoord tc = sched.tile(i);
       const int64_t m0 = tc.m * t.block_m, n0 = tc.n * t.block_n;
       const int64_t rows = std::min(t.block_m, m - m0), cols = std::min(t.block_n, n - n0);
