@@ -52,13 +52,13 @@ def logical_size(t, arg):
                     f"got {t.dtype}")
 
 
-def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=None):
+def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=None, psum_layout=None):
     """Scale factors in the layout the kernels take; errors are reported against argument `arg`."""
     from .utils.layout import transform_sf_into_required_layout
 
     try:
         return transform_sf_into_required_layout(sf, mn, k, recipe_mn_k, num_groups=num_groups,
-                                                 disable_ue8m0_cast=disable_ue8m0_cast)
+                                                 disable_ue8m0_cast=disable_ue8m0_cast, psum_layout=psum_layout)
     except (TypeError, ValueError) as e:
         raise type(e)(f"{arg}: {e}") from None
 

@@ -53,7 +53,9 @@ def _contiguous(layout, a, b, d, grouped_layout, use_psum_layout, ensure_zero_pa
         g = b.shape[0]
         n = logical_size(b[0], "b")[1 if layout == "nn" else 0]
         (gm, gka), (gn, gkb) = recipes(recipe, recipe_a, recipe_b, sfb)
-        sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast)
+        # Gap rows of a psum layout hold no scales worth checking.
+        sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast,
+                              psum_layout=grouped_layout if use_psum_layout else None)
         sfb = required_scales(sfb.transpose(1, 2) if layout == "nn" else sfb, n, k, (gn, gkb), "sfb",
                               disable_ue8m0_cast, num_groups=g)
         grans = (1 if sfa.dtype != torch.float32 else gm, gka, 1 if sfb.dtype != torch.float32 else gn, gkb)

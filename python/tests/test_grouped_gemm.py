@@ -87,6 +87,30 @@ def test_fp8_contiguous():
             assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-3
 
 
+def test_fp8_mx_contiguous_psum_with_garbage_gap_scales():
+    torch.manual_seed(10)
+    sizes, n, k = [100, 40], 64, 256
+    ends, starts, row = [], [], 0
+    for s in sizes:
+        start = (row + ALIGN - 1) // ALIGN * ALIGN
+        starts.append(start)
+        row = start + s
+        ends.append(row)
+    m = (row + ALIGN - 1) // ALIGN * ALIGN
+    a, b = torch.randn(m, k), torch.randn(len(sizes), n, k)
+    qa, sa = dg.per_token_cast_to_fp8(a, True, gran_k=32)
+    sa[ends[0]:starts[1]] = 3.0                 # gap rows: not powers of two, never inspected
+    qb, sb = zip(*[dg.per_token_cast_to_fp8(b[i], True, gran_k=32) for i in range(len(sizes))])
+    qb, sb = torch.stack(qb), torch.stack(sb)
+    d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
+    dg.m_grouped_fp8_gemm_nt_contiguous((qa, sa), (qb, sb), d, torch.tensor(ends, dtype=torch.int32),
+                                        recipe=(1, 1, 32), use_psum_layout=True)
+    for gi, (s, e) in enumerate(zip(starts, ends)):
+        deq_a = qa[s:e].double() * sa[s:e].double().repeat_interleave(32, 1)
+        deq_b = qb[gi].double() * sb[gi].double().repeat_interleave(32, 1)
+        assert calc_diff(d[s:e], deq_a @ deq_b.T) < 1e-5
+
+
 def test_bf16_masked():
     torch.manual_seed(3)
     g, m_max, n, k = 6, 64, 80, 192

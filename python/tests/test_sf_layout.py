@@ -121,7 +121,7 @@ def test_packed_ue8m0x2_errors():
         utils.get_mn_major_packed_ue8m0x2_tensor(torch.zeros(2, 2, dtype=torch.int32), sk=9)
     with pytest.raises(ValueError, match="^sk: "):
         utils.get_mn_major_packed_ue8m0x2_tensor(torch.ones(2, 3), sk=4)
-    with pytest.raises(NotImplementedError, match="^psum_layout: "):
+    with pytest.raises(TypeError, match="^psum_layout: expected an int32"):
         utils.get_mn_major_tma_aligned_packed_ue8m0_tensor(torch.ones(2, 3), psum_layout=torch.zeros(1))
 
 
@@ -267,8 +267,8 @@ ERRORS = [
     (TypeError, "^mn: ", lambda: transform(torch.ones(4, 2), 4.0, 64, (1, 32))),
     (ValueError, "^k: ", lambda: transform(torch.ones(4, 2), 4, -1, (1, 32))),
     (TypeError, "^disable_ue8m0_cast: ", lambda: transform(torch.ones(4, 2), 4, 64, (1, 32), disable_ue8m0_cast=1)),
-    (NotImplementedError, "^psum_layout: ",
-     lambda: transform(torch.ones(4, 2), 4, 64, (1, 32), psum_layout=torch.zeros(1, dtype=torch.int32))),
+    (TypeError, "^psum_layout: expected an int32",
+     lambda: transform(torch.ones(4, 2), 4, 64, (1, 32), psum_layout=torch.zeros(1))),
 ]
 
 
@@ -276,3 +276,22 @@ ERRORS = [
 def test_transform_errors(exc, match, call):
     with pytest.raises(exc, match=match):
         call()
+
+
+
+def test_psum_layout_packing_skips_gap_rows():
+    # Groups [0, 100) and [128, 160) with alignment 128: rows 100..127 and 160.. are gaps.
+    torch.manual_seed(3)
+    sf = torch.pow(2.0, torch.randint(-4, 4, (192, 4)).float())
+    sf[100:128] = 3.0                       # not powers of two, but never inspected
+    sf[160:] = float("nan")
+    ends = torch.tensor([100, 160], dtype=torch.int32)
+    out = utils.get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=ends)
+    ref = utils.get_mn_major_packed_ue8m0x2_tensor(torch.where(torch.isfinite(sf) & (sf != 3.0), sf, torch.ones_like(sf)))
+    valid = torch.zeros(192, dtype=torch.bool)
+    valid[:100] = True
+    valid[128:160] = True
+    assert torch.equal(out[valid], ref[valid])
+    assert (out[~valid] == 0).all()
+    via_transform = utils.transform_sf_into_required_layout(sf, 192, 128, (1, 32), psum_layout=ends)
+    assert torch.equal(via_transform[valid], ref[valid]) and (via_transform[~valid] == 0).all()

@@ -134,16 +134,46 @@ def get_mn_major_packed_ue8m0x2_tensor(sf, sk=None):
     return _ascend_pack(_ue8m0_bytes(sf, sk, "sf"))
 
 
+def _psum_rows(psum_layout, rows):
+    """Rows of an M-grouped psum layout that belong to a group: [align(end[g-1], alignment), end[g])."""
+    from ..grouped_gemm import get_mk_alignment_for_contiguous_layout
+
+    if not isinstance(psum_layout, torch.Tensor) or psum_layout.dtype != torch.int32 or psum_layout.dim() != 1:
+        raise TypeError("psum_layout: expected an int32 [G] tensor of group end offsets")
+    align = get_mk_alignment_for_contiguous_layout()
+    valid = torch.zeros(rows, dtype=torch.bool)
+    prev = 0
+    for end in psum_layout.tolist():
+        start = ceil_div(prev, align) * align
+        if end < prev or end > rows:
+            raise ValueError(f"psum_layout: end offset {end} is out of order or beyond {rows} rows")
+        valid[start:max(start, end)] = True
+        prev = end
+    return valid
+
+
+def _pack_psum(sf, psum_layout):
+    """Packs 2-D fp32 UE8M0 scales of an M-grouped psum layout: gap rows are neither validated nor
+    kept (their packed scales are 0)."""
+    if sf.dim() != 2 or not sf.is_contiguous():
+        raise ValueError("sf: psum_layout needs contiguous 2-D scales")
+    valid = _psum_rows(psum_layout, sf.size(0))
+    out = get_mn_major_packed_ue8m0x2_tensor(torch.where(valid[:, None], sf, torch.ones_like(sf)))
+    out[~valid] = 0
+    return out
+
+
 def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=None):
     """Upstream name for packing UE8M0 scales [G?, MN, SK].
 
     Ascend meaning: instead of upstream's int32 words of four scales with a 16-byte aligned MN
     stride, this returns the Ascend int16 pair layout of ``get_mn_major_packed_ue8m0x2_tensor``
-    (int16 [G?, MN, ceil(SK/2)], ``stride(-1) == align(MN, 16)``). ``psum_layout`` is not supported
-    yet (NotImplementedError unless None).
+    (int16 [G?, MN, ceil(SK/2)], ``stride(-1) == align(MN, 16)``). With ``psum_layout`` (int32 [G]
+    group end offsets of an M-grouped psum layout; 2-D contiguous fp32 sf only) rows outside every
+    group are packed as 0 and not validated.
     """
     if psum_layout is not None:
-        raise NotImplementedError("psum_layout: psum-aware scale packing is not implemented yet (issue 5)")
+        return _pack_psum(sf, psum_layout)
     return get_mn_major_packed_ue8m0x2_tensor(sf)
 
 
@@ -202,15 +232,14 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
       checking it is contiguous (per group for 3-D); other gran_mn -> ValueError.
 
     Anything else raises: TypeError for other dtypes (e.g. float16), ValueError for shapes, recipes
-    and non-power-of-two scales. ``psum_layout`` is not supported yet (NotImplementedError).
+    and non-power-of-two scales. ``psum_layout`` (int32 [G] end offsets of an M-grouped psum layout)
+    applies to packing 2-D fp32 SFA: rows outside every group are packed as 0 and not validated.
     """
     _check_tensor(sf, "sf")
     _check_int(mn, "mn")
     _check_int(k, "k")
     gran_mn, gran_k = _parse_recipe(recipe, is_sfa)
     _check_bool(disable_ue8m0_cast, "disable_ue8m0_cast")
-    if psum_layout is not None:
-        raise NotImplementedError("psum_layout: psum-aware scale layouts are not implemented yet (issue 5)")
     if gran_k not in (32, 128):
         raise ValueError(f"recipe: gran_k must be 32 or 128, got {gran_k}")
     if num_groups is None:
@@ -226,6 +255,8 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
     if sf.dtype == torch.float32:
         _check_shape(sf, lead + [ceil_div(mn, gran_mn), sk], f"float32 scales ({dims})")
         if gran_k == 32 and not disable_ue8m0_cast:
+            if psum_layout is not None and gran_mn == 1 and num_groups is None:
+                return _pack_psum(sf, psum_layout)
             b = _ue8m0_bytes(sf, None, "sf")
             if gran_mn > 1:
                 b = b.repeat_interleave(gran_mn, dim=-2)[..., :mn, :]
