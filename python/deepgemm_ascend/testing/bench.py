@@ -5,18 +5,7 @@ import time
 
 def bench_pair(fn_a, fn_b, repeats=5, warmups=1):
     """Times two callables interleaved; returns (median_a, median_b) in seconds."""
-    for _ in range(warmups):
-        fn_a()
-        fn_b()
-    ta, tb = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn_a()
-        t1 = time.perf_counter()
-        fn_b()
-        t2 = time.perf_counter()
-        ta.append(t1 - t0)
-        tb.append(t2 - t1)
+    ta, tb = bench_interleaved_samples([fn_a, fn_b], repeats=repeats, warmups=warmups)
     return statistics.median(ta), statistics.median(tb)
 
 

@@ -68,8 +68,4 @@ struct BasicMatrixRef {
 using MatrixRef = BasicMatrixRef<const void>;
 using MutMatrixRef = BasicMatrixRef<void>;
 
-inline MatrixRef as_const(const MutMatrixRef& m) {
-  return {m.base, m.origin, m.rows, m.cols, m.row_stride, m.col_stride, m.bits};
-}
-
 }  // namespace deepgemm_ascend::layout
