@@ -110,7 +110,7 @@ void Core::check_extent(const LocalTile& t, uint64_t bytes, const char* op) cons
 
 void Core::violation(const std::string& what) const {
   core::fail(core::ErrorKind::kRuntime, "",
-             concat("checked mode: kernel '", kernel_, "' block ", block_idx_, ": ", what));
+             concat("tile machine: kernel '", kernel_, "' block ", block_idx_, ": ", what));
 }
 
 void Core::defer_violation(const std::string& what) {

@@ -37,7 +37,7 @@ class StageRing {
     for (int i = 0; i < N; ++i) {
       if (!std::uncaught_exceptions()) {
         if (core_.checked() && !core_.flag_is_set(consumer_, producer_, free_id_[i]))
-          core_.defer_violation(core::concat("checked mode: kernel '", core_.kernel(), "' block ", core_.block_idx(),
+          core_.defer_violation(core::concat("tile machine: kernel '", core_.kernel(), "' block ", core_.block_idx(),
                                              ": ring '", state_[i].ring, "' destroyed while its stage ", i,
                                              " was not released (its WaitFlag would deadlock on the NPU)"));
         else
