@@ -11,6 +11,10 @@ python -m pip install -q --no-build-isolation \
 ctest --test-dir "$build" --output-on-failure -j 2
 python -m pytest -q python/tests "$@"
 
+# The tile machine's checked mode (capacity, alignment, event protocol, stage ownership) over every kernel.
+echo "== checked mode =="
+DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
+
 # Every other host micro-kernel this machine supports runs the BF16 correctness suite as well.
 others=$(python -c "import deepgemm_ascend as dg; print(' '.join(dg.info()['host_isas'][1:]))")
 for isa in $others; do
