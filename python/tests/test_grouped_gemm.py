@@ -19,6 +19,17 @@ def contiguous_layout(sizes, align=ALIGN):
     return torch.tensor(ids, dtype=torch.int32), spans
 
 
+def psum_layout(sizes, align=ALIGN):
+    """Group starts, end offsets (the psum layout) and the aligned end of the last group."""
+    starts, ends, row = [], [], 0
+    for size in sizes:
+        start = (row + align - 1) // align * align
+        starts.append(start)
+        row = start + size
+        ends.append(row)
+    return starts, ends, (row + align - 1) // align * align
+
+
 def expand(sf, gran_mn, gran_k, rows, cols):
     return sf.repeat_interleave(gran_mn, 0)[:rows].repeat_interleave(gran_k, 1)[:, :cols]
 
@@ -45,13 +56,8 @@ def test_bf16_contiguous_uneven_and_empty_groups(layout):
 def test_bf16_contiguous_psum_layout(ensure_zero_padding):
     torch.manual_seed(1)
     sizes, n, k = [100, 128, 0, 33], 64, 128
-    ends, starts, row = [], [], 0
-    for s in sizes:
-        start = (row + ALIGN - 1) // ALIGN * ALIGN
-        starts.append(start)
-        row = start + s
-        ends.append(row)
-    m = (row + ALIGN - 1) // ALIGN * ALIGN + 16   # M may exceed the last aligned end
+    starts, ends, aligned_end = psum_layout(sizes)
+    m = aligned_end + 16   # M may exceed the last aligned end
     a, b = torch.randn(m, k).bfloat16(), torch.randn(len(sizes), n, k).bfloat16()
     d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
     dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, torch.tensor(ends, dtype=torch.int32), use_psum_layout=True,
@@ -90,13 +96,7 @@ def test_fp8_contiguous():
 def test_fp8_mx_contiguous_psum_with_garbage_gap_scales():
     torch.manual_seed(10)
     sizes, n, k = [100, 40], 64, 256
-    ends, starts, row = [], [], 0
-    for s in sizes:
-        start = (row + ALIGN - 1) // ALIGN * ALIGN
-        starts.append(start)
-        row = start + s
-        ends.append(row)
-    m = (row + ALIGN - 1) // ALIGN * ALIGN
+    starts, ends, m = psum_layout(sizes)
     a, b = torch.randn(m, k), torch.randn(len(sizes), n, k)
     qa, sa = dg.per_token_cast_to_fp8(a, True, gran_k=32)
     sa[ends[0]:starts[1]] = 3.0                 # gap rows: not powers of two, never inspected
@@ -166,13 +166,7 @@ def test_bf16_k_grouped(in_place):
 def test_bf16_k_grouped_psum_layout():
     torch.manual_seed(8)
     sizes, m, n = [100, 0, 128, 33], 48, 40
-    ends, starts, pos = [], [], 0
-    for s in sizes:
-        start = (pos + ALIGN - 1) // ALIGN * ALIGN
-        starts.append(start)
-        pos = start + s
-        ends.append(pos)
-    rows = (pos + ALIGN - 1) // ALIGN * ALIGN
+    starts, ends, rows = psum_layout(sizes)
     a, b = torch.randn(rows, m).bfloat16(), torch.randn(rows, n).bfloat16()
     c = torch.randn(len(sizes), m, n)
     d = poison_(torch.empty(len(sizes), m, n))

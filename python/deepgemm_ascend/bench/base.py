@@ -55,6 +55,15 @@ def perf_fields(prefix: str, samples: Sequence[float], flops: float, nbytes: flo
     }
 
 
+def ours_vs_torch(ours_s: Sequence[float], torch_s: Sequence[float], flops: float, nbytes: float,
+                  torch_bytes: Optional[float] = None) -> dict:
+    """perf_fields of ours and of torch plus "ratio" = torch time / ours time (> 1: ours is faster)."""
+    row = perf_fields("ours", ours_s, flops, nbytes)
+    row.update(perf_fields("torch", torch_s, flops, nbytes if torch_bytes is None else torch_bytes))
+    row["ratio"] = row["torch_ms"] / row["ours_ms"] if row["ours_ms"] > 0 else None
+    return row
+
+
 def accuracy_status(diff: Optional[float], threshold: float = DIFF_THRESHOLD) -> str:
     """'ok' when calc_diff is finite and within `threshold`, else 'FAIL' (NaN fails too)."""
     if diff is None or not math.isfinite(diff) or diff > threshold:

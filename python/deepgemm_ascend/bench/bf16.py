@@ -7,7 +7,7 @@ from .. import gemm
 from ..testing.bench import bench_pair_samples
 from ..testing.numeric import bf16_reference, calc_diff, poison_
 from ..testing.shapes import BENCH_BF16_MNK, LAYOUTS, QUICK_BF16_MNK, make_operands
-from .base import BenchOptions, KernelBench, accuracy_status, perf_fields
+from .base import BenchOptions, KernelBench, accuracy_status, ours_vs_torch
 
 FUNCS = {"nt": gemm.bf16_gemm_nt, "nn": gemm.bf16_gemm_nn, "tn": gemm.bf16_gemm_tn, "tt": gemm.bf16_gemm_tt}
 OUT_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
@@ -92,9 +92,7 @@ def run(case: dict, options: BenchOptions, status: Callable[[str], None]) -> dic
     nbytes = problem_bytes(m, n, k, case["out_dtype"])
     row = {"kernel": "bf16", "label": case["label"], "layout": layout, "m": m, "n": n, "k": k,
            "out_dtype": case["out_dtype"], "device": dev, "flops": flops, "bytes": nbytes}
-    row.update(perf_fields("ours", ours_s, flops, nbytes))
-    row.update(perf_fields("torch", torch_s, flops, problem_bytes(m, n, k, "bf16")))
-    row["ratio"] = row["torch_ms"] / row["ours_ms"] if row["ours_ms"] > 0 else None
+    row.update(ours_vs_torch(ours_s, torch_s, flops, nbytes, problem_bytes(m, n, k, "bf16")))
     row.update(diff=diff, torch_diff=torch_diff, status=accuracy_status(diff), torch_op=TORCH_OP)
     return row
 

@@ -11,7 +11,7 @@ import torch
 from ..hc_prenorm import tf32_hc_prenorm_gemm
 from ..testing.bench import bench_interleaved_samples
 from ..testing.numeric import calc_diff
-from .base import BenchOptions, KernelBench, accuracy_status, perf_fields
+from .base import BenchOptions, KernelBench, accuracy_status, ours_vs_torch
 
 DIFF_THRESHOLD = 1e-8
 BENCH_SHAPES = [(4096, 24, 28672), (8192, 24, 7680), (4096, 24, 7168)]
@@ -70,9 +70,7 @@ def run(case: dict, options: BenchOptions, status: Callable[[str], None]) -> dic
     nbytes = a.numel() * 2 + b.numel() * 4 + d.numel() * 4 + sq.numel() * 4
     row = {"kernel": "hc", "label": case["label"], "m": m, "n": n, "k": k, "splits": splits or "-",
            "flops": flops, "bytes": nbytes}
-    row.update(perf_fields("ours", ours_s, flops, nbytes))
-    row.update(perf_fields("torch", torch_s, flops, nbytes))
-    row["ratio"] = row["torch_ms"] / row["ours_ms"] if row["ours_ms"] > 0 else None
+    row.update(ours_vs_torch(ours_s, torch_s, flops, nbytes))
     row.update(diff=diff, status=accuracy_status(diff, DIFF_THRESHOLD), torch_op=TORCH_OP)
     return row
 

@@ -14,7 +14,7 @@ from ..mqa_logits import fp8_fp4_mqa_logits
 from ..testing.bench import bench_interleaved_samples
 from ..testing.numeric import calc_diff
 from ..utils.math import per_custom_dims_cast_to_fp8
-from .base import BenchOptions, KernelBench, accuracy_status, perf_fields
+from .base import BenchOptions, KernelBench, accuracy_status, ours_vs_torch
 
 HEAD_DIM = 128
 DIFF_THRESHOLD = 1e-5
@@ -67,9 +67,7 @@ def run(case: dict, options: BenchOptions, status: Callable[[str], None]) -> dic
     nbytes = q8.numel() + kv8.numel() + 4 * (sf.numel() + w.numel() + 2 * s) + 4 * cost
     row = {"kernel": "mqa", "label": case["label"], "m": s, "n": skv, "k": h, "head_dim": HEAD_DIM,
            "flops": flops, "bytes": nbytes}
-    row.update(perf_fields("ours", ours_s, flops, nbytes))
-    row.update(perf_fields("torch", torch_s, flops, nbytes))
-    row["ratio"] = row["torch_ms"] / row["ours_ms"] if row["ours_ms"] > 0 else None
+    row.update(ours_vs_torch(ours_s, torch_s, flops, nbytes))
     row.update(diff=diff, status=accuracy_status(diff, DIFF_THRESHOLD), torch_op=TORCH_OP)
     return row
 

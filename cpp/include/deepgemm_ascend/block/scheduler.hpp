@@ -7,12 +7,19 @@
 #include "deepgemm_ascend/core/macros.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
+#include "deepgemm_ascend/tile/cube_format.hpp"
 
 namespace deepgemm_ascend::block {
 
 struct TileCoord {
   int64_t m = 0;  // tile row index
   int64_t n = 0;  // tile column index
+};
+
+// One output tile: its first row and column, its size, and the L0C geometry that holds it.
+struct TileSpan {
+  int64_t m0, n0, rows, cols;
+  tile::L0CGeometry c_g;
 };
 
 // Tiles of a list of problems are numbered problem after problem and dealt round-robin to the
@@ -24,7 +31,8 @@ DGA_DEVICE int64_t first_tile_of_block(int64_t first, int64_t block, int64_t blo
 class GemmScheduler {
  public:
   DGA_DEVICE GemmScheduler(int64_t m, int64_t n, int64_t block_m, int64_t block_n, heuristics::Swizzle s)
-      : m_tiles_(layout::ceil_div(m, block_m)), n_tiles_(layout::ceil_div(n, block_n)), swizzle_(s) {}
+      : m_(m), n_(n), block_m_(block_m), block_n_(block_n), m_tiles_(layout::ceil_div(m, block_m)),
+        n_tiles_(layout::ceil_div(n, block_n)), swizzle_(s) {}
 
   DGA_DEVICE int64_t num_tiles() const { return m_tiles_ * n_tiles_; }
 
@@ -42,7 +50,16 @@ class GemmScheduler {
     return swizzle_.along_m ? TileCoord{i, j} : TileCoord{j, i};
   }
 
+  DGA_DEVICE TileSpan span(int64_t t) const {
+    const TileCoord tc = tile(t);
+    const int64_t m0 = tc.m * block_m_, n0 = tc.n * block_n_;
+    const int64_t rows = m_ - m0 < block_m_ ? m_ - m0 : block_m_, cols = n_ - n0 < block_n_ ? n_ - n0 : block_n_;
+    return {m0, n0, rows, cols,
+            {layout::align_up(rows, tile::kCubeBlock), layout::align_up(cols, tile::kCubeBlock)}};
+  }
+
  private:
+  int64_t m_, n_, block_m_, block_n_;
   int64_t m_tiles_, n_tiles_;
   heuristics::Swizzle swizzle_;
 };

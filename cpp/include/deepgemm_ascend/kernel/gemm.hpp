@@ -46,10 +46,7 @@ inline void gemm(tile::Core& core, const GemmArgs& args) {
     const block::GemmScheduler sched(m, n, t.block_m, t.block_n, args.config.swizzle);
     for (int64_t i = block::first_tile_of_block(first, core.block_idx(), core.block_num()); i < tiles;
          i += core.block_num()) {
-      const block::TileCoord tc = sched.tile(i);
-      const int64_t m0 = tc.m * t.block_m, n0 = tc.n * t.block_n;
-      const int64_t rows = std::min(t.block_m, m - m0), cols = std::min(t.block_n, n - n0);
-      const tile::L0CGeometry c_g{layout::align_up(rows, tile::kCubeBlock), layout::align_up(cols, tile::kCubeBlock)};
+      const auto [m0, n0, rows, cols, c_g] = sched.span(i);
       mmad(pr.a.block(m0, 0, rows, pr.a.cols), pr.b.block(n0, 0, cols, pr.b.cols), pr.scaling, m0, n0, l0c.acquire(),
            c_g);
       l0c.commit();

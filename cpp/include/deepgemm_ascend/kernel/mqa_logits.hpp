@@ -43,9 +43,7 @@ inline void mqa_logits(tile::Core& core, const MqaArgs& args) {
     const block::GemmScheduler sched(m, n, t.block_m, t.block_n, args.config.swizzle);
     for (int64_t i = block::first_tile_of_block(first, core.block_idx(), core.block_num()); i < tiles;
          i += core.block_num()) {
-      const block::TileCoord tc = sched.tile(i);
-      const int64_t m0 = tc.m * t.block_m, n0 = tc.n * t.block_n;
-      const int64_t rows = std::min(t.block_m, m - m0), cols = std::min(t.block_n, n - n0);
+      const auto [m0, n0, rows, cols, c_g] = sched.span(i);
       const int64_t q0 = m0 / heads, nq = rows / heads;
       const int32_t lo = *std::min_element(pr.out.ks + q0, pr.out.ks + q0 + nq);
       const int32_t hi = *std::max_element(pr.out.ke + q0, pr.out.ke + q0 + nq);
@@ -53,7 +51,6 @@ inline void mqa_logits(tile::Core& core, const MqaArgs& args) {
         block::mqa_clean_tile(pr.out, q0, nq, n0, cols);
         continue;
       }
-      const tile::L0CGeometry c_g{layout::align_up(rows, tile::kCubeBlock), layout::align_up(cols, tile::kCubeBlock)};
       mmad(pr.q.block(m0, 0, rows, pr.q.cols), pr.kv.block(n0, 0, cols, pr.kv.cols), pr.scaling, m0, n0, l0c.acquire(),
            c_g);
       l0c.commit();
