@@ -4,11 +4,7 @@ Each raises NotImplementedError naming the issue that tracks it, so `import deep
 deep_gemm` fails loudly instead of silently falling back to torch. The README lists them too.
 """
 
-MISSING = {
-    # Mega MoE (issue 7)
-    "fp8_fp4_mega_moe": 7, "bf16_mega_moe": 7, "get_symm_buffer_for_mega_moe": 7,
-    "transform_weights_for_mega_moe": 7,
-}
+MISSING = {}
 
 
 def _make(name, issue):

@@ -2,9 +2,11 @@
 // core::Error (naming the argument) before anything is written.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "deepgemm_ascend/comm/mega_moe_layout.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/core/tensor_view.hpp"
 
@@ -134,6 +136,30 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
 void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& sfa, const TensorView& b,
                 const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe recipe_a,
                 ScaleRecipe recipe_b);
+
+// ---- Mega MoE (expert-parallel dispatch, two expert GEMMs, SwiGLU and combine in one launch) ----
+// Every rank of the group holds one symmetric buffer laid out by comm::mega_moe_regions; this rank
+// sees all of them at buffer_ptrs[r]. Before each (collective) call every rank fills its x, x_sf,
+// topk_idx (-1 = unused slot) and topk_weights for its T = y.size(0) tokens.
+// FP8 x FP4 (shape.fp8): l1_w int8 [E, 2I, H/2], l1_sf int32 [E, 2I, H/128], l2_w int8 [E, H, I/2],
+// l2_sf int32 [E, H, I/128] (packed UE8M0 per 32 along K, any strides; or int16 [.., K/64], the Ascend
+// packing); BF16: l1_w bfloat16 [E, 2I, H],
+// l2_w [E, H, I], no scales. E = experts per rank; L1 rows gate/up interleaved by 8 (the transform of
+// transform_weights_for_mega_moe); weights need a unit last stride. y bfloat16 [T, H].
+// recv_stats int32 [E] (optional) += (token, slot) pairs received per local expert. clamp < 0 = none.
+struct MegaMoeBuffer {
+  comm::MegaMoeShape shape;
+  std::vector<uintptr_t> buffer_ptrs;
+  int rank = 0;
+};
+void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l1_w, const TensorView* l1_sf,
+              const TensorView& l2_w, const TensorView* l2_sf, const TensorView* recv_stats, float clamp,
+              bool fast_math);
+// The vector stage of the unfused pipeline, exactly as mega_moe applies it: h bfloat16 [M, 2I]
+// ([gate | up] halves, or interleaved by 8), weights float32 [M]; out float8_e4m3fn [M, I] with
+// out_sf int32 [M, I/128] (UE8M0 per 32, any strides), or out bfloat16 [M, I] without scales.
+void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                     float clamp, bool fast_math, bool interleaved);
 
 // ---- fractal layouts ---------------------------------------------------------------------------
 // src [R, C] or [G, R, C] of `value_bits` (16, 8, or 4 = packed pairs along the last dimension);

@@ -16,6 +16,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "tensor_desc.hpp"
 
 namespace nb = nanobind;
 namespace dga = deepgemm_ascend;
@@ -24,35 +25,8 @@ using dga::core::ErrorKind;
 
 namespace {
 
-using TensorDesc = std::tuple<uintptr_t, int64_t, std::string, std::vector<int64_t>, std::vector<int64_t>,
-                              std::string, int>;
-
-DType parse_dtype(const std::string& s, const std::string& arg) {
-  for (int i = 0; i <= int(DType::kInt64); ++i)
-    if (dga::core::name(DType(i)) == s) return DType(i);
-  dga::core::fail(ErrorKind::kType, arg, "unsupported dtype ", s);
-}
-
-dga::TensorView view(const TensorDesc& t, const std::string& arg) {
-  const auto& [ptr, offset, dtype, shape, strides, dev, index] = t;
-  DGA_REQUIRE(shape.size() <= size_t(dga::core::kMaxDims) && shape.size() == strides.size(), kValue, arg,
-              "at most ", dga::core::kMaxDims, " dimensions are supported, got ", shape.size());
-  dga::TensorView v;
-  v.data = reinterpret_cast<void*>(ptr);
-  v.offset = offset;
-  v.dtype = parse_dtype(dtype, arg);
-  v.ndim = int(shape.size());
-  for (int i = 0; i < v.ndim; ++i) {
-    DGA_REQUIRE(shape[size_t(i)] >= 0, kValue, arg, "negative size in dimension ", i);
-    DGA_REQUIRE(strides[size_t(i)] >= 0, kValue, arg, "negative stride in dimension ", i, " is not supported");
-    v.shape[i] = shape[size_t(i)];
-    v.strides[i] = strides[size_t(i)];
-  }
-  if (dev == "cpu") v.device = {dga::core::DeviceKind::kHost, 0};
-  else if (dev == "npu") v.device = {dga::core::DeviceKind::kNpu, index};
-  else dga::core::fail(ErrorKind::kValue, arg, "tensors on '", dev, "' are not supported (use cpu or npu)");
-  return v;
-}
+using dga::bindings::TensorDesc;
+using dga::bindings::view;
 
 dga::Fractal parse_fractal(const std::string& s) {
   if (s == "nz") return dga::Fractal::kNz;
@@ -166,9 +140,7 @@ NB_MODULE(_C, m) {
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"),
       nb::arg("c").none(), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
-  auto opt_view = [](const std::optional<TensorDesc>& t, const char* arg) {
-    return t ? std::optional(view(*t, arg)) : std::nullopt;
-  };
+  const auto opt_view = &dga::bindings::opt_view;
   m.def(
       "m_grouped_gemm_contiguous",
       [opt_view](const std::string& layout, const TensorDesc& a, const std::optional<TensorDesc>& sfa,
@@ -287,5 +259,6 @@ NB_MODULE(_C, m) {
   m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
   m.def("reset_host_isa", &dga::runtime::reset_host_isa);
   m.def("info", &info);
+  dga::bindings::bind_mega_moe(m);
   m.attr("__version__") = dga::version();
 }

@@ -56,6 +56,14 @@ LocalTile Core::alloc(Pos pos, uint32_t bytes, const char* what) {
   return {aligned_base(storage_[p], a) + start, bytes, pos, nullptr};
 }
 
+Core::Marks Core::mark() const {
+  Marks m;
+  std::memcpy(m.top, top_, sizeof top_);
+  return m;
+}
+
+void Core::release_to(const Marks& m) { std::memcpy(top_, m.top, sizeof top_); }
+
 int Core::alloc_event_id(Pipe src, Pipe dst, const char* what) {
   uint32_t& used = id_used_[int(src)][int(dst)];
   for (int i = 0; i < spec_.event_ids; ++i)

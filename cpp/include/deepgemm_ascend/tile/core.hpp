@@ -36,6 +36,14 @@ class Core {
   LocalTile alloc(Pos pos, uint32_t bytes, const char* what);
   uint32_t used(Pos pos) const { return top_[int(pos)]; }
 
+  // Allocation marks: a kernel running several stages (e.g. two GEMMs) frees one stage's buffers
+  // before the next allocates its own (the NPU's TPipe reset).
+  struct Marks {
+    uint32_t top[kNumPos];
+  };
+  Marks mark() const;
+  void release_to(const Marks& m);
+
   // Event ids, handed out centrally per (src, dst) event type.
   int alloc_event_id(Pipe src, Pipe dst, const char* what);
   void free_event_id(Pipe src, Pipe dst, int id);
@@ -64,6 +72,19 @@ class Core {
   int block_num_ = 1;
   bool checked_ = false;
   std::string deferred_;
+};
+
+// Buffers allocated in a scope are released at its end (their rings must be gone by then).
+class BufferScope {
+ public:
+  explicit BufferScope(Core& core) : core_(core), marks_(core.mark()) {}
+  ~BufferScope() { core_.release_to(marks_); }
+  BufferScope(const BufferScope&) = delete;
+  BufferScope& operator=(const BufferScope&) = delete;
+
+ private:
+  Core& core_;
+  Core::Marks marks_;
 };
 
 }  // namespace deepgemm_ascend::tile

@@ -1,0 +1,36 @@
+// Vector-side epilogue of Mega MoE's first GEMM: SwiGLU with the routing weight and optional clamp,
+// then re-quantisation for the second GEMM. For one row of h = x @ W1^T (bfloat16, 2I values):
+//   gate, up = the two halves of the ORIGINAL W1 rows (interleaved by 8 after the Mega MoE weight
+//              transform: columns [gate 0..7, up 0..7, gate 8..15, up 8..15, ...])
+//   gate = min(gate, clamp);  up = min(max(up, -clamp), clamp)          (on the bf16 values)
+//   act  = silu(gate) * up * weight                                      (fp32, silu(g) = g / (1 + e^-g))
+//   FP8: per 32 columns sf = 2^ceil(log2(max(amax, 1e-4) / 448)) (UE8M0), out = e4m3(act / sf)
+//   BF16: out = bf16(act)
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace deepgemm_ascend::block {
+
+struct SwigluParams {
+  float clamp = INFINITY;   // activation_clamp; infinity = none
+  bool fast_math = true;    // accepted for the NPU; the host always evaluates expf accurately
+  bool fp8_out = true;      // FP8 + UE8M0 per 32, or BF16
+  bool interleaved = true;  // gate/up interleaved by 8 (transformed weights) or [gate | up] halves
+};
+
+// Where the UE8M0 scale of column group j of one row goes: byte row + (j / 4) * k_stride + j % 4
+// (int32 words of 4 scales; k_stride in bytes between words).
+struct ScaleOut {
+  uint8_t* row = nullptr;
+  int64_t k_stride = 4;
+};
+
+// h: 2I bf16 codes; out: I FP8 (or bf16) codes.
+void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf);
+
+inline constexpr int64_t kSwigluScaleGroup = 32;  // values per UE8M0 scale
+inline constexpr int64_t kScalesPerWord = 4;     // UE8M0 scales per int32
+
+}  // namespace deepgemm_ascend::block

@@ -1,0 +1,204 @@
+// Mega MoE entry points: argument checks, the peer group of the symmetric buffer, and the launch.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/kernel/mega_moe.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/runtime/host_arch.hpp"
+#include "gemm_common.hpp"
+#include "validate.hpp"
+
+namespace deepgemm_ascend {
+
+namespace {
+
+using api::require_dtype;
+using api::require_rank;
+using api::require_shape;
+using core::DType;
+
+constexpr int64_t kMxGranK = 32;
+constexpr int64_t kSfPerInt = 4;
+
+// A weight tensor [E, rows, K] (K packed in pairs for FP4) with a unit last stride.
+void check_weight(const TensorView& w, const char* arg, int64_t experts, int64_t rows, int64_t k, bool fp8) {
+  require_rank(w, arg, 3);
+  if (fp8) {
+    require_dtype(w, arg, {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
+    require_shape(w, arg, {experts, rows, k / 2});
+  } else {
+    require_dtype(w, arg, {DType::kBF16});
+    require_shape(w, arg, {experts, rows, k});
+  }
+  DGA_REQUIRE(w.stride(-1) == 1, kValue, arg, "weights must be K-major (unit last stride), got strides ",
+              w.strides_str());
+  api::require_host(w, arg);
+}
+
+// UE8M0 per 32 along K: int32 [E, rows, K / 128] (upstream) or int16 [E, rows, K / 64] (Ascend).
+void check_scales(const TensorView& sf, const char* arg, int64_t experts, int64_t rows, int64_t k) {
+  require_rank(sf, arg, 3);
+  require_dtype(sf, arg, {DType::kInt32, DType::kInt16});
+  require_shape(sf, arg, {experts, rows, k / (kMxGranK * int64_t(core::itemsize(sf.dtype)))});
+  api::require_host(sf, arg);
+}
+
+kernel::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const TensorView& l1_w, const TensorView* l1_sf,
+                             const TensorView& l2_w, const TensorView* l2_sf) {
+  const int bits = s.fp8 ? 4 : 16;
+  kernel::MegaMoeExpert ex;
+  ex.w1 = api::matrix(api::index_leading(l1_w, e), bits, false);
+  ex.w2 = api::matrix(api::index_leading(l2_w, e), bits, false);
+  if (s.fp8) {
+    const ScaleRecipe r{1, kMxGranK};
+    ex.sf1 = api::scales(api::index_leading(*l1_sf, e), "l1_weights", 2 * s.intermediate_hidden, s.hidden, r);
+    ex.sf2 = api::scales(api::index_leading(*l2_sf, e), "l2_weights", s.hidden, s.intermediate_hidden, r);
+  }
+  return ex;
+}
+
+heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n, int64_t k, int cores) {
+  heuristics::GemmDesc d{m, n, k, s.fp8 ? 8 : 16, s.fp8 ? 4 : 16, 16, 2, false, cores, s.fp8 ? kMxGranK : 0, 16};
+  return heuristics::select_gemm_config(d, runtime::host_arch_limits());
+}
+
+bool debug_zero() {
+  const char* v = std::getenv("DG_COMM_KERNEL_DEBUG");
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+}  // namespace
+
+void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l1_w, const TensorView* l1_sf,
+              const TensorView& l2_w, const TensorView* l2_sf, const TensorView* recv_stats, float clamp,
+              bool fast_math) {
+  const comm::MegaMoeShape& s = buf.shape;
+  const comm::MegaMoeRegions regions = comm::mega_moe_regions(s);
+  DGA_REQUIRE(int64_t(buf.buffer_ptrs.size()) == s.num_ranks, kValue, "sym_buffer", "expected ", s.num_ranks,
+              " buffer pointers (one per rank), got ", buf.buffer_ptrs.size());
+  std::vector<uint8_t*> bases;
+  for (uintptr_t p : buf.buffer_ptrs) bases.push_back(reinterpret_cast<uint8_t*>(p));
+  comm::PeerGroup peers(bases, buf.rank, comm::layout_hash(s));
+  try {
+    const int64_t e = s.experts_per_rank(), h = s.hidden, i = s.intermediate_hidden;
+    require_dtype(y, "y", {DType::kBF16});
+    require_rank(y, "y", 2);
+    DGA_REQUIRE(y.size(0) <= s.num_max_tokens_per_rank && y.size(1) == h, kValue, "y", "expected [T, ", h,
+                "] with T <= num_max_tokens_per_rank = ", s.num_max_tokens_per_rank, ", got ", y.shape_str());
+    api::require_row_major_output(y, "y");
+    api::require_host(y, "y");
+    TensorView whole;
+    whole.data = bases[size_t(buf.rank)];
+    whole.dtype = DType::kInt8;
+    whole.ndim = 1;
+    whole.shape[0] = regions.total_bytes;
+    whole.strides[0] = 1;
+    api::require_no_overlap(y, "y", whole, "sym_buffer");
+    check_weight(l1_w, "l1_weights", e, 2 * i, h, s.fp8);
+    check_weight(l2_w, "l2_weights", e, h, i, s.fp8);
+    DGA_REQUIRE(s.fp8 == (l1_sf != nullptr) && s.fp8 == (l2_sf != nullptr), kValue, "l1_weights",
+                s.fp8 ? "FP8 x FP4 needs (weights, scales) pairs" : "BF16 weights take no scales");
+    if (s.fp8) {
+      check_scales(*l1_sf, "l1_weights", e, 2 * i, h);
+      check_scales(*l2_sf, "l2_weights", e, h, i);
+    }
+    if (recv_stats) {
+      require_dtype(*recv_stats, "cumulative_local_expert_recv_stats", {DType::kInt32});
+      require_rank(*recv_stats, "cumulative_local_expert_recv_stats", 1);
+      require_shape(*recv_stats, "cumulative_local_expert_recv_stats", {e});
+      DGA_REQUIRE(recv_stats->is_contiguous(), kValue, "cumulative_local_expert_recv_stats", "must be contiguous");
+      api::require_host(*recv_stats, "cumulative_local_expert_recv_stats");
+    }
+    DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
+
+    std::vector<kernel::MegaMoeExpert> experts;
+    for (int64_t x = 0; x < e; ++x) experts.push_back(expert(s, x, l1_w, l1_sf, l2_w, l2_sf));
+    auto& backend = runtime::host_backend();
+    const int cores = backend.num_ai_cores();
+    const int64_t expected_m = std::max<int64_t>(1, y.size(0) * s.num_topk / std::max<int64_t>(1, e));
+    kernel::MegaMoeArgs args;
+    args.shape = s;
+    args.regions = regions;
+    args.peers = &peers;
+    args.experts = experts.data();
+    args.y = api::mut_matrix(y);
+    args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
+    args.act = {clamp < 0 ? INFINITY : clamp, fast_math, s.fp8, true};
+    args.l1_config = config(s, expected_m, 2 * i, h, cores);
+    args.l2_config = config(s, expected_m, h, i, cores);
+
+    peers.begin_call(y.size(0));
+    kernel::MegaMoeWork work;
+    tile::GridSync grid(cores);
+    try {
+      backend.launch("mega_moe", cores, [&](tile::Core& core) {
+        try {
+          kernel::mega_moe(core, grid, args, work);
+        } catch (...) {
+          grid.fail(std::current_exception());
+          throw;
+        }
+      });
+    } catch (...) {
+      grid.rethrow_if_failed();
+      throw;
+    }
+    if (debug_zero())
+      std::memset(bases[size_t(buf.rank)] + regions.x.offset, 0, size_t(regions.total_bytes - regions.x.offset));
+  } catch (const std::exception& err) {
+    peers.abort(err.what());
+    throw;
+  }
+}
+
+void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                     float clamp, bool fast_math, bool interleaved) {
+  require_dtype(h, "h", {DType::kBF16});
+  require_rank(h, "h", 2);
+  const int64_t m = h.size(0), inter = h.size(1) / 2;
+  DGA_REQUIRE(h.size(1) % (2 * kMxGranK * kSfPerInt) == 0, kValue, "h", "expected [M, 2I] with I a multiple of ",
+              kMxGranK * kSfPerInt, ", got ", h.shape_str());
+  DGA_REQUIRE(h.stride(1) == 1, kValue, "h", "needs a unit last stride, got strides ", h.strides_str());
+  require_dtype(weights, "topk_weights", {DType::kFP32});
+  require_rank(weights, "topk_weights", 1);
+  require_shape(weights, "topk_weights", {m});
+  require_dtype(out, "out", {DType::kFP8E4M3, DType::kBF16});
+  require_rank(out, "out", 2);
+  require_shape(out, "out", {m, inter});
+  api::require_row_major_output(out, "out");
+  const bool fp8 = out.dtype == DType::kFP8E4M3;
+  DGA_REQUIRE(fp8 == (out_sf != nullptr), kValue, "out_sf", fp8 ? "FP8 output needs out_sf" : "BF16 output takes no scales");
+  for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights},
+                               {"out", &out}})
+    api::require_host(*t, arg);
+  api::require_no_overlap(out, "out", h, "h");
+  if (fp8) {
+    require_dtype(*out_sf, "out_sf", {DType::kInt32});
+    require_rank(*out_sf, "out_sf", 2);
+    require_shape(*out_sf, "out_sf", {m, inter / (kMxGranK * kSfPerInt)});
+    api::require_host(*out_sf, "out_sf");
+    api::require_no_overlap(*out_sf, "out_sf", h, "h");
+    api::require_no_overlap(*out_sf, "out_sf", out, "out");
+  }
+  DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
+  const block::SwigluParams p{clamp < 0 ? INFINITY : clamp, fast_math, fp8, interleaved};
+  if (m == 0) return;
+  auto& backend = runtime::host_backend();
+  const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
+  backend.launch("mega_moe_swiglu", blocks, [&](tile::Core& core) {
+    const int64_t per = (m + core.block_num() - 1) / core.block_num();
+    for (int64_t r = per * core.block_idx(); r < std::min(m, per * (core.block_idx() + 1)); ++r) {
+      auto* sf_row = fp8 ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * 4 : nullptr;
+      const int64_t k_stride = fp8 ? out_sf->stride(1) * 4 : 0;
+      block::swiglu_row(static_cast<const uint16_t*>(h.ptr()) + r * h.stride(0), inter,
+                        weights.as<const float>()[r * weights.stride(0)], p,
+                        static_cast<uint8_t*>(out.ptr()) + r * out.stride(0) * core::itemsize(out.dtype),
+                        {sf_row, k_stride});
+    }
+  });
+}
+
+}  // namespace deepgemm_ascend

@@ -1,0 +1,54 @@
+#include "deepgemm_ascend/block/swiglu.hpp"
+
+#include <algorithm>
+
+#include "deepgemm_ascend/core/convert.hpp"
+
+namespace deepgemm_ascend::block {
+
+namespace {
+
+constexpr int64_t kInterleave = 8;        // gate / up chunk of the transformed W1 rows
+constexpr float kAmaxFloor = 1e-4f;       // quantisation of all-zero groups stays finite
+constexpr float kE4M3Max = 448.0f;
+
+struct Columns {
+  int64_t gate, up;
+};
+
+Columns columns(int64_t j, int64_t inter, bool interleaved) {
+  if (!interleaved) return {j, inter + j};
+  const int64_t base = (j / kInterleave) * 2 * kInterleave + j % kInterleave;
+  return {base, base + kInterleave};
+}
+
+}  // namespace
+
+void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf) {
+  float act[kSwigluScaleGroup];
+  for (int64_t j0 = 0; j0 < inter; j0 += kSwigluScaleGroup) {
+    const int64_t n = std::min(kSwigluScaleGroup, inter - j0);
+    float amax = 0.0f;
+    for (int64_t j = 0; j < n; ++j) {
+      const Columns c = columns(j0 + j, inter, p.interleaved);
+      const float gate = std::min(core::bf16_to_float(h[c.gate]), p.clamp);
+      const float up = std::min(std::max(core::bf16_to_float(h[c.up]), -p.clamp), p.clamp);
+      const float silu = gate / (1.0f + std::exp(-gate));
+      act[j] = silu * up * weight;
+      amax = std::max(amax, std::fabs(act[j]));
+    }
+    if (!p.fp8_out) {
+      auto* o = static_cast<uint16_t*>(out) + j0;
+      for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_bf16(act[j]);
+      continue;
+    }
+    const uint8_t code = core::float_to_ue8m0(std::max(amax, kAmaxFloor) / kE4M3Max, core::Ue8m0Rounding::kCeil);
+    const int64_t g = j0 / kSwigluScaleGroup;
+    sf.row[(g / kScalesPerWord) * sf.k_stride + g % kScalesPerWord] = code;
+    const float inv = std::ldexp(1.0f, core::kUe8m0Bias - int(code));  // exact: a power of two
+    auto* o = static_cast<uint8_t*>(out) + j0;
+    for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_e4m3(act[j] * inv);
+  }
+}
+
+}  // namespace deepgemm_ascend::block
