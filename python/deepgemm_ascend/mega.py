@@ -112,6 +112,7 @@ def _map_peer_buffers(group, rank, world, num_bytes):
         dist.barrier(group=group)
         mapped = [torch.from_file(p, shared=True, size=max(num_bytes, 1), dtype=torch.int8)[:num_bytes]
                   for p in paths]
+        _C.mega_moe_register_process(mapped[rank].data_ptr())
         dist.barrier(group=group)
     finally:
         os.unlink(paths[rank])  # the mappings stay valid; nothing is left behind in shared memory
@@ -148,6 +149,7 @@ class SymmBuffer:
         self.mma_type, self.activation, self.num_bytes = mma_type, activation, num_bytes
         if world == 1:
             self._mapped = [torch.zeros(num_bytes, dtype=torch.int8)]
+            _C.mega_moe_register_process(self._mapped[0].data_ptr())
         else:
             self._mapped = _map_peer_buffers(group, rank, world, num_bytes)
         self.buffer = self._mapped[rank]

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/comm/peer_group.hpp"
 #include "tensor_desc.hpp"
 
 namespace deepgemm_ascend::bindings {
@@ -84,6 +85,9 @@ void bind_mega_moe(nb::module_& m) {
       nb::arg("buffer_ptrs"), nb::arg("rank"), nb::arg("shape"), nb::arg("y"), nb::arg("l1_weights"),
       nb::arg("l1_scales").none(), nb::arg("l2_weights"), nb::arg("l2_scales").none(), nb::arg("stats").none(),
       nb::arg("clamp"), nb::arg("fast_math"), Guard());
+  m.def("mega_moe_register_process",
+        [](uintptr_t base) { comm::PeerGroup::register_process(reinterpret_cast<uint8_t*>(base)); },
+        nb::arg("buffer_ptr"));
   m.def(
       "mega_moe_swiglu",
       [](const TensorDesc& h, const TensorDesc& weights, const TensorDesc& out, const std::optional<TensorDesc>& out_sf,

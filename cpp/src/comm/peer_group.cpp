@@ -47,6 +47,12 @@ PeerGroup::PeerGroup(std::vector<uint8_t*> bases, int rank, uint64_t layout_hash
     DGA_REQUIRE(bases_[size_t(r)] != nullptr, kValue, "buffer_ptrs", "rank ", r, "'s buffer pointer is null");
 }
 
+void PeerGroup::register_process(uint8_t* base) {
+  auto& h = *reinterpret_cast<PeerHeader*>(base);
+  h.pid = int64_t(::getpid());
+  h.magic = kMagic;
+}
+
 uint64_t PeerGroup::epoch(int index) const { return header(rank_).calls * kBarriersPerCall + uint64_t(index); }
 
 void PeerGroup::begin_call(int64_t num_tokens) {

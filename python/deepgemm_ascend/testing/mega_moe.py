@@ -77,6 +77,7 @@ def make_rank_inputs(num_tokens, hidden, num_experts, topk, rank, fp8=True, mask
         e_local = num_experts // world
         scores[:, skip_rank * e_local:(skip_rank + 1) * e_local] = -float("inf")
     weights, idx = scores.topk(topk, dim=1, largest=True, sorted=False)
+    idx = idx.masked_fill(weights == -float("inf"), -1)  # fewer eligible experts than slots
     if masked_ratio:
         mask = torch.rand(num_tokens, topk, generator=g) < masked_ratio
         idx = idx.masked_fill(mask, -1)
@@ -102,7 +103,8 @@ def _dequant_x(inp):
     if inp.x_sf is None:
         return inp.x_q.double()
     sf = unpack_ue8m0_from_int(inp.x_sf).double()  # [T, H/32]
-    return (inp.x_q.double().view(inp.x_q.size(0), -1, _GRAN) * sf.unsqueeze(-1)).view(inp.x_q.shape)
+    t, h = inp.x_q.shape
+    return (inp.x_q.double().view(t, h // _GRAN, _GRAN) * sf[:, :h // _GRAN].unsqueeze(-1)).view(t, h)
 
 
 def reference_fp64(inp, weights, num_experts, activation_clamp=None):
@@ -129,8 +131,9 @@ def _all_to_all(tensor, send_counts, recv_counts, group):
     """Rows of `tensor` split by send_counts -> rows received, split by recv_counts (any dtype)."""
     import torch.distributed as dist
 
-    raw = tensor.contiguous().view(torch.uint8).view(tensor.size(0), -1)
-    out = torch.empty(int(sum(recv_counts)), raw.size(1), dtype=torch.uint8)
+    row_bytes = tensor.element_size() * int(torch.Size(tensor.shape[1:]).numel())
+    raw = tensor.contiguous().view(torch.uint8).reshape(tensor.size(0), row_bytes)
+    out = torch.empty(int(sum(recv_counts)), row_bytes, dtype=torch.uint8)
     dist.all_to_all_single(out, raw, output_split_sizes=list(recv_counts), input_split_sizes=list(send_counts),
                            group=group)
     return out.view(tensor.dtype).view((-1,) + tuple(tensor.shape[1:]))
@@ -205,3 +208,90 @@ def unfused_mega_moe(inp, weights, num_experts, group=None, activation_clamp=Non
         sel = k_idx == k
         acc[t_idx[sel]] += back[sel].float()
     return acc.bfloat16(), counts.int()
+
+
+# ------------------------------------------------------------------------------------------------
+# per-rank functions for deepgemm_ascend.testing.distributed.run_ranks
+
+@dataclass
+class Scenario:
+    num_experts: int = 16
+    hidden: int = 256
+    inter: int = 128
+    topk: int = 6
+    tokens: tuple = (40,)        # tokens per rank (cycled over the ranks)
+    masked_ratio: float = 0.0
+    skew: float = 0.0
+    skip_rank: int = None
+    fp8: bool = True
+    clamp: float = None
+    calls: int = 2                # repeated calls with fresh inputs on the same buffer
+
+
+def _fused(buf, weights, inp, y, stats, clamp, fp8):
+    from ..mega import bf16_mega_moe, fp8_fp4_mega_moe
+    fill_buffer(buf, inp)
+    fn = fp8_fp4_mega_moe if fp8 else bf16_mega_moe
+    fn(y, weights.l1, weights.l2, buf, cumulative_local_expert_recv_stats=stats, activation_clamp=clamp)
+
+
+def check_rank(rank, world, group, scenarios):
+    """Fused vs unfused (bitwise, y and stats) and vs the float64 reference, per scenario and call."""
+    from ..mega import get_symm_buffer_for_mega_moe
+    from .numeric import calc_diff
+
+    report = []
+    for sc in scenarios:
+        t = sc.tokens[rank % len(sc.tokens)]
+        buf = get_symm_buffer_for_mega_moe(group, sc.num_experts, max(sc.tokens), sc.topk, sc.hidden, sc.inter,
+                                           mma_type="fp8xfp4" if sc.fp8 else "bf16xbf16")
+        weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=sc.fp8)
+        stats = torch.zeros(sc.num_experts // world, dtype=torch.int32)
+        stats_ref = torch.zeros_like(stats)
+        for call in range(sc.calls):
+            inp = make_rank_inputs(t, sc.hidden, sc.num_experts, sc.topk, rank, fp8=sc.fp8,
+                                   masked_ratio=sc.masked_ratio, skew=sc.skew, skip_rank=sc.skip_rank, world=world,
+                                   seed=call)
+            y = torch.full((t, sc.hidden), float("nan"), dtype=torch.bfloat16)
+            _fused(buf, weights, inp, y, stats, sc.clamp, sc.fp8)
+            y_ref, counts = unfused_mega_moe(inp, weights, sc.num_experts, group if world > 1 else None, sc.clamp,
+                                             sc.fp8)
+            stats_ref += counts
+            ref = reference_fp64(inp, weights, sc.num_experts, sc.clamp)
+            report.append({
+                "scenario": sc, "call": call, "tokens": t, "received": int(counts.sum()),
+                "equal": torch.equal(y, y_ref), "max_abs": (y.float() - y_ref.float()).abs().max().item() if t else 0.0,
+                "stats_equal": torch.equal(stats, stats_ref), "diff": float(calc_diff(y.double(), ref)) if t else 0.0,
+                "finite": bool(torch.isfinite(y).all()),
+            })
+        buf.destroy()
+    return report
+
+
+def failing_rank(rank, world, group, victim, mode, timeout_s):
+    """One rank (victim) exits, hangs or passes a bad argument at the first call; the others must
+    raise an error naming it. Returns (error type name, message, seconds waited) for survivors."""
+    import os
+    import time
+
+    from ..mega import get_symm_buffer_for_mega_moe
+
+    os.environ["DGA_COMM_TIMEOUT_S"] = str(timeout_s)
+    sc = Scenario(tokens=(8,))
+    buf = get_symm_buffer_for_mega_moe(group, sc.num_experts, 8, sc.topk, sc.hidden, sc.inter)
+    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world)
+    inp = make_rank_inputs(8, sc.hidden, sc.num_experts, sc.topk, rank)
+    y = torch.empty(8, sc.hidden, dtype=torch.bfloat16)
+    if rank == victim:
+        if mode == "exit":
+            os._exit(3)
+        if mode == "hang":
+            time.sleep(timeout_s + 4)
+            return ("victim", "", 0.0)
+        y = torch.empty(8, sc.hidden + 128, dtype=torch.bfloat16)  # mode "bad_arg"
+    start = time.monotonic()
+    try:
+        _fused(buf, weights, inp, y, None, None, True)
+    except Exception as e:  # noqa: BLE001 - the error is the result
+        return (type(e).__name__, str(e), time.monotonic() - start)
+    return ("no error", "", time.monotonic() - start)

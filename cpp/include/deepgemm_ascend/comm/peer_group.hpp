@@ -29,6 +29,10 @@ class PeerGroup {
   // bases[r] = rank r's buffer in this process; timeout in seconds (<= 0: DGA_COMM_TIMEOUT_S or 100).
   PeerGroup(std::vector<uint8_t*> bases, int rank, uint64_t layout_hash, double timeout_s = 0);
 
+  // Marks `base` as the buffer of a live process (called when the buffer is created), so that peers
+  // waiting for a rank that exits before its first call learn it at once.
+  static void register_process(uint8_t* base);
+
   int rank() const { return rank_; }
   int size() const { return int(bases_.size()); }
   uint8_t* base(int r) const { return bases_[size_t(r)]; }

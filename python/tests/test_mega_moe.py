@@ -1,0 +1,305 @@
+"""Mega MoE: buffer layout and helpers, the weight transform, the SwiGLU stage, the fused kernel against
+the unfused pipeline (bitwise) and a float64 reference on 1, 2, 4 and 8 ranks, failing peers, and
+argument validation."""
+import math
+
+import pytest
+import torch
+
+import deepgemm_ascend as dg
+from deepgemm_ascend import _C
+from deepgemm_ascend.mega import swiglu_quant
+from deepgemm_ascend.testing import mega_moe as tm
+from deepgemm_ascend.testing.distributed import run_ranks, run_ranks_outcomes
+from deepgemm_ascend.testing.numeric import calc_diff
+from deepgemm_ascend.utils.math import unpack_ue8m0_from_int
+
+FP4_DIFF = 2e-2  # upstream's threshold with one FP4 operand pair and FP8 re-quantisation
+BF16_DIFF = 1e-4
+
+
+# ---- sizing helpers and layout ---------------------------------------------------------------
+
+def test_token_alignment_and_ring_limits():
+    assert _C.get_token_alignment_for_mega_moe() == 384
+    n, e, topk, w = 384, 4, 6, 8
+    lo, hi = _C.get_ring_limit_for_mega_moe(n, e, topk, w)
+    assert lo == n * w
+    assert hi == min(n * w * e, math.ceil((n * w * topk + e * 383) / 384) * 384)
+    assert _C.get_default_ring_tokens_for_mega_moe(n, e, topk, w) == hi  # decode reference ring is larger
+    assert _C.get_default_ring_tokens_for_mega_moe(6144, 48, 6, 72) == 786432  # prefill ring
+    assert _C.get_default_ring_tokens_for_mega_moe(6144, 48, 6, 8) == _C.get_ring_limit_for_mega_moe(6144, 48, 6, 8)[1]
+
+
+def test_get_symm_buffer_rounds_tokens_and_exposes_views():
+    buf = dg.get_symm_buffer_for_mega_moe(None, 8, 100, 6, 256, 128)
+    assert buf.num_max_tokens_per_rank == 384
+    n, ring = 384, buf.num_ring_tokens
+    assert ring >= n
+    assert buf.x.shape == (n, 256) and buf.x.dtype == torch.float8_e4m3fn
+    assert buf.x_sf.shape == (n, 2) and buf.x_sf.dtype == torch.int32
+    assert buf.topk_idx.shape == (n, 6) and buf.topk_idx.dtype == torch.int64
+    assert buf.topk_weights.shape == (n, 6) and buf.topk_weights.dtype == torch.float32
+    assert buf.l1_acts.shape == (ring, 256) and buf.l2_acts.shape == (ring, 128)
+    assert buf.l1_acts_sf.stride() == (1, (ring + 3) // 4 * 4) and buf.l2_acts_sf.shape == (ring, 1)
+    assert len(buf.handle.buffer_ptrs) == 1 and buf.handle.buffer_ptrs[0] == buf.buffer.data_ptr()
+    views = [buf.x, buf.x_sf, buf.topk_idx, buf.topk_weights, buf.l1_acts, buf.l1_acts_sf, buf.l2_acts, buf.l2_acts_sf]
+    spans = sorted((v.data_ptr(), v.data_ptr() + (sum((d - 1) * st for d, st in zip(v.shape, v.stride())) + 1)
+                    * v.element_size()) for v in views)
+    base = buf.buffer.data_ptr()
+    assert spans[0][0] >= base + 4096 and spans[-1][1] <= base + buf.num_bytes
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), "views overlap"
+    bf = dg.get_symm_buffer_for_mega_moe(None, 8, 1, 6, 256, 128, mma_type="bf16xbf16")
+    assert bf.x.dtype == torch.bfloat16 and bf.x_sf is None and bf.l1_acts_sf is None
+    buf.destroy()
+    assert buf.buffer is None
+
+
+@pytest.mark.parametrize("kwargs, exc, pattern", [
+    (dict(num_experts=0), ValueError, "^num_experts"),
+    (dict(num_topk=33), ValueError, "^num_topk"),
+    (dict(hidden=200), ValueError, "^hidden"),
+    (dict(intermediate_hidden=64), ValueError, "^intermediate_hidden"),
+    (dict(mma_type="fp8xfp8"), ValueError, "^mma_type"),
+    (dict(activation="gelu"), ValueError, "^activation"),
+    (dict(use_fp8_dispatch=False), ValueError, "^use_fp8_dispatch"),
+    (dict(num_max_tokens_per_rank=-1), ValueError, "^num_max_tokens_per_rank"),
+    (dict(num_topk=2.0), TypeError, "^num_topk"),
+])
+def test_get_symm_buffer_rejects_bad_sizes(kwargs, exc, pattern):
+    args = dict(group=None, num_experts=8, num_max_tokens_per_rank=16, num_topk=6, hidden=256,
+                intermediate_hidden=128)
+    args.update(kwargs)
+    with pytest.raises(exc, match=pattern):
+        dg.get_symm_buffer_for_mega_moe(**args)
+
+
+# ---- weight transform ----------------------------------------------------------------------------
+
+def test_transform_interleaves_gate_and_up_rows_by_eight():
+    e, inter, k = 2, 32, 64
+    w1 = torch.randint(-128, 127, (e, 2 * inter, k // 2), dtype=torch.int8)
+    sf1 = torch.randint(0, 2 ** 30, (e, 2 * inter, k // 128 + 1), dtype=torch.int32)
+    w2 = torch.randint(-128, 127, (e, k, inter // 2), dtype=torch.int8)
+    sf2 = torch.randint(0, 2 ** 30, (e, k, 1), dtype=torch.int32)
+    (t1, ts1), (t2, ts2) = dg.transform_weights_for_mega_moe((w1, sf1), (w2, sf2))
+    for b in range(inter // 8):
+        for s in range(2):
+            for j in range(8):
+                assert torch.equal(t1[:, 16 * b + 8 * s + j], w1[:, s * inter + 8 * b + j])
+                assert torch.equal(ts1[:, 16 * b + 8 * s + j], sf1[:, s * inter + 8 * b + j])
+    assert t2 is w2 and ts2 is sf2
+    # MN-major scales keep their strides.
+    mn = sf1.transpose(1, 2).contiguous().transpose(1, 2)
+    (_, tmn), _ = dg.transform_weights_for_mega_moe((w1, mn), (w2, sf2))
+    assert tmn.stride() == mn.stride() and torch.equal(tmn, ts1)
+    b1 = torch.randn(e, 2 * inter, k).bfloat16()
+    tb1, tb2 = dg.transform_weights_for_mega_moe(b1, w2)
+    assert torch.equal(tb1[:, 8:16], b1[:, inter:inter + 8]) and tb2 is w2
+
+
+def test_transform_rejects_mixed_paths():
+    w = torch.zeros(1, 32, 64, dtype=torch.int8)
+    with pytest.raises(TypeError, match="both"):
+        dg.transform_weights_for_mega_moe((w, w), w)
+    with pytest.raises(ValueError, match="multiple of 16"):
+        dg.transform_weights_for_mega_moe(torch.zeros(1, 24, 64), torch.zeros(1, 64, 12))
+
+
+# ---- the SwiGLU stage --------------------------------------------------------------------------
+
+def _swiglu_f64(h, w, clamp, interleaved):
+    inter = h.size(1) // 2
+    hf = h.double()
+    if interleaved:
+        v = hf.view(h.size(0), -1, 2, 8)
+        gate, up = v[:, :, 0].reshape(h.size(0), inter), v[:, :, 1].reshape(h.size(0), inter)
+    else:
+        gate, up = hf[:, :inter], hf[:, inter:]
+    if clamp is not None:
+        gate, up = gate.clamp(max=clamp), up.clamp(-clamp, clamp)
+    return gate * torch.sigmoid(gate) * up * w.double()[:, None]
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+@pytest.mark.parametrize("clamp", [None, 3.0])
+def test_swiglu_bf16_matches_float64_within_rounding(interleaved, clamp):
+    h = (torch.randn(37, 512) * 4).bfloat16()
+    w = torch.randn(37)
+    act, sf = swiglu_quant(h, w, clamp, use_fp8=False, interleaved=interleaved)
+    assert sf is None
+    ref = _swiglu_f64(h, w, clamp, interleaved)
+    assert torch.allclose(act.double(), ref, rtol=2 ** -7, atol=1e-30)
+
+
+@pytest.mark.parametrize("clamp", [None, 3.0])
+def test_swiglu_fp8_scales_are_powers_of_two_per_32(clamp):
+    h = (torch.randn(19, 512) * 4).bfloat16()
+    h[3] = 0  # an all-zero row takes the amax floor, not a zero scale
+    w = torch.randn(19)
+    act, sf = swiglu_quant(h, w, clamp)
+    assert act.dtype == torch.float8_e4m3fn and sf.shape == (19, 2)
+    ref = _swiglu_f64(h, w, clamp, False)
+    scales = unpack_ue8m0_from_int(sf).double()  # [19, 8]
+    amax = ref.abs().view(19, 8, 32).amax(-1).clamp(min=1e-4)
+    assert torch.all(scales >= amax / 448 * (1 - 1e-6)) and torch.all(scales < amax / 448 * 2 * (1 + 1e-6))
+    deq = (act.double().view(19, 8, 32) * scales[..., None]).view(19, 256)
+    assert torch.all((deq - ref).abs() <= ref.abs() * 2 ** -4 + scales.repeat_interleave(32, 1) * 2 ** -9)
+    assert torch.all(act[3].float() == 0)
+
+
+def test_swiglu_rejects_bad_arguments():
+    h = torch.randn(4, 256).bfloat16()
+    with pytest.raises(TypeError, match="^h"):
+        swiglu_quant(h.float(), torch.ones(4))
+    with pytest.raises(ValueError, match="^topk_weights"):
+        swiglu_quant(h, torch.ones(5))
+    with pytest.raises(ValueError, match="^activation_clamp"):
+        swiglu_quant(h, torch.ones(4), -1.0)
+
+
+# ---- fused vs unfused, one rank ------------------------------------------------------------------
+
+def _assert_report(report, fp8):
+    for r in report:
+        where = f"{r['scenario']} call {r['call']}"
+        assert r["equal"], f"fused != unfused ({where}): max abs {r['max_abs']}"
+        assert r["stats_equal"], f"receive stats differ ({where})"
+        assert r["finite"], where
+        assert r["diff"] < (FP4_DIFF if fp8 else BF16_DIFF), f"calc_diff {r['diff']} ({where})"
+
+
+@pytest.mark.parametrize("fp8", [True, False], ids=["fp8xfp4", "bf16"])
+@pytest.mark.parametrize("topk", [6, 8])
+def test_single_rank_matches_unfused_bitwise(fp8, topk):
+    scenarios = [tm.Scenario(topk=topk, fp8=fp8, tokens=(45,), masked_ratio=0.2, clamp=10.0),
+                 tm.Scenario(topk=topk, fp8=fp8, tokens=(1,), num_experts=8, hidden=384, inter=256),
+                 tm.Scenario(topk=topk, fp8=fp8, tokens=(0,), calls=1)]
+    report = tm.check_rank(0, 1, None, scenarios)
+    _assert_report(report, fp8)
+    assert report[0]["received"] > 0
+
+
+def test_single_rank_uneven_routing_and_small_ring():
+    # Skewed routing and the smallest ring (one expert's worst case): the call runs in several waves.
+    t = 300
+    buf = dg.mega.SymmBuffer(None, 8, 384, 6, 256, 128, num_ring_tokens=384)
+    w = tm.make_weights(8, 256, 128, 0, 1)
+    inp = tm.make_rank_inputs(t, 256, 8, 6, 0, skew=3.0)
+    tm.fill_buffer(buf, inp)
+    y = torch.full((t, 256), float("nan"), dtype=torch.bfloat16)
+    dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+    y_ref, counts = tm.unfused_mega_moe(inp, w, 8)
+    assert counts.sum() > 3 * 384 and counts.max() > 2 * counts.min()
+    assert torch.equal(y, y_ref)
+
+
+def test_debug_env_zeroes_the_buffer_after_each_call(monkeypatch):
+    buf = dg.get_symm_buffer_for_mega_moe(None, 8, 16, 6, 256, 128)
+    w = tm.make_weights(8, 256, 128, 0, 1)
+    inp = tm.make_rank_inputs(16, 256, 8, 6, 0)
+    tm.fill_buffer(buf, inp)
+    y = torch.empty(16, 256, dtype=torch.bfloat16)
+    monkeypatch.setenv("DG_COMM_KERNEL_DEBUG", "1")
+    dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+    assert torch.all(buf.buffer[4096:] == 0) and torch.all(buf.x.float() == 0)
+    assert torch.equal(y, tm.unfused_mega_moe(inp, w, 8)[0])
+
+
+# ---- many ranks ------------------------------------------------------------------------------------
+
+def _scenarios(world):
+    tokens = (40, 17, 0, 33, 25, 1, 38, 12)[:world]
+    return [
+        tm.Scenario(num_experts=4 * world, topk=6, tokens=tokens, masked_ratio=0.15, clamp=10.0),
+        tm.Scenario(num_experts=4 * world, topk=8, tokens=tokens, skew=2.5, skip_rank=world - 1),
+        tm.Scenario(num_experts=4 * world, topk=8, tokens=(20,), fp8=False, masked_ratio=0.3, calls=1),
+    ]
+
+
+@pytest.mark.parametrize("world", [2, 4, 8])
+def test_many_ranks_match_unfused_bitwise(world):
+    reports = run_ranks(world, tm.check_rank, _scenarios(world), timeout=300)
+    for rank, report in enumerate(reports):
+        _assert_report([r for r in report if r["scenario"].fp8], True)
+        _assert_report([r for r in report if not r["scenario"].fp8], False)
+    # The skipped rank received nothing in the skewed scenario; the others did.
+    skewed = [[r["received"] for r in rep if r["scenario"].skip_rank is not None] for rep in reports]
+    assert all(c == 0 for c in skewed[world - 1]) and any(c > 0 for c in skewed[0])
+
+
+@pytest.mark.parametrize("mode, expect", [("exit", "has exited"), ("hang", "did not arrive within"),
+                                          ("bad_arg", "failed: y: expected")])
+def test_failing_peer_stops_the_others_with_a_clear_error(mode, expect):
+    timeout_s = 2.0
+    outcomes = run_ranks_outcomes(4, tm.failing_rank, 1, mode, timeout_s, timeout=120)
+    for rank, (ok, value) in enumerate(outcomes):
+        if rank == 1:
+            continue
+        assert ok, value
+        kind, message, waited = value
+        assert kind == "RuntimeError", value
+        assert "rank 1" in message and expect in message, message
+        assert waited < timeout_s + 5
+    if mode == "exit":
+        assert outcomes[1] == (False, None)
+    if mode == "bad_arg":
+        assert outcomes[1][1][0] == "ValueError"
+
+
+# ---- argument validation ----------------------------------------------------------------------
+
+class TestValidation:
+    @pytest.fixture(scope="class")
+    def setup(self):
+        buf = dg.get_symm_buffer_for_mega_moe(None, 4, 8, 2, 256, 128)
+        w = tm.make_weights(4, 256, 128, 0, 1)
+        inp = tm.make_rank_inputs(8, 256, 4, 2, 0)
+        return buf, w, inp
+
+    def expect(self, exc, pattern, fn, y):
+        before = y.clone()
+        with pytest.raises(exc, match=pattern):
+            fn()
+        assert torch.equal(y.view(torch.int16), before.view(torch.int16)), "output written on error"
+
+    def test_bad_arguments(self, setup):
+        buf, w, inp = setup
+        tm.fill_buffer(buf, inp)
+        y = torch.full((8, 256), 7.0, dtype=torch.bfloat16)
+        (w1, s1), (w2, s2) = w.l1, w.l2
+        cases = [
+            (TypeError, "^y", lambda: dg.fp8_fp4_mega_moe(y.float(), w.l1, w.l2, buf)),
+            (ValueError, "^y", lambda: dg.fp8_fp4_mega_moe(torch.zeros(400, 256, dtype=torch.bfloat16), w.l1, w.l2,
+                                                          buf)),
+            (ValueError, "^y", lambda: dg.fp8_fp4_mega_moe(y.t(), w.l1, w.l2, buf)),
+            (ValueError, "^l1_weights", lambda: dg.fp8_fp4_mega_moe(y, (w1[:, :64], s1), w.l2, buf)),
+            (TypeError, "^l2_weights", lambda: dg.fp8_fp4_mega_moe(y, w.l1, (w2.float(), s2), buf)),
+            (ValueError, "^l2_weights", lambda: dg.fp8_fp4_mega_moe(y, w.l1, (w2, s2[:, :, :0]), buf)),
+            (TypeError, "^l1_weights", lambda: dg.fp8_fp4_mega_moe(y, w1, w.l2, buf)),
+            (ValueError, "^recipe", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, recipe=(1, 1, 128))),
+            (ValueError, "^activation_clamp", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, activation_clamp=-1.0)),
+            (ValueError, "^activation_clamp",
+             lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, activation_clamp=float("nan"))),
+            (ValueError, "^activation", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, activation="gelu")),
+            (TypeError, "^cumulative_local_expert_recv_stats",
+             lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, torch.zeros(4, dtype=torch.int64))),
+            (ValueError, "^cumulative_local_expert_recv_stats",
+             lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, torch.zeros(3, dtype=torch.int32))),
+            (TypeError, "^sym_buffer", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, object())),
+            (ValueError, "^sym_buffer", lambda: dg.bf16_mega_moe(y, w1, w2, buf)),
+            (ValueError, "^y", lambda: dg.fp8_fp4_mega_moe(buf.buffer[8192:8192 + 8 * 256 * 2].view(torch.bfloat16)
+                                                          .view(8, 256), w.l1, w.l2, buf)),
+        ]
+        for exc, pattern, fn in cases:
+            self.expect(exc, pattern, fn, y)
+
+    def test_bad_expert_ids_raise_on_every_rank(self, setup):
+        buf, w, inp = setup
+        tm.fill_buffer(buf, inp)
+        buf.topk_idx[2, 1] = 4
+        y = torch.full((8, 256), 7.0, dtype=torch.bfloat16)
+        self.expect(ValueError, r"^topk_idx: rank 0 token 2 slot 1: expert id 4", lambda: dg.fp8_fp4_mega_moe(
+            y, w.l1, w.l2, buf), y)
+        buf.topk_idx[2, 1] = -2
+        self.expect(ValueError, r"^topk_idx", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf), y)
