@@ -469,3 +469,17 @@ TEST(ConvertRandom, ReferenceEncoderSanity) {
 }
 
 }  // namespace
+
+// The bit-manipulation E4M3 encoder against the generic one over a sweep of all float bit patterns.
+TEST(ConvertEncode, E4M3FastPathEqualsGenericEncoder) {
+  constexpr uint64_t kStride = 4099;  // odd and prime: visits every exponent and many mantissas
+  int bad = 0;
+  for (uint64_t u = 0; u < (1ull << 32) && bad < 10; u += kStride) {
+    const float x = fbits(uint32_t(u));
+    const uint32_t want = dc::minifloat_encode(x, dc::kE4M3Format), got = dc::float_to_e4m3(x);
+    if (want != got) {
+      ++bad;
+      ADD_FAILURE() << "bits 0x" << std::hex << u << ": fast " << got << ", generic " << want;
+    }
+  }
+}

@@ -6,6 +6,7 @@
 // written as zero, and bytes outside a destination view must stay untouched.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -16,6 +17,7 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/layout/scale_ref.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/layout/transform.hpp"
@@ -487,3 +489,14 @@ TEST(LayoutErrors, FromFractalBadArguments) {
 }
 
 }  // namespace
+
+TEST(ScaleRef, Ue8m0CodesDecodeToExactPowersOfTwo) {
+  for (int e = 0; e < 256; ++e) {
+    const float v = dga::layout::ScaleRef::exp2_code(uint8_t(e));
+    if (e == 255) {
+      EXPECT_TRUE(std::isnan(v));
+    } else {
+      EXPECT_EQ(v, std::ldexp(1.0f, e - 127)) << e;
+    }
+  }
+}

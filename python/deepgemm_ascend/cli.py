@@ -92,13 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     shapes = bench.add_mutually_exclusive_group()
     shapes.add_argument("--shapes", type=_parse_shapes, metavar='"M,N,K;M,N,K"',
                         help="explicit shapes (default: the kernel's benchmark set; moe reads M as routed rows "
-                             "over 32 experts)")
+                             "over 32 experts; mega_moe reads T,H,I: tokens per rank, hidden, intermediate)")
     shapes.add_argument("--quick", action="store_true", help="the kernel's small quick set")
     bench.add_argument("--layouts", default=["nt"], type=_parse_list,
                        help=f"comma-separated layouts out of {','.join(LAYOUTS)} (default: nt)")
     bench.add_argument("--recipes", default=["block"], type=_parse_recipes,
                        help="comma-separated scale recipes of the fp8 kernels: block = (1,128,128) fp32 scales, "
                             "mx = (1,1,32) UE8M0, fp8xfp4 = FP8 A (1,128) x FP4 B (1,32) UE8M0 (default: block)")
+    bench.add_argument("--ranks", default=8, type=_int_at_least(1),
+                       help="ranks (spawned processes) of the collective kernels: mega_moe (default: 8)")
     bench.add_argument("--out-dtype", default="bf16", choices=["bf16", "fp32"], help="output dtype (default: bf16)")
     bench.add_argument("--repeat", default=5, type=_int_at_least(1),
                        help="minimum timed runs per implementation; the median is reported (default: 5)")
@@ -182,7 +184,8 @@ def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int
             return EXIT_USAGE
 
     options = bench.BenchOptions(shapes=args.shapes, quick=args.quick, layouts=tuple(args.layouts),
-                                 out_dtype=args.out_dtype, recipes=tuple(args.recipes), repeat=args.repeat,
+                                 out_dtype=args.out_dtype, recipes=tuple(args.recipes), ranks=args.ranks,
+                                 repeat=args.repeat,
                                  warmup=args.warmup, min_time=args.min_time, device=bench.default_device(),
                                  seed=args.seed)
     try:

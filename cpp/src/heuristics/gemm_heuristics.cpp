@@ -59,7 +59,9 @@ double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   const double l0_steps = std::ceil(k / double(t.l0_k));
   const double bytes = (double(bm) * d.a_bits + double(bn) * d.b_bits) / 8.0 * k + double(bm * bn) * d.d_bytes +
                        double(bm * bn) * 2 * kFp32Bytes * (l0_steps - 1);
-  const double copy = bytes * arch.ridge_flops_per_byte;
+  // Narrow operands are widened once per tile that loads them: B once per m tile, A once per n tile.
+  const double widened = (double(bm) * (d.a_bits < d.l0_bits) + double(bn) * (d.b_bits < d.l0_bits)) * k;
+  const double copy = bytes * arch.ridge_flops_per_byte + widened * arch.widen_flops_per_value;
   return double(waves) * (arch.copies_overlap_compute ? std::max(flops, copy) : flops + copy);
 }
 
@@ -71,10 +73,17 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
   const int64_t m_cap = align_up(std::max<int64_t>(d.m, 1), kFractalRows);
   const int64_t n_cap = align_up(std::max<int64_t>(d.n, 1), kFractalRows);
   const int64_t m_floor = align_up(std::max<int64_t>(d.m_multiple, 1), kFractalRows);
+  // Tiles compute only align16(rows) x align16(cols), so the smallest block that covers all of M (N)
+  // costs what an exact one would; larger ones add nothing.
+  auto covers = [](int64_t prev, int64_t cap) { return prev >= cap; };
+  int64_t prev_bm = 0;
   for (int64_t bm : kBlockMN) {
-    if (bm > std::max(m_cap, m_floor) && bm != kBlockMN[0]) continue;  // larger tiles only add padding
+    if (covers(prev_bm, std::max(m_cap, m_floor))) break;
+    prev_bm = bm;
+    int64_t prev_bn = 0;
     for (int64_t bn : kBlockMN) {
-      if (bn > n_cap && bn != kBlockMN[0]) continue;
+      if (covers(prev_bn, n_cap)) break;
+      prev_bn = bn;
       for (int64_t bk : kBlockK)
         for (int64_t l0k : kL0K) {
           const GemmTiling t{bm, bn, bk, l0k, kStages, kStages};

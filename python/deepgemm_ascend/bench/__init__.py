@@ -4,8 +4,8 @@ Every kernel family registers one `KernelBench` entry in `KERNELS` (a dict keyed
 users pass to `--kernels`). An entry knows how to enumerate its cases for the given options and
 how to run one case: check it against a float64 torch reference and time it against torch in
 the same process, interleaved. `run_bench` drives the entries, shows progress and collects one
-result row (a plain dict) per case. Adding mqa, hc or mega_moe later means adding a
-module next to `bf16.py` and one line to `KERNELS`; an entry may declare its own table columns
+result row (a plain dict) per case. A new family is a module next to `bf16.py` and one
+line in `KERNELS`; an entry may declare its own table columns
 (`KernelBench.columns`), and the report prints one table per kernel.
 """
 import gc
@@ -18,15 +18,16 @@ import torch
 from .. import runtime
 from .base import DIFF_THRESHOLD, BenchOptions, KernelBench
 from .progress import Progress
-from . import bf16, fp8, hc, moe, mqa
+from . import bf16, fp8, hc, mega_moe, moe, mqa
 
-# Kernel name -> benchmark entry. Future entry: mega_moe (one module).
+# Kernel name -> benchmark entry.
 KERNELS: Dict[str, KernelBench] = {
     "bf16": bf16.BENCH,
     "fp8": fp8.BENCH,
     "moe": moe.BENCH,
     "mqa": mqa.BENCH,
     "hc": hc.BENCH,
+    "mega_moe": mega_moe.BENCH,
 }
 
 

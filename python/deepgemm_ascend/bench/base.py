@@ -22,6 +22,7 @@ class BenchOptions:
     device: str = "cpu"
     seed: int = 0
     recipes: Sequence[str] = ("block",)  # scale-factor recipes of the fp8 family (see bench.fp8.RECIPES)
+    ranks: int = 8  # ranks (processes) of the collective kernels (mega_moe)
 
 
 @dataclasses.dataclass

@@ -58,6 +58,7 @@ struct Ascend910B {
   static constexpr double kPeakFp8Tflops = 0.0;
   static constexpr double kRidgeFlopsPerByte = 200.0;  // [assumed], as for Ascend950
   static constexpr int kSwizzleBand = 3;
+  static constexpr double kWidenFlopsPerValue = 0.0;  // no FP8 / FP4 operands on this arch
   static constexpr bool kCopiesOverlapCompute = true;  // copies run on their own pipes
 };
 

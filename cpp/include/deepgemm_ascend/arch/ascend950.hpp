@@ -69,6 +69,7 @@ struct Ascend950 {
   // not published (§9); 200 FLOP/byte is a placeholder until measured with GetCoreMemBw.
   static constexpr double kRidgeFlopsPerByte = 200.0;
   static constexpr int kSwizzleBand = 3;
+  static constexpr double kWidenFlopsPerValue = 0.0;  // FP8 / FP4 reach the cube as they are (MX mmad)
   static constexpr bool kCopiesOverlapCompute = true;  // MTE2/MTE1 copies run on their own pipes, overlapping the cube  // CATLASS GemmIdentityBlockSwizzle<3, *> (§7)
 };
 

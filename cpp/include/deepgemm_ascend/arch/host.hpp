@@ -74,6 +74,9 @@ struct Host {
   static constexpr double kRidgeFlopsPerByte = 40.0;
   static constexpr int kSwizzleBand = 3;
   static constexpr bool kCopiesOverlapCompute = false;  // a worker thread packs panels and then computes: copies add to the time
+  // Widening one FP8/FP4 operand value to bf16 on its way L1 -> L0 (AVX-512: ~0.75 cycles per value
+  // for the widen and the L0B K-pair interleave, at 128 FLOP per cycle), in FLOP of the micro-kernel.
+  static constexpr double kWidenFlopsPerValue = 96.0;
 };
 
 }  // namespace deepgemm_ascend::arch

@@ -17,12 +17,13 @@ struct ArchLimits {
   double ridge_flops_per_byte;
   int swizzle_band;
   bool copies_overlap_compute;
+  double widen_flops_per_value = 0.0;  // narrow operands widened on the way to L0 (host only)
 
   template <class Arch>
   static constexpr ArchLimits of() {
     return {Arch::kName,       Arch::kL1Bytes,      Arch::kL0ABytes,           Arch::kL0BBytes,    Arch::kL0CBytes,
             Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand,
-            Arch::kCopiesOverlapCompute};
+            Arch::kCopiesOverlapCompute, Arch::kWidenFlopsPerValue};
   }
 };
 

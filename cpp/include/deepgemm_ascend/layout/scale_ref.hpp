@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace deepgemm_ascend::layout {
 
@@ -35,8 +36,17 @@ struct ScaleRef {
     const int64_t r = mn / gran_mn;
     if (!ue8m0) return static_cast<const float*>(base)[r * mn_stride + kb * k_stride];
     const auto* bytes = static_cast<const uint8_t*>(base);
-    const uint8_t e = bytes[r * mn_stride + (kb / pack) * k_stride + kb % pack];
-    return e == kNaNCode ? NAN : std::ldexp(1.0f, int(e) - kBias);
+    return exp2_code(bytes[r * mn_stride + (kb / pack) * k_stride + kb % pack]);
+  }
+
+  // 2^(e - 127) built from its bits (e = 0 is the subnormal 2^-127), NaN for 0xFF.
+  static float exp2_code(uint8_t e) {
+    constexpr uint32_t kSubnormalOne = 1u << 22, kNaNBits = 0x7FC00000u;
+    constexpr int kMantissaBits = 23;
+    const uint32_t bits = e == kNaNCode ? kNaNBits : e == 0 ? kSubnormalOne : uint32_t(e) << kMantissaBits;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
   }
 };
 
