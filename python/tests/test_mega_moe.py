@@ -303,3 +303,20 @@ class TestValidation:
             y, w.l1, w.l2, buf), y)
         buf.topk_idx[2, 1] = -2
         self.expect(ValueError, r"^topk_idx", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf), y)
+
+    def test_duplicate_experts_beyond_the_ring_are_refused(self, setup):
+        _, w, _ = setup
+        buf = dg.mega.SymmBuffer(None, 4, 384, 2, 256, 128, num_ring_tokens=384)
+        inp = tm.make_rank_inputs(300, 256, 4, 2, 0)
+        inp.topk_idx[:] = 0  # both slots of every token name expert 0: 600 rows for a 384-row ring
+        tm.fill_buffer(buf, inp)
+        y = torch.full((300, 256), 7.0, dtype=torch.bfloat16)
+        self.expect(ValueError, r"^topk_idx: local expert 0 of rank 0 receives 600 rows",
+                    lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf), y)
+        # Within the ring, a token may list an expert twice: both slots are computed and summed.
+        inp = tm.make_rank_inputs(150, 256, 4, 2, 0)
+        inp.topk_idx[:, 1] = inp.topk_idx[:, 0]
+        tm.fill_buffer(buf, inp)
+        y = torch.empty(150, 256, dtype=torch.bfloat16)
+        dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+        assert torch.equal(y, tm.unfused_mega_moe(inp, w, 4)[0])

@@ -32,7 +32,8 @@ struct Buffer {
     return reinterpret_cast<const float*>(at(a.regions.topk_weights, 0)) + t * a.shape.num_topk;
   }
   uint16_t* slot(int64_t k, int64_t t) const {
-    return reinterpret_cast<uint16_t*>(at(a.regions.combine, (k * a.shape.num_max_tokens_per_rank + t) * h() * 2));
+    return reinterpret_cast<uint16_t*>(
+        at(a.regions.combine, (k * a.shape.num_max_tokens_per_rank + t) * h() * int64_t(sizeof(uint16_t))));
   }
   // MN-major ring scales: scale j of ring row r.
   uint8_t* ring_sf(const comm::Region& r, int64_t row, int64_t j) const {
@@ -104,12 +105,20 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
   const tile::OperandFormat fb = fp8 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kBF16;
   work.waves.clear();
   int64_t max_rows = 0;
+  for (int64_t e = 0; e < e_local; ++e) {
+    const int64_t rows = work.expert_begin[size_t(e) + 1] - work.expert_begin[size_t(e)];
+    // The ring holds num_max_tokens_per_rank x ranks rows: one row per token of every rank. More only
+    // happens when a token names the same expert in two slots.
+    DGA_REQUIRE(rows <= s.num_ring_tokens, kValue, "topk_idx", "local expert ", e, " of rank ", args.peers->rank(),
+                " receives ", rows, " rows, more than the ", s.num_ring_tokens,
+                " ring tokens (does a token list the same expert twice?)");
+  }
   for (int64_t e = 0; e < e_local;) {
     MegaMoeWave w;
     w.first = e;
     w.row0 = work.expert_begin[size_t(e)];
     while (e < e_local && work.expert_begin[size_t(e) + 1] - w.row0 <= s.num_ring_tokens) ++e;
-    w.last = e;  // the ring holds every token of a rank group, so each wave takes at least one expert
+    w.last = e;  // at least one expert: each fits the ring (checked above)
     w.rows = work.expert_begin[size_t(e)] - w.row0;
     max_rows = std::max(max_rows, w.rows);
     work.waves.push_back(std::move(w));
