@@ -15,6 +15,11 @@ python -m pytest -q python/tests "$@"
 echo "== checked mode =="
 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
+# The emulated Ascend 950: the NPU's buffer budgets, alignments, event ids, core count and tile configs,
+# checked, over every kernel.
+echo "== emulated ascend950, checked mode =="
+DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
+
 # Every other host micro-kernel this machine supports runs the BF16 correctness suite as well.
 others=$(python -c "import deepgemm_ascend as dg; print(' '.join(dg.info()['host_isas'][1:]))")
 for isa in $others; do

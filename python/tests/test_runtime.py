@@ -67,6 +67,28 @@ def test_print_configs():
     assert len(lines) == 1 and "m=64, n=96, k=128" in lines[0], out.stderr
 
 
+def test_emulated_ascend950_plans_with_the_npu_budget():
+    code = ("import torch, deepgemm_ascend as dg\n"
+            "print(dg.info()['host_arch'])\n"
+            "a = torch.randn(512, 1024).bfloat16(); d = torch.empty(512, 512).bfloat16()\n"
+            "dg.bf16_gemm_nt(a, a[:512], d)\n"
+            "assert dg.testing.calc_diff(d, a.double() @ a[:512].double().T) < 1e-5\n")
+    out = run_python(code, DGA_HOST_ARCH="ascend950", DGA_CHECKED="1", DG_PRINT_CONFIGS="1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ascend950"
+    config = [line for line in out.stderr.splitlines() if "GemmConfig" in line]
+    assert len(config) == 1 and "cores=32" in config[0], out.stderr  # the 950's cube cores, not this CPU's
+    tiles = config[0].split("block=")[1].split(",")[0]
+    bm, bn, bk = (int(x) for x in tiles.split("x"))
+    l1_bytes = 2 * (bm + bn) * bk * 2  # two stages of bf16 A and B tiles
+    assert l1_bytes <= 512 * 1024 and bm * bn * 4 <= 256 * 1024, config[0]
+
+
+def test_bad_host_arch_is_an_error():
+    out = run_python("import deepgemm_ascend as dg; dg.info()", DGA_HOST_ARCH="ascend910")
+    assert out.returncode != 0 and "ValueError: DGA_HOST_ARCH: expected 'host' or 'ascend950'" in out.stderr
+
+
 def test_checked_mode_run_is_clean():
     code = ("import torch, deepgemm_ascend as dg\n"
             "assert dg.is_checked_mode()\n"

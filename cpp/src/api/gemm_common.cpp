@@ -142,7 +142,7 @@ void maybe_print(const char* kernel, const heuristics::GemmDesc& desc, const heu
 
 void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args) {
   auto& backend = runtime::host_backend();
-  desc.num_cores = backend.num_ai_cores();
+  desc.num_cores = runtime::planning_cores();
   args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
   // Grouped launches: as many blocks as there are tiles over all problems, up to the cores.
   int64_t tiles = 0;
@@ -164,7 +164,7 @@ void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::Operand
   kernel::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
   auto& backend = runtime::host_backend();
   heuristics::GemmDesc desc{rows, kv_rows, dim, bits, bits, 16, int(core::itemsize(logits_dtype)), false,
-                            backend.num_ai_cores(), scaled ? kMxGranK : 0, heads};
+                            runtime::planning_cores(), scaled ? kMxGranK : 0, heads};
   args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
   maybe_print("mqa_logits", desc, args.config);
   int64_t tiles = 0;

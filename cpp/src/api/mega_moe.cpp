@@ -127,8 +127,8 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
     args.y = api::mut_matrix(y);
     args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
     args.act = {clamp < 0 ? INFINITY : clamp, fast_math, s.fp8, true};
-    args.l1_config = config(s, expected_m, 2 * i, h, cores);
-    args.l2_config = config(s, expected_m, h, i, cores);
+    args.l1_config = config(s, expected_m, 2 * i, h, runtime::planning_cores());
+    args.l2_config = config(s, expected_m, h, i, runtime::planning_cores());
 
     peers.begin_call(y.size(0));
     kernel::MegaMoeWork work;

@@ -16,6 +16,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "tensor_desc.hpp"
 
 namespace nb = nanobind;
@@ -97,6 +98,7 @@ nb::dict info() {
   d["ai_cores"] = dga::get_num_ai_cores();
   d["max_ai_cores"] = dga::get_max_ai_cores();
   d["checked"] = dga::runtime::checked_mode();
+  d["host_arch"] = std::string(dga::runtime::name(dga::runtime::host_arch()));
   return d;
 }
 

@@ -55,8 +55,8 @@ double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   const int64_t bn = align_up(std::min(t.block_n, align_up(d.n, kFractalRows)), kFractalRows);
   const double k = double(align_up(d.k, kFractalRows));
   const double flops = 2.0 * double(bm) * double(bn) * k;
-  // Operands once, D once, and the fp32 accumulator read and written once per L0 K step.
-  const double l0_steps = std::ceil(k / double(t.l0_k));
+  // Operands once, D once, and (host) the fp32 accumulator read and written once per L0 K step.
+  const double l0_steps = arch.accumulator_traffic_per_l0_step ? std::ceil(k / double(t.l0_k)) : 1.0;
   const double bytes = (double(bm) * d.a_bits + double(bn) * d.b_bits) / 8.0 * k + double(bm * bn) * d.d_bytes +
                        double(bm * bn) * 2 * kFp32Bytes * (l0_steps - 1);
   // Narrow operands are widened once per tile that loads them: B once per m tile, A once per n tile.

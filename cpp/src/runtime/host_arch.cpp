@@ -3,10 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
+#include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/arch/host.hpp"
+#include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
 
 namespace deepgemm_ascend::runtime {
 
@@ -56,7 +60,16 @@ HostCaches detect() {
 
 uint32_t clamp_bytes(int64_t v, uint32_t lo, uint32_t hi) { return uint32_t(std::clamp<int64_t>(v, lo, hi)); }
 
+HostArch read_host_arch() {
+  const char* v = std::getenv("DGA_HOST_ARCH");
+  const std::string s = v ? v : "";
+  if (s.empty() || s == "host") return HostArch::kHost;
+  if (s == "ascend950") return HostArch::kAscend950;
+  core::fail(core::ErrorKind::kValue, "DGA_HOST_ARCH", "expected 'host' or 'ascend950', got '", s, "'");
+}
+
 tile::BufferSpec make_spec() {
+  if (host_arch() == HostArch::kAscend950) return tile::BufferSpec::of<arch::Ascend950>();
   using H = arch::Host;
   const HostCaches& c = host_caches();
   tile::BufferSpec s = tile::BufferSpec::of<H>();
@@ -74,12 +87,24 @@ const HostCaches& host_caches() {
   return c;
 }
 
+HostArch host_arch() {
+  static const HostArch a = read_host_arch();
+  return a;
+}
+
+const char* name(HostArch a) { return a == HostArch::kAscend950 ? "ascend950" : "host"; }
+
+int planning_cores() {
+  return host_arch() == HostArch::kAscend950 ? arch::Ascend950::kDefaultCubeCores : host_backend().num_ai_cores();
+}
+
 const tile::BufferSpec& host_buffer_spec() {
   static const tile::BufferSpec s = make_spec();
   return s;
 }
 
 heuristics::ArchLimits host_arch_limits() {
+  if (host_arch() == HostArch::kAscend950) return heuristics::ArchLimits::of<arch::Ascend950>();
   heuristics::ArchLimits l = heuristics::ArchLimits::of<arch::Host>();
   const tile::BufferSpec& s = host_buffer_spec();
   l.l1 = s.bytes[int(tile::Pos::kL1)];

@@ -59,6 +59,7 @@ struct Ascend910B {
   static constexpr double kRidgeFlopsPerByte = 200.0;  // [assumed], as for Ascend950
   static constexpr int kSwizzleBand = 3;
   static constexpr double kWidenFlopsPerValue = 0.0;  // no FP8 / FP4 operands on this arch
+  static constexpr bool kAccumulatorTrafficPerL0Step = false;  // Mmad accumulates in L0C in place
   static constexpr bool kCopiesOverlapCompute = true;  // copies run on their own pipes
 };
 

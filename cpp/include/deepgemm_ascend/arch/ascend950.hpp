@@ -70,6 +70,7 @@ struct Ascend950 {
   static constexpr double kRidgeFlopsPerByte = 200.0;
   static constexpr int kSwizzleBand = 3;
   static constexpr double kWidenFlopsPerValue = 0.0;  // FP8 / FP4 reach the cube as they are (MX mmad)
+  static constexpr bool kAccumulatorTrafficPerL0Step = false;  // Mmad accumulates in L0C in place
   static constexpr bool kCopiesOverlapCompute = true;  // MTE2/MTE1 copies run on their own pipes, overlapping the cube  // CATLASS GemmIdentityBlockSwizzle<3, *> (§7)
 };
 

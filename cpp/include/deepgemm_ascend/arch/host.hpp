@@ -77,6 +77,8 @@ struct Host {
   // Widening one FP8/FP4 operand value to bf16 on its way L1 -> L0 (AVX-512: ~0.75 cycles per value
   // for the widen and the L0B K-pair interleave, at 128 FLOP per cycle), in FLOP of the micro-kernel.
   static constexpr double kWidenFlopsPerValue = 96.0;
+  // The micro-kernel loads and stores its fp32 accumulators from the L0C tile once per L0 K step.
+  static constexpr bool kAccumulatorTrafficPerL0Step = true;
 };
 
 }  // namespace deepgemm_ascend::arch

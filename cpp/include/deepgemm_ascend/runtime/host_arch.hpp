@@ -1,4 +1,7 @@
-// The host Arch sized from this machine's caches (rules and defaults in arch/host.hpp).
+// The Arch the host backend runs with: by default the host sized from this machine's caches (rules
+// and defaults in arch/host.hpp); with DGA_HOST_ARCH=ascend950 the Ascend 950's buffer capacities,
+// alignments, event ids, core count and cost model, so that every kernel runs the tile configs, stage
+// counts and buffer budgets the NPU will use (an emulated 950; combine with DGA_CHECKED=1).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,12 @@ struct HostCaches {
 };
 
 const HostCaches& host_caches();
+
+enum class HostArch { kHost, kAscend950 };
+HostArch host_arch();            // from DGA_HOST_ARCH=host|ascend950, read once (default host)
+const char* name(HostArch a);
+// Cores the heuristics plan for: the emulated NPU's cube cores, or the host backend's AI cores.
+int planning_cores();
 
 // Capacities and alignments of one host AI core's buffers.
 const tile::BufferSpec& host_buffer_spec();
