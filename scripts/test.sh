@@ -20,6 +20,12 @@ DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.
 echo "== emulated ascend950, checked mode =="
 DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
+# The JIT module end to end: the dense GEMM suites through entries compiled at first use, in a fresh cache.
+echo "== JIT-specialised GEMMs =="
+jit_cache=$(mktemp -d)
+DGA_JIT=1 DG_JIT_CACHE_DIR="$jit_cache" python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py
+rm -rf "$jit_cache"
+
 # Every other host micro-kernel this machine supports runs the BF16 correctness suite as well.
 others=$(python -c "import deepgemm_ascend as dg; print(' '.join(dg.info()['host_isas'][1:]))")
 for isa in $others; do

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/jit/gemm_jit.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
@@ -150,6 +151,7 @@ void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
   maybe_print(kernel, desc, args.config);
+  if (runtime::jit_gemm()) return jit::launch_gemm(kernel, args);
   backend.launch(kernel, args.config.num_blocks, [&args](tile::Core& core) { kernel::gemm(core, args); });
 }
 

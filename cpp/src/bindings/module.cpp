@@ -262,5 +262,6 @@ NB_MODULE(_C, m) {
   m.def("reset_host_isa", &dga::runtime::reset_host_isa);
   m.def("info", &info);
   dga::bindings::bind_mega_moe(m);
+  dga::bindings::bind_jit(m);
   m.attr("__version__") = dga::version();
 }

@@ -27,5 +27,9 @@ std::atomic<bool>& checked_flag() {
 bool checked_mode() { return checked_flag().load(std::memory_order_relaxed); }
 void set_checked_mode(bool on) { checked_flag().store(on); }
 bool print_configs() { return env_flag("DG_PRINT_CONFIGS"); }
+bool jit_gemm() {
+  static const bool on = env_flag("DGA_JIT");
+  return on;
+}
 
 }  // namespace deepgemm_ascend::runtime
