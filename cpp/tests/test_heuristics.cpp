@@ -259,3 +259,49 @@ TEST(HeuristicsFits, NeverAcceptsOverflowingTilings) {
 }
 
 }  // namespace
+
+// ---- the 950 performance model --------------------------------------------------------------
+
+namespace {
+h::GemmDesc npu_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits) {
+  return {m, n, k, a_bits, b_bits, std::max(a_bits, b_bits), 2, false, arch::Ascend950::kDefaultCubeCores, 0, 16};
+}
+}  // namespace
+
+TEST(PerfModel, OnlyNpuArchsHaveOne) {
+  EXPECT_EQ(h::ArchLimits::of<arch::Host>().perf.cores, 0);
+  EXPECT_EQ(h::ArchLimits::of<arch::Ascend950>().perf.cores, arch::Ascend950::kDefaultCubeCores);
+  EXPECT_NEAR(h::ArchLimits::of<arch::Ascend950>().perf.clock_ghz, 1.648, 1e-3);
+}
+
+TEST(PerfModel, Ascend950PicksCatlassTilesAndIsCubeBoundOnLargeShapes) {
+  const auto lim = h::ArchLimits::of<arch::Ascend950>();
+  // BF16: CATLASS example 46 uses L1 256x256x128 and L0 K 64; MX FP8 (example 53): 256x256x256, L0 K 128.
+  const auto bf16 = h::select_gemm_config(npu_desc(4096, 7168, 16384, 16, 16), lim).tiling;
+  EXPECT_EQ(h::to_string(h::GemmConfig{bf16, {}, 1}).substr(0, 40), "GemmConfig{block=256x256x128, l0_k=64, s");
+  const auto fp8 = h::select_gemm_config(npu_desc(4096, 7168, 16384, 8, 8), lim).tiling;
+  EXPECT_EQ(fp8.block_m, 256);
+  EXPECT_EQ(fp8.block_n, 256);
+  EXPECT_EQ(fp8.block_k, 256);
+  EXPECT_EQ(fp8.l0_k, 128);
+  const auto p16 = h::predict_gemm(npu_desc(4096, 7168, 16384, 16, 16), bf16, lim.perf);
+  const auto p8 = h::predict_gemm(npu_desc(4096, 7168, 16384, 8, 8), fp8, lim.perf);
+  EXPECT_STREQ(p16.bound, "cube");
+  EXPECT_STREQ(p8.bound, "cube");
+  EXPECT_GT(p16.tflops, 0.99 * arch::Ascend950::kPeakBf16Tflops);
+  EXPECT_LE(p16.tflops, arch::Ascend950::kPeakBf16Tflops);
+  EXPECT_GT(p8.tflops, 0.99 * arch::Ascend950::kPeakFp8Tflops);
+}
+
+TEST(PerfModel, DecodeShapesAreMemoryBoundAndWavesCount) {
+  const auto lim = h::ArchLimits::of<arch::Ascend950>();
+  const auto d = npu_desc(128, 7168, 2048, 16, 16);
+  const auto p = h::predict_gemm(d, h::select_gemm_config(d, lim).tiling, lim.perf);
+  EXPECT_STREQ(p.bound, "hbm");
+  EXPECT_LT(p.tflops, 0.7 * arch::Ascend950::kPeakBf16Tflops);
+  // One more tile than a whole wave costs a whole extra wave of cube time.
+  const h::GemmTiling t{256, 256, 128, 64, 2, 2};
+  const auto even = h::predict_gemm(npu_desc(256 * 32, 256, 4096, 16, 16), t, lim.perf);
+  const auto odd = h::predict_gemm(npu_desc(256 * 33, 256, 4096, 16, 16), t, lim.perf);
+  EXPECT_NEAR(odd.cube_cycles, 2 * even.cube_cycles, 1e-6 * even.cube_cycles);
+}

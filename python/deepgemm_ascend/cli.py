@@ -114,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--plot", metavar="FILE.png", help="bar chart of TFLOPS, ours vs torch (needs matplotlib)")
     bench.add_argument("--no-progress", action="store_true",
                        help="no progress bar; print one line per finished case to stderr instead")
+    model = sub.add_parser("model", help="the Ascend 950 tile configs and the performance model's prediction",
+                           description="For each shape and dtype: the tile config the Ascend 950 heuristics choose "
+                                       "and the performance model's predicted time and TFLOPS (no device needed).")
+    model.add_argument("--shapes", type=_parse_shapes, default=[(4096, 7168, 16384)], metavar='"M,N,K;M,N,K"',
+                       help="GEMM shapes (default: 4096,7168,16384)")
+    model.add_argument("--dtypes", type=_parse_list, default=["bf16", "fp8", "fp8xfp4"],
+                       help="comma-separated operand types out of bf16, fp8, fp8xfp4, fp4 (default: all but fp4)")
     parser.bench_parser = bench  # for errors that name the subcommand
     return parser
 
@@ -151,6 +158,27 @@ def format_info(d: dict) -> str:
 def cmd_info(args) -> int:
     d = _info_dict()
     print(json.dumps(d, indent=2) if args.json else format_info(d))
+    return EXIT_OK
+
+
+_MODEL_BITS = {"bf16": (16, 16), "fp8": (8, 8), "fp8xfp4": (8, 4), "fp4": (4, 4)}
+
+
+def cmd_model(args, parser) -> int:
+    from . import _C
+
+    bad = [d for d in args.dtypes if d not in _MODEL_BITS]
+    if bad or not args.dtypes:
+        parser.error(f"unknown dtype(s) {', '.join(bad) or '(none)'}; choose from {', '.join(_MODEL_BITS)}")
+    print(f"{'dtype':<8} {'M':>6} {'N':>6} {'K':>6}  {'pred. ms':>9} {'TFLOPS':>8}  {'bound':<5}  config")
+    for dtype in args.dtypes:
+        a, b = _MODEL_BITS[dtype]
+        for m, n, k in args.shapes:
+            p = _C.predict_ascend950(m, n, k, a, b, 2)
+            print(f"{dtype:<8} {m:>6} {n:>6} {k:>6}  {p['seconds'] * 1e3:>9.3f} {p['tflops']:>8.1f}  {p['bound']:<5}  "
+                  f"{p['config']}")
+    print(f"Ascend 950 model: {p['cores']} cube cores at {p['clock_ghz']:.3f} GHz (derived); MX FP8/FP4 rate and "
+          "HBM/L2 bandwidth assumed (arch/ascend950.hpp). Not measured on hardware.")
     return EXIT_OK
 
 
@@ -258,6 +286,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "info":
         return cmd_info(args)
+    if args.command == "model":
+        return cmd_model(args, parser)
     if as_program:
         _reexec_with_passive_openmp(argv)
     return cmd_bench(args, parser.bench_parser, argv)

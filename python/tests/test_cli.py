@@ -249,3 +249,15 @@ def test_bench_mqa_and_hc_json():
         assert out.returncode == 0, out.stderr
         rows = json.loads(out.stdout)["results"]
         assert rows and all(r["kernel"] == kernel and r["status"] == "ok" for r in rows), rows
+
+
+def test_model_prints_the_950_configs_and_predictions(capsys):
+    assert cli.main(["model", "--shapes", "4096,7168,16384", "--dtypes", "bf16,fp8"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("bf16", "fp8"))]
+    assert [r[0] for r in rows] == ["bf16", "fp8"]
+    bf16, fp8 = float(rows[0][5]), float(rows[1][5])
+    assert 400 < bf16 <= 432 and 800 < fp8 <= 864 and rows[0][6] == "cube"
+    assert "block=256x256x128, l0_k=64" in out and "Not measured on hardware" in out
+    with pytest.raises(SystemExit):
+        cli.main(["model", "--dtypes", "int4"])

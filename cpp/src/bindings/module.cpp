@@ -7,6 +7,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -16,6 +17,8 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/arch/ascend950.hpp"
+#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "tensor_desc.hpp"
 
@@ -75,6 +78,28 @@ void decode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst
   else if (fmt == "float4_e2m1") get8(e2m1_to_float);
   else if (fmt == "float8_e8m0fnu") get8(ue8m0_to_float);
   else fail(ErrorKind::kValue, "format", "unknown format '", fmt, "'");
+}
+
+// The Ascend 950 heuristics' choice and performance-model prediction for one GEMM.
+nb::dict predict_ascend950(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes) {
+  namespace h = dga::heuristics;
+  const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
+  // The MX cube applies the scales itself: no promotion constraint on L0 K (unlike the host).
+  h::GemmDesc desc{m, n, k, a_bits, b_bits, std::max(a_bits, b_bits), d_bytes, false, limits.perf.cores, 0, 16};
+  const h::GemmConfig cfg = h::select_gemm_config(desc, limits);
+  const h::Prediction p = h::predict_gemm(desc, cfg.tiling, limits.perf);
+  nb::dict d;
+  d["config"] = h::to_string(cfg);
+  d["seconds"] = p.seconds;
+  d["tflops"] = p.tflops;
+  d["bound"] = std::string(p.bound);
+  d["cube_cycles"] = p.cube_cycles;
+  d["mte2_cycles"] = p.mte2_cycles;
+  d["mte1_cycles"] = p.mte1_cycles;
+  d["hbm_floor_cycles"] = p.hbm_floor_cycles;
+  d["clock_ghz"] = limits.perf.clock_ghz;
+  d["cores"] = limits.perf.cores;
+  return d;
 }
 
 nb::dict info() {
@@ -261,6 +286,8 @@ NB_MODULE(_C, m) {
   m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
   m.def("reset_host_isa", &dga::runtime::reset_host_isa);
   m.def("info", &info);
+  m.def("predict_ascend950", &predict_ascend950, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a_bits"),
+        nb::arg("b_bits"), nb::arg("d_bytes"));
   dga::bindings::bind_mega_moe(m);
   dga::bindings::bind_jit(m);
   m.attr("__version__") = dga::version();

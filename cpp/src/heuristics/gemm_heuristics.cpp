@@ -18,6 +18,7 @@ constexpr int64_t kBlockK[] = {64, 128, 256, 512};
 constexpr int64_t kL0K[] = {16, 32, 64, 128, 256, 512};
 constexpr int kStages = 2;  // double buffering on L1 and L0
 constexpr int kFp32Bytes = 4;
+constexpr double kModelTie = 0.01;  // predicted times closer than 1 % are a tie
 
 uint64_t bytes_of(int64_t rows, int64_t cols, int bits) { return uint64_t(rows * cols * bits / 8); }
 }  // namespace
@@ -49,6 +50,7 @@ namespace {
 
 // Time of one core's share, in units of "FLOP at peak": waves x per-tile roofline cost.
 double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
+  if (arch.perf.cores > 0) return predict_gemm(d, t, arch.perf).seconds;
   const int64_t m_tiles = ceil_div(d.m, t.block_m), n_tiles = ceil_div(d.n, t.block_n);
   const int64_t waves = ceil_div(m_tiles * n_tiles, std::max(1, d.num_cores));
   const int64_t bm = align_up(std::min(t.block_m, align_up(d.m, kFractalRows)), kFractalRows);
@@ -89,9 +91,16 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
           const GemmTiling t{bm, bn, bk, l0k, kStages, kStages};
           if (!fits(t, d, arch)) continue;
           const double s = score(t, d, arch);
-          // Ties go to the larger K tiles (fewer pipeline steps), then to the larger L0 K.
-          const bool better = s < best_score || (s == best_score && (bk > best.tiling.block_k ||
-                                                                     (bk == best.tiling.block_k && l0k > best.tiling.l0_k)));
+          // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than
+          // the model credits), then to the larger K tiles (fewer pipeline steps), then the larger L0 K.
+          const double tie = arch.perf.cores > 0 ? kModelTie * best_score : 0.0;
+          const auto& b = best.tiling;
+          const bool larger = bm * bn != b.block_m * b.block_n ? bm * bn > b.block_m * b.block_n
+                              : bk != b.block_k                 ? bk > b.block_k
+                                                                : l0k > b.l0_k;
+          const bool better = s < best_score - tie || (std::fabs(s - best_score) <= tie &&
+                                                       (arch.perf.cores > 0 ? larger : (bk > b.block_k ||
+                                                        (bk == b.block_k && l0k > b.l0_k))));
           if (better) {
             best_score = s;
             best.tiling = t;

@@ -68,6 +68,15 @@ struct Ascend950 {
   // Compute-to-memory balance used by the heuristics' cost model. [assumed] The 950's HBM bandwidth is
   // not published (§9); 200 FLOP/byte is a placeholder until measured with GetCoreMemBw.
   static constexpr double kRidgeFlopsPerByte = 200.0;
+  // Performance model (heuristics/perf_model.hpp). The MX FP8 / FP4 cube rates are not published (§9):
+  // [assumed] the documented int8 rate for both. [derived] the clock from the BF16 ceiling: 432 TFLOPS /
+  // (32 cores x 8192 FLOP/cycle) = 1.648 GHz. [assumed] HBM = BF16 peak / kRidgeFlopsPerByte and L2 = 4x
+  // HBM, placeholders until GetCoreMemBw is read on a device.
+  static constexpr int kCubeFp8FlopsPerCycle = kCubeInt8OpsPerCycle;
+  static constexpr int kCubeFp4FlopsPerCycle = kCubeInt8OpsPerCycle;
+  static constexpr double kPerfClockGhz = kPeakBf16Tflops * 1e3 / (kDefaultCubeCores * kCubeFp16FlopsPerCycle);
+  static constexpr double kPerfHbmBytesPerCycle = kPeakBf16Tflops * 1e3 / kRidgeFlopsPerByte / kPerfClockGhz;
+  static constexpr double kPerfL2BytesPerCycle = 4 * kPerfHbmBytesPerCycle;
   static constexpr int kSwizzleBand = 3;
   static constexpr double kWidenFlopsPerValue = 0.0;  // FP8 / FP4 reach the cube as they are (MX mmad)
   static constexpr bool kAccumulatorTrafficPerL0Step = false;  // Mmad accumulates in L0C in place

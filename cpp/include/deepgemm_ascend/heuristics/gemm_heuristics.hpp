@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
+#include "deepgemm_ascend/heuristics/perf_model.hpp"
 
 namespace deepgemm_ascend::heuristics {
 
@@ -19,12 +20,14 @@ struct ArchLimits {
   bool copies_overlap_compute;
   double widen_flops_per_value = 0.0;  // narrow operands widened on the way to L0 (host only)
   bool accumulator_traffic_per_l0_step = false;  // fp32 accumulators reloaded per L0 K step (host)
+  PerfModel perf{};  // NPU archs: the score is the predicted time
 
   template <class Arch>
   static constexpr ArchLimits of() {
     return {Arch::kName,       Arch::kL1Bytes,      Arch::kL0ABytes,           Arch::kL0BBytes,    Arch::kL0CBytes,
             Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand,
-            Arch::kCopiesOverlapCompute, Arch::kWidenFlopsPerValue, Arch::kAccumulatorTrafficPerL0Step};
+            Arch::kCopiesOverlapCompute, Arch::kWidenFlopsPerValue, Arch::kAccumulatorTrafficPerL0Step,
+            PerfModel::of<Arch>()};
   }
 };
 

@@ -1,0 +1,42 @@
+// Performance model of a GEMM on an NPU: per core, waves of output tiles; per tile, the cube, the
+// GM -> L1 copies (MTE2, fed from L2) and the L1 -> L0 copies (MTE1) overlap, so a tile costs the
+// slowest of the three; the whole GEMM also cannot beat moving its unique bytes through HBM. Used as
+// the 950 heuristics' score and to predict throughput (docs/PERFORMANCE.md compares it with the
+// published 950DT figures).
+#pragma once
+
+#include <cstdint>
+
+#include "deepgemm_ascend/heuristics/gemm_config.hpp"
+
+namespace deepgemm_ascend::heuristics {
+
+struct PerfModel {
+  int cores = 0;  // 0: no model for this arch
+  double clock_ghz = 0;
+  double cube_flops_per_cycle_16 = 0, cube_flops_per_cycle_8 = 0, cube_flops_per_cycle_4 = 0;
+  double l2_bytes_per_cycle = 0;   // whole chip
+  double hbm_bytes_per_cycle = 0;  // whole chip
+  double l1_to_l0_bytes_per_cycle = 0;  // per core
+
+  template <class Arch>
+  static constexpr PerfModel of() {
+    if constexpr (requires { Arch::kPerfClockGhz; }) {
+      return {Arch::kDefaultCubeCores,       Arch::kPerfClockGhz,       Arch::kCubeFp16FlopsPerCycle,
+              Arch::kCubeFp8FlopsPerCycle,   Arch::kCubeFp4FlopsPerCycle, Arch::kPerfL2BytesPerCycle,
+              Arch::kPerfHbmBytesPerCycle,   Arch::kL1ToL0BytesPerCycle};
+    } else {
+      return {};
+    }
+  }
+};
+
+struct Prediction {
+  double seconds = 0, tflops = 0;
+  double cube_cycles = 0, mte2_cycles = 0, mte1_cycles = 0, hbm_floor_cycles = 0;  // per core / whole
+  const char* bound = "";  // "cube", "mte2", "mte1" or "hbm"
+};
+
+Prediction predict_gemm(const GemmDesc& d, const GemmTiling& t, const PerfModel& p);
+
+}  // namespace deepgemm_ascend::heuristics
