@@ -26,3 +26,39 @@ if(NOT DGA_NPU STREQUAL "OFF")
     message(STATUS "deepgemm_ascend: NPU target OFF (${_dga_why})")
   endif()
 endif()
+
+# With CANN: every cpp/kernels/ascend/*.asc (each kernel marks its type: __cube__, __vector__ or
+# __mix__(1,2)) is compiled by bisheng into libdga_npu_kernels_<arch>.so per arch of DGA_NPU_ARCHS, next to
+# the library; `target` gets the ACL runtime and the name of the kernels library of the first arch.
+function(dga_add_npu_kernels target)
+  include(GNUInstallDirs)
+  file(GLOB kernels CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/kernels/ascend/*.asc)
+  file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/kernels/ascend/*.hpp
+       ${PROJECT_SOURCE_DIR}/cpp/include/deepgemm_ascend/*/*.hpp)
+  set(cann "$ENV{ASCEND_HOME_PATH}")
+  set(first "")
+  foreach(arch IN LISTS DGA_NPU_ARCHS)
+    set(out ${CMAKE_BINARY_DIR}/libdga_npu_kernels_${arch}.so)
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND ${DGA_BISHENG} -x asc -std=c++17 -O2 -fPIC -shared --npu-arch=${arch}
+              -I${PROJECT_SOURCE_DIR}/cpp/include -I${PROJECT_SOURCE_DIR}/cpp/kernels/ascend ${kernels} -o ${out}
+      DEPENDS ${kernels} ${headers}
+      COMMENT "bisheng: NPU kernels for ${arch}"
+      VERBATIM)
+    add_custom_target(dga_npu_kernels_${arch} ALL DEPENDS ${out})
+    add_dependencies(${target} dga_npu_kernels_${arch})
+    if(DGA_BUILD_PYTHON)
+      install(FILES ${out} DESTINATION deepgemm_ascend)
+    else()
+      install(FILES ${out} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    endif()
+    if(first STREQUAL "")
+      set(first "libdga_npu_kernels_${arch}.so")
+    endif()
+  endforeach()
+  find_library(DGA_ASCENDCL ascendcl HINTS "${cann}/lib64" "${cann}/runtime/lib64" REQUIRED)
+  target_include_directories(${target} PRIVATE "${cann}/include" "${cann}/runtime/include")
+  target_link_libraries(${target} PRIVATE ${DGA_ASCENDCL})
+  target_compile_definitions(${target} PRIVATE DGA_NPU_KERNELS_LIB="${first}")
+endfunction()

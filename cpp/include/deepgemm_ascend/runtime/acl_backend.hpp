@@ -1,0 +1,24 @@
+// The NPU backend over ACL (built with CANN only, DGA_WITH_NPU): device selection, core counts from
+// aclrtGetDeviceInfo, kernels from the bisheng-built libdga_npu_kernels_<arch>.so launched
+// asynchronously on the caller's aclrtStream (Python passes torch_npu's current stream). Errors carry
+// ACL's message. NOT validated on hardware (scripts/npu_validate.sh runs the on-device suite).
+#pragma once
+
+#include <string>
+
+namespace deepgemm_ascend::runtime {
+
+// True when this build contains the NPU backend (CANN found at configure time).
+bool npu_backend_built();
+// Devices ACL sees (0 when not built or no driver); never throws.
+int npu_device_count();
+// Why the NPU backend cannot run here ("" when it can): not built, no driver, no device.
+std::string npu_unavailable_reason();
+
+// Launches `symbol` (a dga_npu_launch_* entry) with block_dim blocks on `stream` (an aclrtStream; null
+// = the default stream) on device `device`. Throws RuntimeError with ACL's message on failure.
+void npu_launch(int device, const char* symbol, unsigned block_dim, void* stream, const void* params);
+// Cube cores of `device` (ACL_DEV_ATTR_AICORE_CORE_NUM).
+int npu_cube_cores(int device);
+
+}  // namespace deepgemm_ascend::runtime

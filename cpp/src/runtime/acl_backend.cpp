@@ -1,0 +1,96 @@
+#include "deepgemm_ascend/runtime/acl_backend.hpp"
+
+#include "deepgemm_ascend/core/error.hpp"
+
+#ifdef DGA_WITH_NPU
+#include <dlfcn.h>
+
+#include <mutex>
+
+#include "acl/acl.h"
+#endif
+
+namespace deepgemm_ascend::runtime {
+
+#ifndef DGA_WITH_NPU
+
+bool npu_backend_built() { return false; }
+int npu_device_count() { return 0; }
+std::string npu_unavailable_reason() {
+  return "this build has no NPU backend (CANN was not found at configure time: set ASCEND_HOME_PATH and "
+         "rebuild with -DDGA_NPU=ON)";
+}
+void npu_launch(int, const char*, unsigned, void*, const void*) {
+  core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
+}
+int npu_cube_cores(int) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
+
+#else
+
+namespace {
+
+std::string acl_message() {
+  const char* m = aclGetRecentErrMsg();
+  return m ? m : "(no message)";
+}
+
+void check(aclError e, const char* what) {
+  DGA_REQUIRE(e == ACL_SUCCESS, kRuntime, "device", what, " failed with ACL error ", int(e), ": ", acl_message());
+}
+
+bool acl_ready() {
+  static const bool ok = [] {
+    const aclError e = aclInit(nullptr);
+    return e == ACL_SUCCESS || e == ACL_ERROR_REPEAT_INITIALIZE;  // torch_npu may have initialised ACL
+  }();
+  return ok;
+}
+
+// The kernels library next to libdeepgemm_ascend (DGA_NPU_KERNELS_LIB, set by CMake).
+void* kernels() {
+  static void* handle = [] {
+    Dl_info info{};
+    ::dladdr(reinterpret_cast<void*>(&npu_backend_built), &info);
+    std::string dir = info.dli_fname ? info.dli_fname : "";
+    dir = dir.substr(0, dir.find_last_of('/') + 1);
+    return ::dlopen((dir + DGA_NPU_KERNELS_LIB).c_str(), RTLD_NOW | RTLD_LOCAL);
+  }();
+  DGA_REQUIRE(handle != nullptr, kRuntime, "device", "cannot load ", DGA_NPU_KERNELS_LIB, ": ", ::dlerror());
+  return handle;
+}
+
+}  // namespace
+
+bool npu_backend_built() { return true; }
+
+int npu_device_count() {
+  if (!acl_ready()) return 0;
+  uint32_t n = 0;
+  return aclrtGetDeviceCount(&n) == ACL_SUCCESS ? int(n) : 0;
+}
+
+std::string npu_unavailable_reason() {
+  if (!acl_ready()) return "aclInit failed: " + acl_message();
+  return npu_device_count() > 0 ? "" : "ACL sees no NPU device";
+}
+
+int npu_cube_cores(int device) {
+  int64_t v = 0;
+  check(aclrtGetDeviceInfo(uint32_t(device), ACL_DEV_ATTR_AICORE_CORE_NUM, &v), "aclrtGetDeviceInfo");
+  return int(v);
+}
+
+void npu_launch(int device, const char* symbol, unsigned block_dim, void* stream, const void* params) {
+  const std::string why = npu_unavailable_reason();
+  DGA_REQUIRE(why.empty(), kRuntime, "device", why);
+  check(aclrtSetDevice(device), "aclrtSetDevice");
+  using Launch = int (*)(uint32_t, void*, const void*);
+  auto fn = reinterpret_cast<Launch>(::dlsym(kernels(), symbol));
+  DGA_REQUIRE(fn != nullptr, kRuntime, "device", DGA_NPU_KERNELS_LIB, " has no kernel entry '", symbol, "'");
+  const int rc = fn(block_dim, stream, params);  // asynchronous: no synchronisation here
+  DGA_REQUIRE(rc == 0, kRuntime, "device", "launching ", symbol, " failed (", rc, "): ", acl_message());
+}
+
+#endif
+
+}  // namespace deepgemm_ascend::runtime

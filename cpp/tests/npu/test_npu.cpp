@@ -1,0 +1,84 @@
+// On-device suite (ctest label `npu`): runs on a machine with an Ascend 950 and a CANN build
+// (scripts/npu_validate.sh); everywhere else every case is skipped with the reason.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/arch/ascend950.hpp"
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/runtime/acl_backend.hpp"
+
+#ifdef DGA_WITH_NPU
+#include "acl/acl.h"
+#endif
+
+namespace dga = deepgemm_ascend;
+
+// GTEST_SKIP returns from the enclosing function, so this stays a macro.
+#define DGA_REQUIRE_NPU_DEVICE()                                                            \
+  do {                                                                                      \
+    const std::string why = dga::runtime::npu_unavailable_reason();                         \
+    if (!why.empty()) GTEST_SKIP() << "no NPU to run on: " << why;                          \
+  } while (0)
+
+TEST(NpuDevice, CoreCountIsReported) {
+  DGA_REQUIRE_NPU_DEVICE();
+  EXPECT_GT(dga::runtime::npu_cube_cores(0), 0);
+}
+
+TEST(NpuGemm, Bf16MatchesTheHostBackendWithinOneUlp) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  const int64_t m = 1000, n = 700, k = 4096;
+  std::mt19937 rng(0);
+  std::normal_distribution<float> nd;
+  std::vector<uint16_t> a(size_t(m * k)), b(size_t(n * k)), d(size_t(m * n)), ref(size_t(m * n));
+  for (auto& v : a) v = dga::core::float_to_bf16(nd(rng));
+  for (auto& v : b) v = dga::core::float_to_bf16(nd(rng));
+  void *da = nullptr, *db = nullptr, *dd = nullptr;
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&da, a.size() * 2, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&db, b.size() * 2, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&dd, d.size() * 2, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  aclrtMemcpy(da, a.size() * 2, a.data(), a.size() * 2, ACL_MEMCPY_HOST_TO_DEVICE);
+  aclrtMemcpy(db, b.size() * 2, b.data(), b.size() * 2, ACL_MEMCPY_HOST_TO_DEVICE);
+  namespace h = dga::heuristics;
+  const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
+  const int cores = dga::runtime::npu_cube_cores(0);
+  const h::GemmConfig c = h::select_gemm_config({m, n, k, 16, 16, 16, 2, false, cores, 0, 16}, limits);
+  const DgaGemmParams p{uint64_t(da), uint64_t(db), uint64_t(dd), m, n, k, k, k, n,
+                        c.tiling.block_m, c.tiling.block_n, c.tiling.block_k, c.tiling.l0_k,
+                        c.swizzle.band, c.swizzle.along_m};
+  dga::runtime::npu_launch(0, "dga_npu_launch_bf16_gemm_nt", unsigned(c.num_blocks), nullptr, &p);
+  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  aclrtMemcpy(d.data(), d.size() * 2, dd, d.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
+  auto view = [](void* ptr, int64_t r, int64_t cdim) {
+    dga::TensorView v;
+    v.data = ptr;
+    v.dtype = dga::core::DType::kBF16;
+    v.ndim = 2;
+    v.shape[0] = r;
+    v.shape[1] = cdim;
+    v.strides[0] = cdim;
+    v.strides[1] = 1;
+    return v;
+  };
+  dga::bf16_gemm_nt(view(a.data(), m, k), view(b.data(), n, k), view(ref.data(), m, n));
+  // Both accumulate in fp32; the cube's summation order differs from the host's, so compare within
+  // one bf16 ulp rather than bitwise.
+  int64_t bad = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const float x = dga::core::bf16_to_float(d[i]), y = dga::core::bf16_to_float(ref[i]);
+    bad += std::fabs(x - y) > std::ldexp(std::fabs(y), -7) + 1e-3f;
+  }
+  EXPECT_EQ(bad, 0);
+  aclrtFree(da);
+  aclrtFree(db);
+  aclrtFree(dd);
+#endif
+}
