@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 report=${1:-npu_validation_report.md}
 build=build/npu
-: "${ASCEND_HOME_PATH:?source CANN's set_env.sh first (ASCEND_HOME_PATH is not set)}"
+: "${ASCEND_HOME_PATH:?source the set_env.sh of CANN first (ASCEND_HOME_PATH is not set)}"
 
 status=0
 section() { printf '\n## %s\n\n```\n' "$1" >> "$report"; }
