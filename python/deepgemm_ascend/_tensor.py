@@ -32,5 +32,16 @@ def desc(t, arg):
     return (base, offset, name, tuple(t.shape), tuple(t.stride()), t.device.type, t.device.index or 0)
 
 
+def npu_stream(device):
+    """The aclrtStream handle of torch_npu's current stream on `device` (torch.npu exists only with
+    torch_npu installed)."""
+    npu = getattr(torch, "npu", None)
+    if npu is None:
+        raise RuntimeError(f"{device}: NPU tensors need torch_npu")
+    stream = npu.current_stream(device)
+    handle = getattr(stream, "npu_stream", None)
+    return int(handle) if handle is not None else 0
+
+
 def optional_desc(t, arg):
     return None if t is None else desc(t, arg)

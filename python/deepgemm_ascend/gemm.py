@@ -1,9 +1,11 @@
 """Dense GEMMs: D = C + A @ B, with upstream DeepGEMM names and semantics."""
 from . import _C
-from ._tensor import desc, optional_desc
+from ._tensor import desc, npu_stream, optional_desc
 
 
 def _bf16_gemm(layout, a, b, d, c):
+    if getattr(getattr(a, "device", None), "type", None) == "npu":
+        _C.set_current_npu_stream(npu_stream(a.device))
     _C.bf16_gemm(layout, desc(a, "a"), desc(b, "b"), desc(d, "d"), optional_desc(c, "c"))
 
 

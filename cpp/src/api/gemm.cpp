@@ -11,6 +11,7 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
                const TensorView* c) {
   api::require_gemm_layout(lay);
   api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"c", c}});
+  if (a.device.kind == core::DeviceKind::kNpu) return api::npu_bf16_gemm(lay, a, b, d, c);
   api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kBF16});
   api::require_dtype(b, "b", {DType::kBF16});

@@ -5,6 +5,7 @@
 
 #include "deepgemm_ascend/jit/cache.hpp"
 #include "deepgemm_ascend/jit/gemm_jit.hpp"
+#include "deepgemm_ascend/runtime/acl_backend.hpp"
 #include "tensor_desc.hpp"
 
 namespace deepgemm_ascend::bindings {
@@ -36,6 +37,8 @@ void bind_jit(nb::module_& m) {
         return reinterpret_cast<int (*)(int)>(lib->symbol(symbol.c_str()))(x);
       },
       nb::arg("name"), nb::arg("source"), nb::arg("symbol"), nb::arg("x"), Guard());
+  m.def("set_current_npu_stream", [](uintptr_t s) { runtime::set_current_npu_stream(reinterpret_cast<void*>(s)); },
+        nb::arg("stream"));
   m.def("jit_host_compiler", [] {
     const auto& c = jit::host_compiler();
     return std::make_tuple(c.path, c.version);

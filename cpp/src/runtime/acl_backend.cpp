@@ -12,6 +12,13 @@
 
 namespace deepgemm_ascend::runtime {
 
+namespace {
+thread_local void* g_stream = nullptr;
+}  // namespace
+
+void set_current_npu_stream(void* stream) { g_stream = stream; }
+void* current_npu_stream() { return g_stream; }
+
 #ifndef DGA_WITH_NPU
 
 bool npu_backend_built() { return false; }

@@ -21,4 +21,9 @@ void npu_launch(int device, const char* symbol, unsigned block_dim, void* stream
 // Cube cores of `device` (ACL_DEV_ATTR_AICORE_CORE_NUM).
 int npu_cube_cores(int device);
 
+// The aclrtStream launches of this thread go to (null = the default stream); the Python layer sets
+// torch_npu's current stream before each NPU call, C++ callers their own.
+void set_current_npu_stream(void* stream);
+void* current_npu_stream();
+
 }  // namespace deepgemm_ascend::runtime
