@@ -9,6 +9,12 @@ python -m pip install -q --no-build-isolation \
   -Cbuild-dir="$build" -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}" .
 
 ctest --test-dir "$build" --output-on-failure -j 2
+
+# A C++ engine built against the installed package (find_package through the wheel's CMake config).
+cmake_dir=$(python -c "import deepgemm_ascend; print(deepgemm_ascend.get_cmake_dir())")
+cmake -S examples/cpp_engine -B build/cpp_engine -G Ninja -Ddeepgemm_ascend_DIR="$cmake_dir" > /dev/null
+cmake --build build/cpp_engine > /dev/null
+build/cpp_engine/cpp_engine
 python -m pytest -q python/tests "$@"
 
 # The tile machine's checked mode (capacity, alignment, event protocol, stage ownership) over every kernel.

@@ -33,4 +33,11 @@ from ._missing import install as _install_missing
 
 __version__ = _C.__version__
 
+
+def get_cmake_dir():
+    """Folder holding deepgemm_ascendConfig.cmake: pass it as deepgemm_ascend_DIR to CMake, then
+    find_package(deepgemm_ascend CONFIG REQUIRED) and link deepgemm_ascend::deepgemm_ascend."""
+    import os
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmake")
+
 _install_missing(globals())
