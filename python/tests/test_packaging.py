@@ -1,0 +1,22 @@
+"""What the installed package ships for other tools: type stubs of _C, the CMake package, headers."""
+import pathlib
+
+import deepgemm_ascend as dg
+
+PKG = pathlib.Path(dg.__file__).parent
+
+
+def test_stubs_are_generated_for_the_extension():
+    stub = (PKG / "_C.pyi").read_text()
+    for name in ("def bf16_gemm(", "def mega_moe(", "def jit_build(", "def predict_ascend950("):
+        assert name in stub, name
+    assert (PKG / "py.typed").exists()
+
+
+def test_cmake_package_and_headers_ship_with_the_wheel():
+    cmake = pathlib.Path(dg.get_cmake_dir())
+    assert (cmake / "deepgemm_ascendConfig.cmake").exists() and (cmake / "deepgemm_ascendConfigVersion.cmake").exists()
+    targets = (cmake / "deepgemm_ascendTargets.cmake").read_text()
+    assert "deepgemm_ascend::deepgemm_ascend" in targets
+    for header in ("api.hpp", "c_api.h", "kernel/gemm.hpp"):
+        assert (PKG / "include" / "deepgemm_ascend" / header).exists(), header
