@@ -1,6 +1,5 @@
 """BF16 einsum expressions of upstream DeepGEMM."""
-from . import _C
-from ._tensor import desc, optional_desc
+from . import _ops
 
 
 def einsum(expr, a, b, d, c=None, use_cublaslt=False):
@@ -13,7 +12,9 @@ def einsum(expr, a, b, d, c=None, use_cublaslt=False):
     """
     if not isinstance(expr, str):
         raise TypeError(f"expr: expected a string, got {type(expr).__name__}")
-    _C.einsum(expr.replace(" ", ""), desc(a, "a"), desc(b, "b"), desc(d, "d"), optional_desc(c, "c"))
+    _ops.check_tensors(a=a, b=b, d=d, c=c)
+    c, c_is_d = _ops.split_acc(c, d)
+    _ops.einsum(expr.replace(" ", ""), a, b, d, c, c_is_d)
 
 
 def fp8_einsum(expr, a, b, d, c=None, recipe=(1, 128, 128)):
@@ -34,5 +35,6 @@ def fp8_einsum(expr, a, b, d, c=None, recipe=(1, 128, 128)):
     if not (isinstance(recipe, (tuple, list)) and len(recipe) == 3 and all(isinstance(v, int) for v in recipe)):
         raise ValueError(f"recipe: expected (gran_m, gran_n, gran_k), got {recipe!r}")
     (qa, sfa), (qb, sfb) = a, b
-    _C.fp8_einsum(expr.replace(" ", ""), desc(qa, "a"), desc(sfa, "sfa"), desc(qb, "b"), desc(sfb, "sfb"),
-                  desc(d, "d"), optional_desc(c, "c"), *recipe)
+    _ops.check_tensors(a=qa, sfa=sfa, b=qb, sfb=sfb, d=d, c=c)
+    c, c_is_d = _ops.split_acc(c, d)
+    _ops.fp8_einsum(expr.replace(" ", ""), qa, sfa, qb, sfb, d, c, c_is_d, *recipe)

@@ -1,8 +1,7 @@
 """FP8 / FP4 dense GEMMs with block scaling: D = C + (A * SFA) @ (B * SFB), upstream names and semantics."""
 import torch
 
-from . import _C
-from ._tensor import desc, optional_desc
+from . import _ops
 
 _FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 _FP4 = tuple(t for t in (torch.int8, torch.uint8, getattr(torch, "float4_e2m1fn_x2", None)) if t is not None)
@@ -79,8 +78,9 @@ def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_
     sfb = required_scales(sfb.T if tb else sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast)
     gm = 1 if sfa.dtype != torch.float32 else gm  # packed layouts hold one scale row per row
     gn = 1 if sfb.dtype != torch.float32 else gn
-    _C.fp8_fp4_gemm(layout, desc(qa, "a"), desc(sfa, "sfa"), desc(qb, "b"), desc(sfb, "sfb"), desc(d, "d"),
-                    optional_desc(c, "c"), gm, gka, gn, gkb)
+    _ops.check_tensors(a=qa, sfa=sfa, b=qb, sfb=sfb, d=d, c=c)
+    c, c_is_d = _ops.split_acc(c, d)
+    _ops.fp8_fp4_gemm(layout, qa, sfa, qb, sfb, d, c, c_is_d, gm, gka, gn, gkb)
 
 
 def fp8_fp4_gemm_nt(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, compiled_dims="nk",

@@ -1,12 +1,15 @@
 """Dense GEMMs: D = C + A @ B, with upstream DeepGEMM names and semantics."""
 from . import _C
-from ._tensor import desc, npu_stream, optional_desc
+from . import _ops
+from ._tensor import npu_stream
 
 
 def _bf16_gemm(layout, a, b, d, c):
     if getattr(getattr(a, "device", None), "type", None) == "npu":
         _C.set_current_npu_stream(npu_stream(a.device))
-    _C.bf16_gemm(layout, desc(a, "a"), desc(b, "b"), desc(d, "d"), optional_desc(c, "c"))
+    _ops.check_tensors(a=a, b=b, d=d, c=c)
+    c, c_is_d = _ops.split_acc(c, d)
+    _ops.bf16_gemm(layout, a, b, d, c, c_is_d)
 
 
 def bf16_gemm_nt(a, b, d, c=None, compiled_dims="nk"):

@@ -5,8 +5,7 @@ groups (or masked_m[g] == 0) cost nothing.
 """
 import torch
 
-from . import _C
-from ._tensor import desc, optional_desc
+from . import _C, _ops
 from .fp8_gemm import logical_size, pair, recipes, required_scales
 
 _DEFAULT_K_GROUPED_RECIPE = (1, 1, 128)
@@ -59,9 +58,9 @@ def _contiguous(layout, a, b, d, grouped_layout, use_psum_layout, ensure_zero_pa
         sfb = required_scales(sfb.transpose(1, 2) if layout == "nn" else sfb, n, k, (gn, gkb), "sfb",
                               disable_ue8m0_cast, num_groups=g)
         grans = (1 if sfa.dtype != torch.float32 else gm, gka, 1 if sfb.dtype != torch.float32 else gn, gkb)
-    _C.m_grouped_gemm_contiguous(layout, desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"),
-                                 optional_desc(sfb, "sfb"), desc(d, "d"), desc(grouped_layout, "grouped_layout"),
-                                 bool(use_psum_layout), bool(ensure_zero_padding), *grans)
+    _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, grouped_layout=grouped_layout)
+    _ops.m_grouped_gemm_contiguous(layout, a, sfa, b, sfb, d, grouped_layout, bool(use_psum_layout),
+                                   bool(ensure_zero_padding), *grans)
 
 
 def m_grouped_bf16_gemm_nt_contiguous(a, b, d, grouped_layout, compiled_dims="nk", use_psum_layout=False,
@@ -119,8 +118,8 @@ def _masked(a, b, d, masked_m, expected_m, scaled, recipe=None, recipe_a=None, r
         sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast, num_groups=g)
         sfb = required_scales(sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast, num_groups=g)
         grans = (1 if sfa.dtype != torch.float32 else gm, gka, 1 if sfb.dtype != torch.float32 else gn, gkb)
-    _C.m_grouped_gemm_masked(desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"), optional_desc(sfb, "sfb"),
-                             desc(d, "d"), desc(masked_m, "masked_m"), expected_m, *grans)
+    _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, masked_m=masked_m)
+    _ops.m_grouped_gemm_masked(a, sfa, b, sfb, d, masked_m, expected_m, *grans)
 
 
 def m_grouped_bf16_gemm_nt_masked(a, b, d, masked_m, expected_m, compiled_dims="nk"):
@@ -158,8 +157,10 @@ def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
         gm, gn, gran_k = recipe
         if gm != 1 or gn != 1 or gran_k not in (32, 128):
             raise ValueError(f"recipe: K-grouped FP8 GEMMs take (1, 1, 32) or (1, 1, 128), got {recipe!r}")
-    _C.k_grouped_gemm(desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"), optional_desc(sfb, "sfb"),
-                      desc(d, "d"), list(ks), desc(c, "c"), gran_k, ends)
+    _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, c=c)
+    c, c_is_d = _ops.split_acc(c, d)
+    _ops.k_grouped_gemm(a, sfa, b, sfb, d, [int(x) for x in ks], c, c_is_d, gran_k,
+                        None if ends is None else [int(x) for x in ends])
 
 
 def k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=None, compiled_dims="mn",
@@ -199,8 +200,9 @@ def k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=Non
     if ks_cpu is None or not isinstance(ks_cpu, (list, tuple)) or not all(isinstance(v, int) for v in ks_cpu):
         raise TypeError("ks_cpu: expected a list of per-group K sizes (ints)")
     (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
-    _C.k_grouped_fp8_gemm_nt(desc(a, "a"), desc(sfa, "sfa"), desc(b, "b"), desc(sfb, "sfb"), desc(d, "d"),
-                             list(ks_cpu), desc(c, "c"))
+    _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, c=c)
+    c, c_is_d = _ops.split_acc(c, d)
+    _ops.k_grouped_fp8_gemm_nt(a, sfa, b, sfb, d, [int(x) for x in ks_cpu], c, c_is_d)
 
 
 # Upstream aliases.

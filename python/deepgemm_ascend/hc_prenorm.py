@@ -1,6 +1,5 @@
 """HyperConnection pre-norm GEMM (upstream tf32_hc_prenorm_gemm)."""
-from . import _C
-from ._tensor import desc
+from . import _ops
 
 
 def tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits=None):
@@ -14,4 +13,5 @@ def tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits=None):
     """
     if num_splits is not None and (not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits <= 0):
         raise ValueError(f"num_splits: expected None or a positive int, got {num_splits!r}")
-    _C.tf32_hc_prenorm_gemm(desc(a, "a"), desc(b, "b"), desc(d, "d"), desc(sqr_sum, "sqr_sum"), num_splits or 0)
+    _ops.check_tensors(a=a, b=b, d=d, sqr_sum=sqr_sum)
+    _ops.tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits or 0)

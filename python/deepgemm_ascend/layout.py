@@ -13,8 +13,7 @@ uint8 tensors with element_bits=4.
 """
 import torch
 
-from . import _C
-from ._tensor import desc
+from . import _ops
 
 _C0_BYTES = 32
 _FRACTAL_ROWS = 16
@@ -50,7 +49,8 @@ def _to(kind, t, element_bits):
         raise ValueError(f"t: expected a 2-D or 3-D tensor, got {t.dim()}-D")
     rows, cols = t.shape[-2], t.shape[-1] * (2 if bits == 4 else 1)
     out = torch.empty(_fractal_shape(t, rows, cols, bits, kind == "zn"), dtype=t.dtype, device=t.device)
-    _C.to_fractal(kind, desc(t, "t"), desc(out, "out"), bits)
+    _ops.check_tensors(t=t, out=out)
+    _ops.to_fractal(kind, t, out, bits)
     return out
 
 
@@ -65,7 +65,8 @@ def _from(kind, t, rows, cols, element_bits):
     stored_cols = cols // 2 if bits == 4 else cols
     lead = tuple(t.shape[:1]) if t.dim() == 4 else ()
     out = torch.empty(lead + (rows, stored_cols), dtype=t.dtype, device=t.device)
-    _C.from_fractal(kind, desc(t, "t"), desc(out, "out"), bits)
+    _ops.check_tensors(t=t, out=out)
+    _ops.from_fractal(kind, t, out, bits)
     return out
 
 

@@ -15,8 +15,7 @@ import uuid
 
 import torch
 
-from . import _C
-from ._tensor import desc, optional_desc
+from . import _C, _ops
 from .utils.math import align
 
 _MMA_TYPES = ("fp8xfp4", "bf16xbf16")
@@ -256,10 +255,10 @@ def _check_buffer(sym_buffer, mma_type, fn):
 def _mega_moe(y, l1, l1_sf, l2, l2_sf, sym_buffer, stats, activation, activation_clamp, fast_math):
     _check_choice(activation, "activation", ("swiglu",))
     clamp = _clamp(activation_clamp)
-    _C.mega_moe(sym_buffer.handle.buffer_ptrs, sym_buffer.rank, sym_buffer._shape(), desc(y, "y"),
-                desc(l1, "l1_weights"), optional_desc(l1_sf, "l1_weights"), desc(l2, "l2_weights"),
-                optional_desc(l2_sf, "l2_weights"), optional_desc(stats, "cumulative_local_expert_recv_stats"),
-                clamp, bool(fast_math))
+    _ops.check_tensors(y=y, l1_weights=l1, l2_weights=l2, cumulative_local_expert_recv_stats=stats)
+    _ops.check_tensors(l1_weights=l1_sf, l2_weights=l2_sf)
+    _ops.mega_moe(list(sym_buffer.handle.buffer_ptrs), sym_buffer.rank, *sym_buffer._shape(), y, l1, l1_sf, l2, l2_sf,
+                  stats, clamp, bool(fast_math))
 
 
 def fp8_fp4_mega_moe(y, l1_weights, l2_weights, sym_buffer, cumulative_local_expert_recv_stats=None,
@@ -309,6 +308,6 @@ def swiglu_quant(h, topk_weights, activation_clamp=None, fast_math=True, use_fp8
     m, inter = h.size(0), h.size(1) // 2
     act = torch.empty((m, inter), dtype=torch.float8_e4m3fn if use_fp8 else torch.bfloat16, device=h.device)
     sf = torch.empty((m, inter // 128), dtype=torch.int32, device=h.device) if use_fp8 else None
-    _C.mega_moe_swiglu(desc(h, "h"), desc(topk_weights, "topk_weights"), desc(act, "out"), optional_desc(sf, "out_sf"),
-                       _clamp(activation_clamp), bool(fast_math), bool(interleaved))
+    _ops.check_tensors(h=h, topk_weights=topk_weights)
+    _ops.mega_moe_swiglu(h, topk_weights, act, sf, _clamp(activation_clamp), bool(fast_math), bool(interleaved))
     return act, sf

@@ -1,8 +1,7 @@
 """Lightning-indexer MQA logits (DeepSeek-V3.2 sparse attention scoring), upstream names and layout."""
 import torch
 
-from . import _C
-from ._tensor import desc, optional_desc
+from . import _ops
 
 _ROW_GROUP_ROWS = 128     # rows allocated in multiples of 128 / H, as upstream
 _STRIDE_BYTES = 1024      # row stride aligned to 1024 bytes
@@ -52,10 +51,10 @@ def fp8_fp4_mqa_logits(q, kv, weights, cu_seq_len_k_start, cu_seq_len_k_end, cle
     rows = _align(s, max(1, _ROW_GROUP_ROWS // heads)) if heads else s
     buf = torch.empty(rows, stride, dtype=logits_dtype, device=q_t.device)
     logits = buf[:s, :width]
-    _C.fp8_fp4_mqa_logits(desc(q_t, "q"), optional_desc(sfq, "sfq"), desc(kv_t, "kv"), desc(sfkv, "sfkv"),
-                          desc(weights, "weights"), desc(cu_seq_len_k_start, "cu_seq_len_k_start"),
-                          desc(cu_seq_len_k_end, "cu_seq_len_k_end"), desc(logits, "logits"), bool(clean_logits),
-                          max_seqlen_k > 0)
+    _ops.check_tensors(q=q_t, sfq=sfq, kv=kv_t, sfkv=sfkv, weights=weights, cu_seq_len_k_start=cu_seq_len_k_start,
+                       cu_seq_len_k_end=cu_seq_len_k_end, logits=logits)
+    _ops.fp8_fp4_mqa_logits(q_t, sfq, kv_t, sfkv, weights, cu_seq_len_k_start, cu_seq_len_k_end, logits,
+                            bool(clean_logits), max_seqlen_k > 0)
     return logits
 
 
@@ -126,10 +125,10 @@ def fp8_fp4_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, sc
     itemsize = torch.empty(0, dtype=logits_dtype).element_size()
     stride = _align(_align(max(max_context_len, 1), 256), _STRIDE_BYTES // itemsize)
     logits = torch.empty(rows, stride, dtype=logits_dtype, device=q_t.device)[:, :max_context_len]
-    _C.fp8_fp4_paged_mqa_logits(desc(q_t, "q"), optional_desc(sfq, "sfq"), desc(kv_cache, "kv_cache"),
-                                desc(weights, "weights"), desc(context_lens, "context_lens"),
-                                desc(block_table, "block_table"), desc(logits, "logits"), bool(clean_logits),
-                                optional_desc(indices, "indices"))
+    _ops.check_tensors(q=q_t, sfq=sfq, kv_cache=kv_cache, weights=weights, context_lens=context_lens,
+                       block_table=block_table, logits=logits, indices=indices)
+    _ops.fp8_fp4_paged_mqa_logits(q_t, sfq, kv_cache, weights, context_lens, block_table, logits,
+                                  bool(clean_logits), indices)
     return logits
 
 
