@@ -15,6 +15,10 @@ cmake_dir=$(python -c "import deepgemm_ascend; print(deepgemm_ascend.get_cmake_d
 cmake -S examples/cpp_engine -B build/cpp_engine -G Ninja -Ddeepgemm_ascend_DIR="$cmake_dir" > /dev/null
 cmake --build build/cpp_engine > /dev/null
 build/cpp_engine/cpp_engine
+
+# The DeepSeek-V3 MoE layer and V3.2 indexer example against plain torch; the API reference is current.
+python examples/deepseek_v3_moe.py
+python scripts/gen_api_docs.py --check
 python -m pytest -q python/tests "$@"
 
 # The tile machine's checked mode (capacity, alignment, event protocol, stage ownership) over every kernel.
@@ -38,3 +42,7 @@ for isa in $others; do
   echo "== host ISA $isa =="
   DGA_HOST_ISA=$isa python -m pytest -q python/tests/test_gemm_bf16.py
 done
+
+# The wheel in a fresh venv: consumer example and torch.compile tests.
+echo "== wheel in a fresh venv =="
+bash scripts/test_wheel.sh

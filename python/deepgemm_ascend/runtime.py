@@ -33,6 +33,8 @@ def set_checked_mode(on):
 
 
 def is_checked_mode():
+    """True when the host tile machine checks capacity, alignment, event order and stage ownership
+    (DGA_CHECKED=1 or set_checked_mode(True))."""
     return _C.checked_mode()
 
 

@@ -20,3 +20,10 @@ def test_cmake_package_and_headers_ship_with_the_wheel():
     assert "deepgemm_ascend::deepgemm_ascend" in targets
     for header in ("api.hpp", "c_api.h", "kernel/gemm.hpp"):
         assert (PKG / "include" / "deepgemm_ascend" / header).exists(), header
+
+
+def test_every_public_function_is_documented():
+    names = [n for n in dir(dg) if not n.startswith("_") and callable(getattr(dg, n))]
+    assert [n for n in names if not (getattr(dg, n).__doc__ or "").strip()] == []
+    doc = dg.fp8_gemm_nt.__doc__
+    assert "[M, K]" in doc and "[N, K]" in doc and "Raises" in doc and "ValueError" in doc
