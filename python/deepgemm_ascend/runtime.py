@@ -29,7 +29,9 @@ def set_host_isa(isa):
 
 def set_checked_mode(on):
     """Turn the tile machine's checked mode (capacity, alignment, event protocol) on or off."""
-    _C.set_checked_mode(bool(on))
+    if not isinstance(on, bool):
+        raise TypeError(f"on: expected a bool, got {type(on).__name__}")
+    _C.set_checked_mode(on)
 
 
 def is_checked_mode():

@@ -37,8 +37,9 @@ typedef enum dga_dtype {
 
 typedef struct dga_tensor_s* dga_tensor;
 
-/* A host tensor of `ndim` (1..6) dimensions over `data`; `strides` in elements (NULL: contiguous). */
-dga_status dga_tensor_create(void* data, dga_dtype dtype, int ndim, const int64_t* shape, const int64_t* strides,
+/* A host tensor of `ndim` (1..6) dimensions over `data`; `strides` in elements (NULL: contiguous).
+ * `dtype` is a dga_dtype value, passed as int so that any value a foreign caller sends is well defined. */
+dga_status dga_tensor_create(void* data, int dtype, int ndim, const int64_t* shape, const int64_t* strides,
                              dga_tensor* out);
 void dga_tensor_destroy(dga_tensor t); /* NULL is fine */
 

@@ -42,7 +42,7 @@ dga_status guarded(Fn&& fn) {
   return DGA_ERROR_INTERNAL;
 }
 
-DType dtype_of(dga_dtype d) {
+DType dtype_of(int d) {
   switch (d) {
     case DGA_BF16: return DType::kBF16;
     case DGA_FP16: return DType::kFP16;
@@ -69,7 +69,7 @@ const dga::TensorView* opt(dga_tensor t) { return t ? &t->view : nullptr; }
 
 extern "C" {
 
-dga_status dga_tensor_create(void* data, dga_dtype dtype, int ndim, const int64_t* shape, const int64_t* strides,
+dga_status dga_tensor_create(void* data, int dtype, int ndim, const int64_t* shape, const int64_t* strides,
                              dga_tensor* out) {
   return guarded([&] {
     DGA_REQUIRE(out != nullptr, kValue, "out", "is NULL");

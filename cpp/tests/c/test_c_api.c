@@ -62,7 +62,7 @@ int main(void) {
   for (int i = 0; i < M * (N + 1); ++i) CHECK(e[i] == 7.0f, "refused call wrote to d");
   CHECK(dga_bf16_gemm("xx", ta, tb, td, NULL) == DGA_ERROR_VALUE, "bad layout accepted");
   CHECK(dga_bf16_gemm("nt", NULL, tb, td, NULL) == DGA_ERROR_VALUE, "NULL a accepted");
-  CHECK(dga_tensor_create(a, (dga_dtype)99, 2, sa, NULL, &bad) == DGA_ERROR_TYPE && bad == NULL, "bad dtype accepted");
+  CHECK(dga_tensor_create(a, 99, 2, sa, NULL, &bad) == DGA_ERROR_TYPE && bad == NULL, "bad dtype accepted");
   CHECK(dga_set_num_ai_cores(-1) == DGA_ERROR_VALUE, "negative core count accepted");
 
   dga_tensor_destroy(ta);

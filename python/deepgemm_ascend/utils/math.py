@@ -34,7 +34,9 @@ _BYTE_SCALES = tuple(d for d in (torch.uint8, _E8M0) if d is not None)
 
 
 def ceil_div(x, y):
-    """ceil(x / y) for integers."""
+    """ceil(x / y) for integers; y must be positive."""
+    if not y > 0:
+        raise ValueError(f"y: must be positive, got {y}")
     return (x + y - 1) // y
 
 
