@@ -46,3 +46,7 @@ done
 # The wheel in a fresh venv: consumer example and torch.compile tests.
 echo "== wheel in a fresh venv =="
 bash scripts/test_wheel.sh
+
+# AddressSanitizer + UndefinedBehaviorSanitizer: ctest and a pytest subset, zero findings.
+echo "== ASan + UBSan =="
+bash scripts/test_sanitizers.sh

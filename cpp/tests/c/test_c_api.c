@@ -60,6 +60,8 @@ int main(void) {
   CHECK(dga_bf16_gemm("nt", ta, tb, bad, NULL) == DGA_ERROR_VALUE, "a mis-shaped d was accepted");
   CHECK(strncmp(dga_last_error(), "d:", 2) == 0, "message does not name d: %s", dga_last_error());
   for (int i = 0; i < M * (N + 1); ++i) CHECK(e[i] == 7.0f, "refused call wrote to d");
+  dga_tensor_destroy(bad);
+  bad = NULL;
   CHECK(dga_bf16_gemm("xx", ta, tb, td, NULL) == DGA_ERROR_VALUE, "bad layout accepted");
   CHECK(dga_bf16_gemm("nt", NULL, tb, td, NULL) == DGA_ERROR_VALUE, "NULL a accepted");
   CHECK(dga_tensor_create(a, 99, 2, sa, NULL, &bad) == DGA_ERROR_TYPE && bad == NULL, "bad dtype accepted");
