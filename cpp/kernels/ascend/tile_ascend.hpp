@@ -63,39 +63,8 @@ __aicore__ inline void copy_gm_to_l1_dn(const Local<T>& l1, const Gm<T>& gm, uin
 // K range [k0, k0 + k) of an Nz L1 tile of l1_rows rows: A stays Nz; B (stored [N, K] in L1) becomes Zn
 // by the transposing load (§4). One call each.
 template <class T>
-__aicore__ inline void load_l1_to_l0a(const Local<T>& l0a, const Local<T>& l1, uint32_t l1_rows, uint32_t m,
-                                      uint32_t k0, uint32_t k) {
-  AscendC::LoadData2DParamsV2 p;
-  p.mStartPosition = 0;
-  p.kStartPosition = k0 / c0<T>();
-  p.mStep = ceil_div(m, kFractalRows);
-  p.kStep = ceil_div(k, c0<T>());
-  p.srcStride = l1_rows / kFractalRows;
-  p.dstStride = ceil_div(m, kFractalRows);
-  p.ifTranspose = false;
-  AscendC::LoadData(l0a, l1, p);
-}
-
-template <class T>
-__aicore__ inline void load_l1_to_l0b(const Local<T>& l0b, const Local<T>& l1, uint32_t l1_rows, uint32_t n,
-                                      uint32_t k0, uint32_t k) {
-  AscendC::LoadData2DParamsV2 p;
-  p.mStartPosition = 0;
-  p.kStartPosition = k0 / c0<T>();
-  p.mStep = ceil_div(n, kFractalRows);
-  p.kStep = ceil_div(k, c0<T>());
-  p.srcStride = l1_rows / kFractalRows;
-  p.dstStride = ceil_div(k, kFractalRows);
-  p.ifTranspose = true;
-  AscendC::LoadData(l0b, l1, p);
-}
-
-// MX operands: the data and its UE8M0 scales (int16 pairs, MN-major in L1: zZ for A, nN for B) in one
-// call; the hardware places the scales in L0A_MX / L0B_MX at the data address / 16 (§5).
-template <class T, class S>
-__aicore__ inline void load_l1_to_l0_mx(const Local<T>& l0, const Local<T>& l1, const Local<S>& l1_scales,
-                                        uint32_t l1_rows, uint32_t mn, uint32_t k0, uint32_t k, bool is_b) {
-  constexpr uint32_t kScaleGroupK = 64;  // two 32-value groups per 16-bit scale element
+__aicore__ inline AscendC::LoadData2DParamsV2 load2d_params(uint32_t l1_rows, uint32_t mn, uint32_t k0, uint32_t k,
+                                                            bool is_b) {
   AscendC::LoadData2DParamsV2 p;
   p.mStartPosition = 0;
   p.kStartPosition = k0 / c0<T>();
@@ -104,6 +73,27 @@ __aicore__ inline void load_l1_to_l0_mx(const Local<T>& l0, const Local<T>& l1, 
   p.srcStride = l1_rows / kFractalRows;
   p.dstStride = is_b ? ceil_div(k, kFractalRows) : ceil_div(mn, kFractalRows);
   p.ifTranspose = is_b;
+  return p;
+}
+
+template <class T>
+__aicore__ inline void load_l1_to_l0a(const Local<T>& l0a, const Local<T>& l1, uint32_t l1_rows, uint32_t m,
+                                      uint32_t k0, uint32_t k) {
+  AscendC::LoadData(l0a, l1, load2d_params<T>(l1_rows, m, k0, k, false));
+}
+
+template <class T>
+__aicore__ inline void load_l1_to_l0b(const Local<T>& l0b, const Local<T>& l1, uint32_t l1_rows, uint32_t n,
+                                      uint32_t k0, uint32_t k) {
+  AscendC::LoadData(l0b, l1, load2d_params<T>(l1_rows, n, k0, k, true));
+}
+
+// MX operands: the data and its UE8M0 scales (int16 pairs, MN-major in L1: zZ for A, nN for B) in one
+// call; the hardware places the scales in L0A_MX / L0B_MX at the data address / 16 (§5).
+template <class T, class S>
+__aicore__ inline void load_l1_to_l0_mx(const Local<T>& l0, const Local<T>& l1, const Local<S>& l1_scales,
+                                        uint32_t l1_rows, uint32_t mn, uint32_t k0, uint32_t k, bool is_b) {
+  constexpr uint32_t kScaleGroupK = 64;  // two 32-value groups per 16-bit scale element
   AscendC::LoadData2DMxParams mx;
   mx.xStartPosition = 0;
   mx.yStartPosition = k0 / kScaleGroupK;
@@ -111,7 +101,7 @@ __aicore__ inline void load_l1_to_l0_mx(const Local<T>& l0, const Local<T>& l1, 
   mx.yStep = ceil_div(k, kScaleGroupK);
   mx.srcStride = ceil_div(l1_rows, kFractalRows);
   mx.dstStride = ceil_div(mn, kFractalRows);
-  AscendC::LoadData(l0, l1, l1_scales, p, mx);
+  AscendC::LoadData(l0, l1, l1_scales, load2d_params<T>(l1_rows, mn, k0, k, is_b), mx);
 }
 
 // ---- M: the cube ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
 #include "deepgemm_ascend/runtime/acl_backend.hpp"
+#include "reference.hpp"
 
 #ifdef DGA_WITH_NPU
 #include "acl/acl.h"
@@ -58,15 +59,7 @@ TEST(NpuGemm, Bf16MatchesTheHostBackendWithinOneUlp) {
   ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
   aclrtMemcpy(d.data(), d.size() * 2, dd, d.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
   auto view = [](void* ptr, int64_t r, int64_t cdim) {
-    dga::TensorView v;
-    v.data = ptr;
-    v.dtype = dga::core::DType::kBF16;
-    v.ndim = 2;
-    v.shape[0] = r;
-    v.shape[1] = cdim;
-    v.strides[0] = cdim;
-    v.strides[1] = 1;
-    return v;
+    return dga_test::view2d(ptr, dga::core::DType::kBF16, r, cdim, cdim, 1);
   };
   dga::bf16_gemm_nt(view(a.data(), m, k), view(b.data(), n, k), view(ref.data(), m, n));
   // Both accumulate in fp32; the cube's summation order differs from the host's, so compare within
