@@ -24,6 +24,7 @@
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/tile/core.hpp"
 #include "deepgemm_ascend/tile/grid_sync.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
 
 namespace dga = deepgemm_ascend;
 namespace comm = dga::comm;
@@ -305,4 +306,36 @@ TEST(MegaMoe, TwoRanksBf16AgainstScalarModel) {
     // Rank r's experts receive the other rank's tokens t with t % e == expert.
     for (int64_t x = 0; x < e; ++x) EXPECT_EQ(stats[rank][size_t(x)], (t_count - x + e - 1) / e);
   }
+}
+
+TEST(Swiglu, VectorSiluMatchesScalarWithinUlps) {
+  namespace th = dga::tile::host;
+  if (th::silu_mul_fn() == &th::silu_mul_scalar) GTEST_SKIP() << "no vector SiLU for this host ISA";
+  constexpr int64_t inter = 256;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd(0.0f, 8.0f);
+  std::vector<uint16_t> h(2 * inter);
+  for (auto& v : h) v = dga::core::float_to_bf16(nd(rng));
+  const float specials[] = {NAN, INFINITY, -INFINITY, 100.0f, -100.0f, 0.0f, -0.0f, 1e-30f};
+  for (int i = 0; i < 8; ++i) h[size_t(i * 17)] = dga::core::float_to_bf16(specials[i]);
+  for (bool interleaved : {false, true})
+    for (float clamp : {INFINITY, 3.0f}) {
+      std::vector<float> vec(inter), ref(inter);
+      for (int64_t j0 = 0; j0 < inter; j0 += 32) {
+        th::silu_mul_avx512({h.data(), inter, j0, 32, interleaved, clamp, 0.75f, vec.data() + j0});
+        th::silu_mul_scalar({h.data(), inter, j0, 32, interleaved, clamp, 0.75f, ref.data() + j0});
+      }
+      for (int64_t j = 0; j < inter; ++j) {
+        if (std::isnan(ref[size_t(j)])) {
+          EXPECT_TRUE(std::isnan(vec[size_t(j)])) << j;
+          continue;
+        }
+        if (std::isinf(ref[size_t(j)])) {
+          EXPECT_EQ(vec[size_t(j)], ref[size_t(j)]) << j;
+          continue;
+        }
+        const float tol = 4 * std::fabs(std::nextafter(ref[size_t(j)], INFINITY) - ref[size_t(j)]);
+        EXPECT_NEAR(vec[size_t(j)], ref[size_t(j)], tol) << j << " interleaved " << interleaved << " clamp " << clamp;
+      }
+    }
 }

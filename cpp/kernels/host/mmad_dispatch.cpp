@@ -27,4 +27,15 @@ WidenRowsFn widen_rows_fn() {
   return &widen_rows_scalar;
 }
 
+SiluMulFn silu_mul_fn() {
+#if DGA_HOST_X86
+  switch (runtime::active_host_isa()) {
+    case runtime::HostIsa::kAmxBf16:
+    case runtime::HostIsa::kAvx512Bf16: return &silu_mul_avx512;
+    default: break;
+  }
+#endif
+  return &silu_mul_scalar;
+}
+
 }  // namespace deepgemm_ascend::tile::host

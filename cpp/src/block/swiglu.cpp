@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
 
 namespace deepgemm_ascend::block {
 
@@ -12,31 +13,39 @@ constexpr int64_t kInterleave = 8;        // gate / up chunk of the transformed 
 constexpr float kAmaxFloor = 1e-4f;       // quantisation of all-zero groups stays finite
 constexpr float kE4M3Max = 448.0f;
 
-struct Columns {
-  int64_t gate, up;
-};
+}  // namespace
 
-Columns columns(int64_t j, int64_t inter, bool interleaved) {
+std::pair<int64_t, int64_t> swiglu_columns(int64_t j, int64_t inter, bool interleaved) {
   if (!interleaved) return {j, inter + j};
   const int64_t base = (j / kInterleave) * 2 * kInterleave + j % kInterleave;
   return {base, base + kInterleave};
 }
 
-}  // namespace
+}  // namespace deepgemm_ascend::block
+
+namespace deepgemm_ascend::tile::host {
+
+void silu_mul_scalar(const SiluMulArgs& s) {
+  for (int64_t j = 0; j < s.n; ++j) {
+    const auto c = block::swiglu_columns(s.j0 + j, s.inter, s.interleaved);
+    const float gate = std::min(core::bf16_to_float(s.h[c.first]), s.clamp);
+    const float up = std::min(std::max(core::bf16_to_float(s.h[c.second]), -s.clamp), s.clamp);
+    s.act[j] = gate / (1.0f + std::exp(-gate)) * up * s.weight;
+  }
+}
+
+}  // namespace deepgemm_ascend::tile::host
+
+namespace deepgemm_ascend::block {
 
 void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf) {
   float act[kSwigluScaleGroup];
+  const tile::host::SiluMulFn silu_mul = tile::host::silu_mul_fn();
   for (int64_t j0 = 0; j0 < inter; j0 += kSwigluScaleGroup) {
     const int64_t n = std::min(kSwigluScaleGroup, inter - j0);
+    silu_mul({h, inter, j0, n, p.interleaved, p.clamp, weight, act});
     float amax = 0.0f;
-    for (int64_t j = 0; j < n; ++j) {
-      const Columns c = columns(j0 + j, inter, p.interleaved);
-      const float gate = std::min(core::bf16_to_float(h[c.gate]), p.clamp);
-      const float up = std::min(std::max(core::bf16_to_float(h[c.up]), -p.clamp), p.clamp);
-      const float silu = gate / (1.0f + std::exp(-gate));
-      act[j] = silu * up * weight;
-      amax = std::max(amax, std::fabs(act[j]));
-    }
+    for (int64_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(act[j]));  // NaN does not count
     if (!p.fp8_out) {
       auto* o = static_cast<uint16_t*>(out) + j0;
       for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_bf16(act[j]);

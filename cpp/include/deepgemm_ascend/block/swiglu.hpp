@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace deepgemm_ascend::block {
 
@@ -26,6 +27,9 @@ struct ScaleOut {
   uint8_t* row = nullptr;
   int64_t k_stride = 4;
 };
+
+// (gate, up) columns of output column j in a row of h.
+std::pair<int64_t, int64_t> swiglu_columns(int64_t j, int64_t inter, bool interleaved);
 
 // h: 2I bf16 codes; out: I FP8 (or bf16) codes.
 void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf);

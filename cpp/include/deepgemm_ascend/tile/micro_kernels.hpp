@@ -41,4 +41,18 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
                        int64_t out_stride);
 WidenRowsFn widen_rows_fn();
 
+// The SwiGLU core of Mega MoE's vector stage over columns [j0, j0 + n) of one row of h (n a multiple of
+// 16): act[j - j0] = silu(min(gate, clamp)) * min(max(up, -clamp), clamp) * weight, in fp32.
+struct SiluMulArgs {
+  const uint16_t* h;  // 2 * inter bf16 codes: [gate | up], or interleaved by 8
+  int64_t inter, j0, n;
+  bool interleaved;
+  float clamp, weight;
+  float* act;
+};
+using SiluMulFn = void (*)(const SiluMulArgs&);
+void silu_mul_scalar(const SiluMulArgs& args);
+void silu_mul_avx512(const SiluMulArgs& args);
+SiluMulFn silu_mul_fn();
+
 }  // namespace deepgemm_ascend::tile::host
