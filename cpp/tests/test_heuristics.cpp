@@ -264,7 +264,7 @@ TEST(HeuristicsFits, NeverAcceptsOverflowingTilings) {
 
 namespace {
 h::GemmDesc npu_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits) {
-  return {m, n, k, a_bits, b_bits, std::max(a_bits, b_bits), 2, false, arch::Ascend950::kDefaultCubeCores, 0, 16};
+  return h::npu_gemm_desc(m, n, k, a_bits, b_bits, 2, arch::Ascend950::kDefaultCubeCores);
 }
 }  // namespace
 

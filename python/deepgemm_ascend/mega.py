@@ -16,18 +16,10 @@ import uuid
 import torch
 
 from . import _C, _ops
-from .utils.math import align
+from .utils.math import _check_int, align
 
 _MMA_TYPES = ("fp8xfp4", "bf16xbf16")
 _L1_INTERLEAVE = 8  # gate/up rows interleaved in chunks of 8 by transform_weights_for_mega_moe
-
-
-def _check_int(v, name, minimum):
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError(f"{name}: expected an int, got {type(v).__name__}")
-    if v < minimum:
-        raise ValueError(f"{name}: must be >= {minimum}, got {v}")
-    return v
 
 
 def _check_choice(v, name, choices):

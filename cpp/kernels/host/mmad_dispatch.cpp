@@ -15,25 +15,29 @@ MmadBf16Fn mmad_bf16() {
   }
 }
 
+namespace {
+// The AVX-512 helper kernels run wherever the active ISA is AMX-BF16 or AVX512-BF16: every CPU with
+// either has AVX-512F.
+bool avx512_active() {
+#if DGA_HOST_X86
+  const auto isa = runtime::active_host_isa();
+  return isa == runtime::HostIsa::kAmxBf16 || isa == runtime::HostIsa::kAvx512Bf16;
+#else
+  return false;
+#endif
+}
+}  // namespace
+
 WidenRowsFn widen_rows_fn() {
 #if DGA_HOST_X86
-  // Every CPU with AMX-BF16 or AVX512-BF16 has AVX-512F.
-  switch (runtime::active_host_isa()) {
-    case runtime::HostIsa::kAmxBf16:
-    case runtime::HostIsa::kAvx512Bf16: return &widen_rows_avx512;
-    default: break;
-  }
+  if (avx512_active()) return &widen_rows_avx512;
 #endif
   return &widen_rows_scalar;
 }
 
 SiluMulFn silu_mul_fn() {
 #if DGA_HOST_X86
-  switch (runtime::active_host_isa()) {
-    case runtime::HostIsa::kAmxBf16:
-    case runtime::HostIsa::kAvx512Bf16: return &silu_mul_avx512;
-    default: break;
-  }
+  if (avx512_active()) return &silu_mul_avx512;
 #endif
   return &silu_mul_scalar;
 }

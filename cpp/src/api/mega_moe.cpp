@@ -189,8 +189,8 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   auto& backend = runtime::host_backend();
   const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
   backend.launch("mega_moe_swiglu", blocks, [&](tile::Core& core) {
-    const int64_t per = (m + core.block_num() - 1) / core.block_num();
-    for (int64_t r = per * core.block_idx(); r < std::min(m, per * (core.block_idx() + 1)); ++r) {
+    const auto [begin, end] = block::contiguous_share(m, core.block_idx(), core.block_num());
+    for (int64_t r = begin; r < end; ++r) {
       auto* sf_row = fp8 ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * 4 : nullptr;
       const int64_t k_stride = fp8 ? out_sf->stride(1) * 4 : 0;
       block::swiglu_row(static_cast<const uint16_t*>(h.ptr()) + r * h.stride(0), inter,

@@ -36,8 +36,8 @@ void npu_bf16_gemm(const std::string& lay, const TensorView& a, const TensorView
   }
   namespace h = heuristics;
   const int cores = runtime::npu_cube_cores(a.device.index);
-  const h::GemmConfig cfg =
-      h::select_gemm_config({s.m, s.n, s.k, 16, 16, 16, 2, false, cores, 0, 16}, h::ArchLimits::of<arch::Ascend950>());
+  const h::GemmConfig cfg = h::select_gemm_config(h::npu_gemm_desc(s.m, s.n, s.k, 16, 16, 2, cores),
+                                                   h::ArchLimits::of<arch::Ascend950>());
   const DgaGemmParams p{uint64_t(uintptr_t(a.ptr())), uint64_t(uintptr_t(b.ptr())), uint64_t(uintptr_t(d.ptr())),
                         s.m, s.n, s.k, a.stride(0), b.stride(0), d.stride(0), cfg.tiling.block_m, cfg.tiling.block_n,
                         cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m};

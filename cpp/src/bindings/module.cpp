@@ -84,8 +84,7 @@ void decode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst
 nb::dict predict_ascend950(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes) {
   namespace h = dga::heuristics;
   const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
-  // The MX cube applies the scales itself: no promotion constraint on L0 K (unlike the host).
-  h::GemmDesc desc{m, n, k, a_bits, b_bits, std::max(a_bits, b_bits), d_bytes, false, limits.perf.cores, 0, 16};
+  const h::GemmDesc desc = h::npu_gemm_desc(m, n, k, a_bits, b_bits, d_bytes, limits.perf.cores);
   const h::GemmConfig cfg = h::select_gemm_config(desc, limits);
   const h::Prediction p = h::predict_gemm(desc, cfg.tiling, limits.perf);
   nb::dict d;

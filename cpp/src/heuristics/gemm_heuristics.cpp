@@ -46,6 +46,19 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   return u.l1 + l1_pad <= arch.l1 && u.l0a <= arch.l0a && u.l0b <= arch.l0b && u.l0c <= arch.l0c;
 }
 
+GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes, int cores) {
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a_bits = a_bits;
+  d.b_bits = b_bits;
+  d.l0_bits = std::max(a_bits, b_bits);
+  d.d_bytes = d_bytes;
+  d.num_cores = cores;
+  return d;
+}
+
 namespace {
 
 // Time of one core's share, in units of "FLOP at peak": waves x per-tile roofline cost.

@@ -45,11 +45,8 @@ struct Buffer {
   }
 };
 
-// Rows [begin, end) of `count` that block b of n takes.
-std::pair<int64_t, int64_t> share(int64_t count, const tile::Core& core) {
-  const int64_t per = (count + core.block_num() - 1) / core.block_num();
-  const int64_t b = std::min(count, per * core.block_idx());
-  return {b, std::min(count, b + per)};
+block::RowRange share(int64_t count, const tile::Core& core) {
+  return block::contiguous_share(count, core.block_idx(), core.block_num());
 }
 
 // Rows per local expert, in (rank, token, slot) order; validates every routed expert id.

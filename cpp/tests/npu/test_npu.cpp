@@ -51,7 +51,7 @@ TEST(NpuGemm, Bf16MatchesTheHostBackendWithinOneUlp) {
   namespace h = dga::heuristics;
   const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
   const int cores = dga::runtime::npu_cube_cores(0);
-  const h::GemmConfig c = h::select_gemm_config({m, n, k, 16, 16, 16, 2, false, cores, 0, 16}, limits);
+  const h::GemmConfig c = h::select_gemm_config(h::npu_gemm_desc(m, n, k, 16, 16, 2, cores), limits);
   const DgaGemmParams p{uint64_t(da), uint64_t(db), uint64_t(dd), m, n, k, k, k, n,
                         c.tiling.block_m, c.tiling.block_n, c.tiling.block_k, c.tiling.l0_k,
                         c.swizzle.band, c.swizzle.along_m};

@@ -28,6 +28,16 @@ DGA_DEVICE int64_t first_tile_of_block(int64_t first, int64_t block, int64_t blo
   return (block - first % blocks + blocks) % blocks;
 }
 
+// Rows [begin, end) of `count` that block `block` of `blocks` takes: contiguous, as even as possible.
+struct RowRange {
+  int64_t begin, end;
+};
+DGA_DEVICE RowRange contiguous_share(int64_t count, int64_t block, int64_t blocks) {
+  const int64_t per = (count + blocks - 1) / blocks;
+  const int64_t b = per * block < count ? per * block : count;
+  return {b, b + per < count ? b + per : count};
+}
+
 class GemmScheduler {
  public:
   DGA_DEVICE GemmScheduler(int64_t m, int64_t n, int64_t block_m, int64_t block_n, heuristics::Swizzle s)
