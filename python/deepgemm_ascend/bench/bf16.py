@@ -26,13 +26,18 @@ def problem_flops(m: int, n: int, k: int) -> int:
     return 2 * m * n * k
 
 
-def cases(options: BenchOptions) -> List[dict]:
-    """One case per (shape, layout): the given shapes, else QUICK_BF16_MNK or BENCH_BF16_MNK."""
+def check_dense_options(kernel: str, options: BenchOptions) -> None:
+    """ValueError naming `kernel` for an output dtype or a layout the dense GEMM benchmarks do not know."""
     if options.out_dtype not in OUT_DTYPES:
-        raise ValueError(f"bf16: unknown out dtype {options.out_dtype!r}; choose from {', '.join(OUT_DTYPES)}")
+        raise ValueError(f"{kernel}: unknown out dtype {options.out_dtype!r}; choose from {', '.join(OUT_DTYPES)}")
     bad = [layout for layout in options.layouts if layout not in LAYOUTS]
     if bad:
-        raise ValueError(f"bf16: unknown layout(s) {', '.join(bad)}; choose from {', '.join(LAYOUTS)}")
+        raise ValueError(f"{kernel}: unknown layout(s) {', '.join(bad)}; choose from {', '.join(LAYOUTS)}")
+
+
+def cases(options: BenchOptions) -> List[dict]:
+    """One case per (shape, layout): the given shapes, else QUICK_BF16_MNK or BENCH_BF16_MNK."""
+    check_dense_options("bf16", options)
     shapes = options.shapes if options.shapes is not None else (QUICK_BF16_MNK if options.quick else BENCH_BF16_MNK)
     return [
         {"label": f"{layout} {m}x{n}x{k} {options.out_dtype}", "layout": layout, "m": m, "n": n, "k": k,

@@ -21,11 +21,11 @@ import torch
 from .. import fp8_gemm, gemm
 from ..testing.bench import bench_interleaved_samples
 from ..testing.numeric import calc_diff, poison_
-from ..testing.shapes import BENCH_FP8_MNK, LAYOUTS, QUICK_FP8_MNK, make_operands
+from ..testing.shapes import BENCH_FP8_MNK, QUICK_FP8_MNK, make_operands
 from ..utils.math import (FP4_VALUES, dequant_fp4, dequant_fp8, per_block_cast_to_fp8, per_token_cast_to_fp4,
                           per_token_cast_to_fp8, transpose_packed_fp4)
 from .base import BenchOptions, KernelBench, accuracy_status, perf_fields
-from .bf16 import OUT_DTYPES, _synced, _torch_operands, problem_bytes as bf16_bytes, problem_flops
+from .bf16 import OUT_DTYPES, _synced, check_dense_options, _torch_operands, problem_bytes as bf16_bytes, problem_flops
 
 DIFF_THRESHOLD = 1e-3
 FUNCS = {"nt": fp8_gemm.fp8_fp4_gemm_nt, "nn": fp8_gemm.fp8_fp4_gemm_nn, "tn": fp8_gemm.fp8_fp4_gemm_tn,
@@ -54,11 +54,7 @@ COLUMNS = [
 
 def cases(options: BenchOptions) -> List[dict]:
     """One case per (shape, recipe, layout): the given shapes, else QUICK_FP8_MNK or BENCH_FP8_MNK."""
-    if options.out_dtype not in OUT_DTYPES:
-        raise ValueError(f"fp8: unknown out dtype {options.out_dtype!r}; choose from {', '.join(OUT_DTYPES)}")
-    bad = [layout for layout in options.layouts if layout not in LAYOUTS]
-    if bad:
-        raise ValueError(f"fp8: unknown layout(s) {', '.join(bad)}; choose from {', '.join(LAYOUTS)}")
+    check_dense_options("fp8", options)
     bad = [r for r in options.recipes if r not in RECIPES]
     if bad or not options.recipes:
         raise ValueError(f"fp8: unknown recipe(s) {', '.join(bad) or '(none given)'}; choose from {', '.join(RECIPES)}")
