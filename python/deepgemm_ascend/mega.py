@@ -79,16 +79,29 @@ def _shm_dir():
     return "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 
+_HOST_BYTES = 256  # hostnames are at most 255 bytes
+
+
+def _bytes_tensor(data, size):
+    """`data` zero-padded to `size` bytes, as a uint8 tensor (for tensor collectives)."""
+    out = torch.zeros(size, dtype=torch.uint8)
+    out[:len(data)] = torch.tensor(list(data[:size]), dtype=torch.uint8)
+    return out
+
+
 def _map_peer_buffers(group, rank, world, num_bytes):
     """Shared-memory buffers of every rank of `group`, mapped into this process (host backend)."""
     import torch.distributed as dist
 
-    hosts = [None] * world
-    dist.all_gather_object(hosts, socket.gethostname(), group=group)
-    if len(set(hosts)) != 1:
-        raise RuntimeError(f"group: the host backend needs every rank on one machine, got hosts {sorted(set(hosts))}")
-    token = [uuid.uuid4().hex if rank == 0 else None]
-    dist.broadcast_object_list(token, src=dist.get_global_rank(group, 0) if group is not None else 0, group=group)
+    # Tensor collectives only: torch's object collectives pickle through numpy.
+    hosts = [torch.empty(_HOST_BYTES, dtype=torch.uint8) for _ in range(world)]
+    dist.all_gather(hosts, _bytes_tensor(socket.gethostname().encode(), _HOST_BYTES), group=group)
+    names = {bytes(h.tolist()).rstrip(b"\0").decode(errors="replace") for h in hosts}
+    if len(names) != 1:
+        raise RuntimeError(f"group: the host backend needs every rank on one machine, got hosts {sorted(names)}")
+    token = _bytes_tensor(uuid.uuid4().bytes if rank == 0 else b"", 16)
+    dist.broadcast(token, src=dist.get_global_rank(group, 0) if group is not None else 0, group=group)
+    token = [bytes(token.tolist()).hex()]
     folder = _shm_dir()
     if folder is None:
         import tempfile
