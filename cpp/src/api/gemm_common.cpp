@@ -5,6 +5,7 @@
 #include <mutex>
 #include <set>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/jit/gemm_jit.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
@@ -17,8 +18,8 @@ namespace deepgemm_ascend::api {
 using core::DType;
 
 namespace {
-constexpr int64_t kMxGranK = 32, kBlockGranK = 128;
-constexpr int kPairPack = 2, kQuadPack = 4;  // UE8M0 bytes per int16 / int32
+constexpr int64_t kMxGranK = arch::MxFormat::kMxBlockK, kBlockGranK = 128;  // 128: the FP32 block recipes
+constexpr int kPairPack = arch::MxFormat::kMxScalesPerPack, kQuadPack = 4;  // UE8M0 bytes per int16 / upstream int32
 }  // namespace
 
 void require_gemm_layout(const std::string& lay) {
@@ -152,7 +153,7 @@ void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs
   args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
   maybe_print(kernel, desc, args.config);
   if (runtime::jit_gemm()) return jit::launch_gemm(kernel, args);
-  backend.launch(kernel, args.config.num_blocks, [&args](tile::Core& core) { kernel::gemm(core, args); });
+  backend.launch(kernel, args.config.num_blocks, [&args](tile::Core& core) { kernel::gemm<tile::HostTarget>(core, args); });
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {

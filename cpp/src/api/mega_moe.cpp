@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/kernel/mega_moe.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
@@ -20,7 +21,7 @@ using api::require_rank;
 using api::require_shape;
 using core::DType;
 
-constexpr int64_t kMxGranK = 32;
+constexpr int64_t kMxGranK = arch::MxFormat::kMxBlockK;
 constexpr int64_t kSfPerInt = 4;
 
 // A weight tensor [E, rows, K] (K packed in pairs for FP4) with a unit last stride.

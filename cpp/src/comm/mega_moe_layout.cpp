@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 
 namespace deepgemm_ascend::comm {
@@ -20,7 +21,7 @@ struct DecodeReference {
 constexpr int64_t kRegionAlign = 512;   // every region starts on a GM burst boundary
 constexpr int64_t kWorkspaceBytes = 4096;
 constexpr int64_t kSfPerInt = 4;        // UE8M0 bytes per int32
-constexpr int64_t kSfGran = 32;         // values per scale
+constexpr int64_t kSfGran = arch::MxFormat::kMxBlockK;  // values per scale
 constexpr int64_t kSfGroup = kSfPerInt * kSfGran;
 constexpr int64_t kMaxTopk = 32;
 

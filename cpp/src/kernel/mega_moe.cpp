@@ -200,7 +200,7 @@ void combine(const tile::Core& core, const MegaMoeArgs& args) {
 
 void run_gemm(tile::Core& core, const GemmArgs& g) {
   tile::BufferScope scope(core);
-  gemm(core, g);
+  gemm<tile::HostTarget>(core, g);
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
+
 namespace deepgemm_ascend::arch {
 
-struct Ascend910B {
+struct Ascend910B : CubeFormat, NoMxFormat {
   static constexpr const char* kName = "Ascend910B";
   static constexpr int kNpuArch = 2201;
   static constexpr const char* kTarget = "dav-2201";
@@ -20,11 +22,6 @@ struct Ascend910B {
   static constexpr uint32_t kL0MxBytes = 0;                     // no MX on 2201
   static constexpr uint32_t kL0MxAddressDivisor = 16;
 
-  static constexpr uint32_t kC0Bytes = 32;
-  static constexpr uint32_t kFractalRows = 16;
-  static constexpr uint32_t kFractalBytes = kFractalRows * kC0Bytes;
-  static constexpr uint32_t kL0CFractalBytes = 1024;
-
   static constexpr uint32_t kL1Align = 32;
   static constexpr uint32_t kUBAlign = 32;
   static constexpr uint32_t kL0AAlign = 512;
@@ -34,16 +31,6 @@ struct Ascend910B {
   static constexpr uint32_t kBiasAlign = 64;
   static constexpr uint32_t kMxFp8OperandAlign = 0;
   static constexpr uint32_t kMxFp4OperandAlign = 0;
-
-  static constexpr uint32_t kMxBlockK = 0;
-  static constexpr uint32_t kMxScalesPerPack = 0;
-  static constexpr uint32_t kMxBaseK = 0;
-
-  static constexpr int kEventIds = 8;
-  static constexpr int kUserEventIds = 6;
-  static constexpr int kCrossCoreFlags = 16;
-  static constexpr int kCrossCoreMaxPending = 15;
-  static constexpr int kMmadMaxDim = 4095;
 
   static constexpr int kDefaultCubeCores = 24;   // query at run time; 910B parts differ
   static constexpr int kVectorCoresPerCube = 2;

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
+
 namespace deepgemm_ascend::arch {
 
-struct Ascend950 {
+struct Ascend950 : CubeFormat, MxFormat {
   static constexpr const char* kName = "Ascend950";
   static constexpr int kNpuArch = 3510;            // §1 __NPU_ARCH__
   static constexpr const char* kTarget = "dav-3510";
@@ -22,12 +24,6 @@ struct Ascend950 {
   static constexpr uint32_t kL0MxBytes = 4 * 1024;          // L0A_MX / L0B_MX each
   static constexpr uint32_t kL0MxAddressDivisor = 16;       // MX address = L0A/L0B address / 16
 
-  // Fractal geometry (§3, §4): 16 rows x 32 bytes; L0C fractal is 16x16 fp32.
-  static constexpr uint32_t kC0Bytes = 32;
-  static constexpr uint32_t kFractalRows = 16;
-  static constexpr uint32_t kFractalBytes = kFractalRows * kC0Bytes;
-  static constexpr uint32_t kL0CFractalBytes = 1024;
-
   // Start-address alignment in bytes (§3).
   static constexpr uint32_t kL1Align = 32;
   static constexpr uint32_t kUBAlign = 32;
@@ -38,18 +34,6 @@ struct Ascend950 {
   static constexpr uint32_t kBiasAlign = 64;
   static constexpr uint32_t kMxFp8OperandAlign = 1024;
   static constexpr uint32_t kMxFp4OperandAlign = 512;
-
-  // MX scaling (§5).
-  static constexpr uint32_t kMxBlockK = 32;       // one UE8M0 scale per 32 K elements
-  static constexpr uint32_t kMxScalesPerPack = 2; // two K-adjacent scales per 16-bit element
-  static constexpr uint32_t kMxBaseK = 64;        // MX K tiles are multiples of 64
-
-  // Pipes and synchronisation (§6).
-  static constexpr int kEventIds = 8;             // per event type
-  static constexpr int kUserEventIds = 6;         // 6 reserved, 7 used by TPipe auto-sync
-  static constexpr int kCrossCoreFlags = 16;
-  static constexpr int kCrossCoreMaxPending = 15;
-  static constexpr int kMmadMaxDim = 4095;        // m, n, k of one Mmad (§4)
 
   // Cores (§2): the count is not documented; 64 vector cores at 1:2 suggests 32 cube cores.
   static constexpr int kDefaultCubeCores = 32;

@@ -12,9 +12,11 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
+
 namespace deepgemm_ascend::arch {
 
-struct Host {
+struct Host : CubeFormat, MxFormat {
   static constexpr const char* kName = "Host";
 
   static constexpr uint32_t kDefaultL1dBytes = 48 * 1024;
@@ -34,11 +36,6 @@ struct Host {
   static constexpr uint32_t kL0MxBytes = 4 * 1024;
   static constexpr uint32_t kL0MxAddressDivisor = 16;
 
-  static constexpr uint32_t kC0Bytes = 32;
-  static constexpr uint32_t kFractalRows = 16;
-  static constexpr uint32_t kFractalBytes = kFractalRows * kC0Bytes;
-  static constexpr uint32_t kL0CFractalBytes = 1024;
-
   // Host buffers are cache-line aligned; L0 tiles keep the NPU's 512 B / 1 KB rules.
   static constexpr uint32_t kCacheLineBytes = 64;
   static constexpr uint32_t kL1Align = 32;
@@ -50,16 +47,6 @@ struct Host {
   static constexpr uint32_t kBiasAlign = 64;
   static constexpr uint32_t kMxFp8OperandAlign = 1024;
   static constexpr uint32_t kMxFp4OperandAlign = 512;
-
-  static constexpr uint32_t kMxBlockK = 32;
-  static constexpr uint32_t kMxScalesPerPack = 2;
-  static constexpr uint32_t kMxBaseK = 64;
-
-  static constexpr int kEventIds = 8;
-  static constexpr int kUserEventIds = 6;
-  static constexpr int kCrossCoreFlags = 16;
-  static constexpr int kCrossCoreMaxPending = 15;
-  static constexpr int kMmadMaxDim = 4095;
 
   static constexpr int kMaxBlockDim = 65535;
 

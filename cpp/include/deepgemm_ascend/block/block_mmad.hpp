@@ -1,23 +1,26 @@
-// BlockMmad: accumulates one (block_m x block_n) tile of A x B^T over all of K into L0C.
+// BlockMmad<Target>: accumulates one (block_m x block_n) tile of A x B^T over all of K into L0C.
+// One source for both targets (tile/host_target.hpp, cpp/kernels/ascend/npu_target.hpp): no heap, no
+// std containers, no exceptions.
 //
 // A is the [rows, K] slice of the logical [M, K] operand, B the [cols, K] slice of the logical
 // [N, K] operand; both may have any strides (the GM->L1 copy reads ND or DN) and any operand format
-// (bf16, fp8, packed fp4: L1 holds them as they are, the L1->L0 loads widen to bf16). K is walked in
-// block_k steps through an L1 ring (the next step is copied in before the current one is used), and
-// each L1 step in l0_k steps through L0A / L0B rings.
+// (bf16, fp8, packed fp4: L1 holds them as they are). K is walked in block_k steps through an L1 ring
+// (the next step is copied in before the current one is used), and each L1 step in l0_k steps through
+// one L0 ring whose stages hold the L0A and the L0B operand of one Mmad.
 //
 // With scaled operands every l0_k step is one promotion block: its product is scaled by the block's
-// row and column scales and added to the fp32 accumulator inside the mmad.
+// row and column scales and added to the fp32 accumulator.
 #pragma once
 
-#include <vector>
-
+#include "deepgemm_ascend/core/macros.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/layout/scale_ref.hpp"
-#include "deepgemm_ascend/tile/primitives.hpp"
-#include "deepgemm_ascend/tile/stage_ring.hpp"
+#include "deepgemm_ascend/tile/cube_format.hpp"
+#include "deepgemm_ascend/tile/operand.hpp"
+#include "deepgemm_ascend/tile/pipe.hpp"
+#include "deepgemm_ascend/tile/promotion.hpp"
 
 namespace deepgemm_ascend::block {
 
@@ -33,38 +36,104 @@ struct Scaling {
   layout::ScaleRef b;  // indexed by global row of B (N) and K block
 };
 
-class BlockMmad {
- public:
-  static constexpr int kL1Stages = 2;
-  static constexpr int kL0Stages = 2;
+// Bytes of one L1 stage: the A tile, then the B tile.
+struct L1Carving {
+  uint32_t a_bytes = 0, b_bytes = 0;
+  DGA_HOST_DEVICE static L1Carving of(const heuristics::GemmTiling& t, const Operands& ops) {
+    return {uint32_t(layout::NzGeometry::fit(t.block_m, t.block_k, tile::operand_bits(ops.a)).bytes()),
+            uint32_t(layout::NzGeometry::fit(t.block_n, t.block_k, tile::operand_bits(ops.b)).bytes())};
+  }
+};
 
-  BlockMmad(tile::Core& core, const heuristics::GemmTiling& t, const Operands& ops, bool scaled);
+// Bytes of one L0 operand tile of `rows` x k values (the cube multiplies 16-bit values).
+DGA_HOST_DEVICE uint32_t l0_tile_bytes(int64_t rows, int64_t k) {
+  constexpr int64_t kL0Bytes = 2;
+  return uint32_t(layout::align_up(rows, tile::kCubeBlock) * k * kL0Bytes);
+}
+
+template <class Target>
+class BlockMmad {
+  using Ctx = typename Target::Ctx;
+  using Tile = typename Target::Tile;
+  using L1Ring = typename Target::template Ring<heuristics::kL1Stages, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
+  using L0Ring = typename Target::template Ring<heuristics::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
+
+ public:
+  DGA_DEVICE BlockMmad(Ctx& ctx, const heuristics::GemmTiling& t, const Operands& ops)
+      : ctx_(ctx),
+        t_(t),
+        ops_(ops),
+        carve_(L1Carving::of(t, ops)),
+        l1_(ctx, {{tile::Pos::kL1, carve_.a_bytes + carve_.b_bytes}}, "l1"),
+        l0_(ctx, {{tile::Pos::kL0A, l0_tile_bytes(t.block_m, t.l0_k)}, {tile::Pos::kL0B, l0_tile_bytes(t.block_n, t.l0_k)}},
+            "l0") {}
 
   // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the rows of a and b in
   // the scale tensors of `scaling` (ignored when not enabled).
-  void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling, int64_t m0,
-                  int64_t n0, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g);
+  DGA_DEVICE void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling,
+                             int64_t m0, int64_t n0, const Tile& l0c, const tile::L0CGeometry& c_g) {
+    const Tile_ cur{a, b, scaling, m0, n0, l0c, c_g};
+    L1Step next = issue_l1(cur, 0);
+    for (int64_t k0 = 0; k0 < a.cols; k0 += t_.block_k) {
+      const L1Step step = next;
+      // Prefetch: the next K step goes GM -> L1 before the current one is computed.
+      if (k0 + t_.block_k < a.cols) next = issue_l1(cur, k0 + t_.block_k);
+      compute_l1(cur, step, l1_.consume(), k0 == 0);
+      l1_.release();
+    }
+  }
 
  private:
+  struct Tile_ {  // the output tile in progress
+    const layout::MatrixRef& a;
+    const layout::MatrixRef& b;
+    const Scaling& scaling;
+    int64_t m0, n0;
+    const Tile& l0c;
+    const tile::L0CGeometry& c_g;
+  };
   struct L1Step {
     layout::NzGeometry a_g, b_g;
     int64_t k0;
   };
-  L1Step issue_l1(const layout::MatrixRef& a, const layout::MatrixRef& b, int64_t k0);
-  void compute_l1(const L1Step& s, const tile::LocalTile& l1, const tile::LocalTile& l0c,
-                  const tile::L0CGeometry& c_g, bool first);
-  void gather_scales(int64_t k, const tile::L0CGeometry& c_g);
 
-  tile::Core& core_;
+  DGA_DEVICE L1Step issue_l1(const Tile_& c, int64_t k0) {
+    const int64_t kn = layout::imin(t_.block_k, c.a.cols - k0);
+    L1Step s{layout::NzGeometry::fit(c.a.rows, kn, c.a.bits), layout::NzGeometry::fit(c.b.rows, kn, c.b.bits), k0};
+    // Both operands share one stage and one K walk, so they are padded to the same K.
+    s.a_g.cols_pad = s.b_g.cols_pad = layout::imax(s.a_g.cols_pad, s.b_g.cols_pad);
+    const Tile& l1 = l1_.acquire();
+    Target::copy_gm_to_l1(ctx_, Target::sub(l1, 0, carve_.a_bytes), s.a_g, c.a.block(0, k0, c.a.rows, kn));
+    Target::copy_gm_to_l1(ctx_, Target::sub(l1, carve_.a_bytes, carve_.b_bytes), s.b_g,
+                          c.b.block(0, k0, c.b.rows, kn));
+    l1_.commit();
+    return s;
+  }
+
+  DGA_DEVICE void compute_l1(const Tile_& c, const L1Step& s, const Tile& l1, bool first) {
+    const Tile l1a = Target::sub(l1, 0, carve_.a_bytes), l1b = Target::sub(l1, carve_.a_bytes, carve_.b_bytes);
+    // Valid K of this step rounded to the cube block: padding beyond it is zero and need not be multiplied.
+    const int64_t k_end = layout::align_up(layout::imin(t_.block_k, c.a.cols - s.k0), tile::kCubeBlock);
+    for (int64_t k = 0; k < k_end; k += t_.l0_k) {
+      const int64_t kp = layout::imin(t_.l0_k, k_end - k);
+      const auto& w = l0_.acquire();
+      Target::load_l1_to_l0a(ctx_, w.part[0], l1a, s.a_g, c.a.rows, k, kp, ops_.a);
+      Target::load_l1_to_l0b(ctx_, w.part[1], l1b, s.b_g, c.b.rows, k, kp, ops_.b);
+      l0_.commit();
+      const auto& r = l0_.consume();
+      const tile::Promotion promo{&c.scaling.a, &c.scaling.b, c.m0, c.n0, s.k0 + k};
+      Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, first && k == 0,
+                   c.scaling.enabled ? &promo : nullptr);
+      l0_.release();
+    }
+  }
+
+  Ctx& ctx_;
   heuristics::GemmTiling t_;
   Operands ops_;
-  Scaling scaling_;  // of the tile in progress
-  uint32_t l1_a_bytes_;
-  tile::StageRing<kL1Stages> l1_;
-  tile::StageRing<kL0Stages> l0a_;
-  tile::StageRing<kL0Stages> l0b_;
-  int64_t rows_ = 0, cols_ = 0, m0_ = 0, n0_ = 0;
-  std::vector<float> row_scale_, col_scale_;
+  L1Carving carve_;
+  L1Ring l1_;
+  L0Ring l0_;
 };
 
 }  // namespace deepgemm_ascend::block

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
+
 namespace deepgemm_ascend::block {
 
 struct SwigluParams {
@@ -34,7 +36,7 @@ std::pair<int64_t, int64_t> swiglu_columns(int64_t j, int64_t inter, bool interl
 // h: 2I bf16 codes; out: I FP8 (or bf16) codes.
 void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf);
 
-inline constexpr int64_t kSwigluScaleGroup = 32;  // values per UE8M0 scale
+inline constexpr int64_t kSwigluScaleGroup = arch::MxFormat::kMxBlockK;  // values per UE8M0 scale
 inline constexpr int64_t kScalesPerWord = 4;     // UE8M0 scales per int32
 
 }  // namespace deepgemm_ascend::block

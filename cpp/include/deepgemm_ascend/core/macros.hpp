@@ -3,7 +3,9 @@
 // reach AscendC qualifiers only through these macros.
 #pragma once
 
-#if defined(__CCE_KT_TEST__) || defined(__CCE_AICORE__) || defined(__DAV_C310__)
+// ASCENDC_CPU_DEBUG: the devkit headers compiled for the host (type checks, the instruction model);
+// __CCE_AICORE__ / __DAV_C310__: bisheng compiling for an AI Core.
+#if defined(ASCENDC_CPU_DEBUG) || defined(__CCE_AICORE__) || defined(__DAV_C310__)
 #define DGA_NPU_DEVICE 1
 #define DGA_DEVICE __aicore__ inline
 #define DGA_GM __gm__
@@ -13,4 +15,9 @@
 #define DGA_GM
 #endif
 
+// Helpers both the host library and the kernels call (index math, geometry).
+#if DGA_NPU_DEVICE
+#define DGA_HOST_DEVICE __aicore__ inline
+#else
 #define DGA_HOST_DEVICE inline
+#endif

@@ -17,10 +17,14 @@ struct GemmDesc {
   int64_t m_multiple = 16;  // block_m must be a multiple of it (e.g. whole query rows of all heads)
 };
 
+// Stages of the GEMM's L1 and L0 rings (double buffering): compile-time, the rings' event ids are.
+inline constexpr int kL1Stages = 2;
+inline constexpr int kL0Stages = 2;
+
 // L1 tile = block_m x block_n x block_k; L0 tiles = block_m x l0_k (A) and l0_k x block_n (B).
 struct GemmTiling {
   int64_t block_m = 0, block_n = 0, block_k = 0, l0_k = 0;
-  int l1_stages = 2, l0_stages = 2;
+  int l1_stages = kL1Stages, l0_stages = kL0Stages;
 };
 
 // Tiles are walked in serpentine bands of `band` tile rows (along_m) or tile columns.

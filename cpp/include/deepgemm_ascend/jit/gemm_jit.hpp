@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "deepgemm_ascend/kernel/gemm.hpp"
 

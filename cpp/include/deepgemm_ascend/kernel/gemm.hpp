@@ -3,10 +3,8 @@
 //   A_p: logical [M_p, K_p], B_p: logical [N_p, K_p] (any strides; bf16, fp8 or packed fp4),
 //   D_p / C_p: logical [M_p, N_p]. Scaled operands are promoted per K block (block_mmad.hpp).
 // Tiles are numbered problem after problem, so uneven and empty groups balance across cores and an
-// empty problem costs nothing.
+// empty problem costs nothing. One source for the host and the NPU target (block_mmad.hpp).
 #pragma once
-
-#include <algorithm>
 
 #include "deepgemm_ascend/block/block_mmad.hpp"
 #include "deepgemm_ascend/block/epilogue.hpp"
@@ -30,27 +28,28 @@ struct GemmArgs {
 };
 
 // Number of output tiles of one problem.
-inline int64_t tile_count(const GemmProblem& p, const heuristics::GemmTiling& t) {
+DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const heuristics::GemmTiling& t) {
   return layout::ceil_div(p.a.rows, t.block_m) * layout::ceil_div(p.b.rows, t.block_n);
 }
 
-inline void gemm(tile::Core& core, const GemmArgs& args) {
+template <class Target>
+DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args) {
+  using L0CRing = typename Target::template Ring<1, tile::Pipe::kM, tile::Pipe::kFIX>;
   const auto& t = args.config.tiling;
-  block::BlockMmad mmad(core, t, args.operands, args.scaled);
-  const uint32_t l0c_bytes = uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes());
-  tile::StageRing<1> l0c(core, tile::Pos::kL0C, l0c_bytes, tile::Pipe::kM, tile::Pipe::kFIX, "l0c");
+  block::BlockMmad<Target> mmad(ctx, t, args.operands);
+  L0CRing l0c(ctx, {{tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes())}}, "l0c");
+  const int64_t block = Target::block_idx(ctx), blocks = Target::block_num(ctx);
   int64_t first = 0;  // global index of the current problem's first tile
   for (int64_t p = 0; p < args.num_problems; ++p) {
     const GemmProblem& pr = args.problems[p];
-    const int64_t m = pr.a.rows, n = pr.b.rows, tiles = tile_count(pr, t);
-    const block::GemmScheduler sched(m, n, t.block_m, t.block_n, args.config.swizzle);
-    for (int64_t i = block::first_tile_of_block(first, core.block_idx(), core.block_num()); i < tiles;
-         i += core.block_num()) {
-      const auto [m0, n0, rows, cols, c_g] = sched.span(i);
-      mmad(pr.a.block(m0, 0, rows, pr.a.cols), pr.b.block(n0, 0, cols, pr.b.cols), pr.scaling, m0, n0, l0c.acquire(),
-           c_g);
+    const int64_t tiles = tile_count(pr, t);
+    const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
+    for (int64_t i = block::first_tile_of_block(first, block, blocks); i < tiles; i += blocks) {
+      const block::TileSpan sp = sched.span(i);
+      mmad(pr.a.block(sp.m0, 0, sp.rows, pr.a.cols), pr.b.block(sp.n0, 0, sp.cols, pr.b.cols), pr.scaling, sp.m0,
+           sp.n0, l0c.acquire(), sp.c_g);
       l0c.commit();
-      block::store_tile(core, pr.epilogue, m0, n0, rows, cols, l0c.consume(), c_g);
+      block::store_tile<Target>(ctx, pr.epilogue, sp.m0, sp.n0, sp.rows, sp.cols, l0c.consume(), sp.c_g);
       l0c.release();
     }
     first += tiles;

@@ -20,6 +20,7 @@
 #include "deepgemm_ascend/comm/mega_moe_layout.hpp"
 #include "deepgemm_ascend/comm/peer_group.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
+#include "deepgemm_ascend/tile/host_target.hpp"
 #include "deepgemm_ascend/tile/grid_sync.hpp"
 
 namespace deepgemm_ascend::kernel {

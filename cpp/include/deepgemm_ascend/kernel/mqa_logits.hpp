@@ -9,6 +9,7 @@
 #include "deepgemm_ascend/block/block_mmad.hpp"
 #include "deepgemm_ascend/block/mqa_epilogue.hpp"
 #include "deepgemm_ascend/block/scheduler.hpp"
+#include "deepgemm_ascend/tile/host_target.hpp"
 
 namespace deepgemm_ascend::kernel {
 
@@ -33,7 +34,7 @@ inline int64_t tile_count(const MqaProblem& p, const heuristics::GemmTiling& t) 
 
 inline void mqa_logits(tile::Core& core, const MqaArgs& args) {
   const auto& t = args.config.tiling;
-  block::BlockMmad mmad(core, t, args.operands, args.scaled);
+  block::BlockMmad<tile::HostTarget> mmad(core, t, args.operands);
   tile::StageRing<1> l0c(core, tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes()),
                          tile::Pipe::kM, tile::Pipe::kFIX, "l0c");
   int64_t first = 0;  // global index of the current problem's first tile

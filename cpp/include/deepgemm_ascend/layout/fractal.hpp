@@ -10,16 +10,20 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/macros.hpp"
 
 namespace deepgemm_ascend::layout {
 
-inline constexpr int64_t kFractalRows = 16;
-inline constexpr int64_t kC0Bytes = 32;
+inline constexpr int64_t kFractalRows = arch::CubeFormat::kFractalRows;
+inline constexpr int64_t kC0Bytes = arch::CubeFormat::kC0Bytes;
 inline constexpr int64_t kC0Bits = kC0Bytes * 8;
 
 DGA_HOST_DEVICE constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 DGA_HOST_DEVICE constexpr int64_t align_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+// std::min / std::max are not device code: the kernel templates use these.
+DGA_HOST_DEVICE constexpr int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+DGA_HOST_DEVICE constexpr int64_t imax(int64_t a, int64_t b) { return a < b ? b : a; }
 
 // Values per C0 row for an element width of `bits` (16 -> 16, 8 -> 32, 4 -> 64).
 DGA_HOST_DEVICE constexpr int64_t c0_values(int bits) { return kC0Bits / bits; }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "deepgemm_ascend/tile/buffer_spec.hpp"
 #include "deepgemm_ascend/tile/local_tile.hpp"
@@ -56,6 +57,13 @@ class Core {
   // Checked mode: `bytes` starting at t.addr must stay inside the tile and its buffer.
   void check_extent(const LocalTile& t, uint64_t bytes, const char* op) const;
 
+  // Host-side scratch of at least n floats (e.g. the gathered scales of a promoted K block); valid until
+  // the next call.
+  float* scratch(size_t n) {
+    if (scratch_.size() < n) scratch_.resize(n);
+    return scratch_.data();
+  }
+
   [[noreturn]] void violation(const std::string& what) const;
   void defer_violation(const std::string& what);  // for destructors, reported by end_kernel
 
@@ -72,6 +80,7 @@ class Core {
   int block_num_ = 1;
   bool checked_ = false;
   std::string deferred_;
+  std::vector<float> scratch_;
 };
 
 // Buffers allocated in a scope are released at its end (their rings must be gone by then).

@@ -13,7 +13,7 @@
 
 namespace deepgemm_ascend::tile {
 
-inline constexpr int64_t kCubeBlock = 16;  // rows / columns of one cube fractal (16-bit and fp32 C)
+inline constexpr int64_t kCubeBlock = layout::kFractalRows;  // rows / columns of one cube fractal (16-bit and fp32 C)
 inline constexpr int64_t kKPair = 2;       // K values combined per dot-product lane
 
 struct L0BGeometry {

@@ -14,6 +14,7 @@
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/tile/core.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
+#include "deepgemm_ascend/tile/fixpipe_dst.hpp"
 #include "deepgemm_ascend/tile/operand.hpp"
 
 namespace deepgemm_ascend::tile {
@@ -32,11 +33,6 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
           int64_t k_pad, bool init, const float* row_scale = nullptr, const float* col_scale = nullptr);
 
-struct FixpipeDst {
-  layout::MutMatrixRef d;          // rows x cols written
-  core::DType dtype;               // kBF16 or kFP32
-  const layout::MatrixRef* c;      // optional source added before the cast (same dtype as d)
-};
 void fixpipe(Core& core, const FixpipeDst& dst, const LocalTile& c, const L0CGeometry& c_g);
 
 }  // namespace deepgemm_ascend::tile
