@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs what building and testing need on a fresh machine: GoogleTest from Debian, torch (the CPU
+# Installs what building and testing need on a fresh machine: GoogleTest and clang from Debian, torch (the CPU
 # build on local disk) only when no torch is installed, and the Python build/test tools.
 set -euo pipefail
 
-if ! dpkg -s libgtest-dev >/dev/null 2>&1; then
+# GoogleTest for the C++ tests; clang for the NPU compile step (scripts/check_npu.sh compiles with g++ and clang++).
+missing=""
+dpkg -s libgtest-dev >/dev/null 2>&1 || missing="$missing libgtest-dev"
+command -v clang++ >/dev/null 2>&1 || missing="$missing clang"
+if [ -n "$missing" ]; then
   apt-get update -qq
-  apt-get install -y -qq libgtest-dev >/dev/null
+  apt-get install -y -qq $missing >/dev/null
 fi
 if ! python -c "import torch" >/dev/null 2>&1; then
   python -m pip install -q torch==2.13.0

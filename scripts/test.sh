@@ -10,6 +10,12 @@ python -m pip install -q --no-build-isolation \
 
 ctest --test-dir "$build" --output-on-failure -j 2
 
+# The NPU compile step: every NPU translation unit with g++ and clang++ against the AscendC headers
+# (../shared/third_party/asc-devkit), and the planted errors it must catch.
+echo "== NPU compile (dav-3510, CPU-debug mode) =="
+bash scripts/check_npu.sh
+bash scripts/check_npu.sh --mutations
+
 # A C++ engine built against the installed package (find_package through the wheel's CMake config).
 cmake_dir=$(python -c "import deepgemm_ascend; print(deepgemm_ascend.get_cmake_dir())")
 cmake -S examples/cpp_engine -B build/cpp_engine -G Ninja -Ddeepgemm_ascend_DIR="$cmake_dir" > /dev/null

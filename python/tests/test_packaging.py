@@ -20,6 +20,17 @@ def test_cmake_package_and_headers_ship_with_the_wheel():
     assert "deepgemm_ascend::deepgemm_ascend" in targets
     for header in ("api.hpp", "c_api.h", "kernel/gemm.hpp"):
         assert (PKG / "include" / "deepgemm_ascend" / header).exists(), header
+    # The NPU JIT compiles its generated entries against the NPU kernel headers.
+    for header in ("npu_gemm_launch.hpp", "npu_target.hpp", "npu_primitives.hpp"):
+        assert (PKG / "include" / "deepgemm_ascend_npu" / header).exists(), header
+    assert pathlib.Path(dg._C.jit_npu_kernel_dir()) == PKG / "include" / "deepgemm_ascend_npu"
+
+
+def test_npu_jit_source_instantiates_the_kernel_with_constants():
+    src = dg._C.jit_npu_gemm_source(256, 256, 128, 64)
+    assert src.startswith("// dga-core: cube\n")
+    assert "StaticTiling<256, 256, 128, 64>" in src and "run_gemm<bfloat16_t>(p, Tiling{})" in src
+    assert "dga_jit_launch_gemm_bf16" in src
 
 
 def test_every_public_function_is_documented():

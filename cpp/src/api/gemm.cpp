@@ -11,8 +11,8 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
                const TensorView* c) {
   api::require_gemm_layout(lay);
   api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"c", c}});
-  if (a.device.kind == core::DeviceKind::kNpu) return api::npu_bf16_gemm(lay, a, b, d, c);
-  api::require_host(a, "a");
+  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  if (!npu) api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kBF16});
   api::require_dtype(b, "b", {DType::kBF16});
   api::require_rank(a, "a", 2);
@@ -23,9 +23,10 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
   DGA_REQUIRE(kb == s.k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", s.k, " but b ", b.shape_str(),
               " has K=", kb, " (layout ", lay, ")");
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}});
+  const kernel::GemmProblem problem{api::matrix(a, 16, ta), api::matrix(b, 16, tb), api::epilogue(d, c)};
+  if (npu) return api::npu_bf16_gemm(s, problem, d, c);
   if (api::trivial_gemm(s, d, c)) return;
 
-  const kernel::GemmProblem problem{api::matrix(a, 16, ta), api::matrix(b, 16, tb), api::epilogue(d, c)};
   kernel::GemmArgs args{&problem, 1, {}};
   api::launch_gemm("bf16_gemm", {s.m, s.n, s.k, 16, 16, 16, int(core::itemsize(d.dtype)), c != nullptr}, args);
 }

@@ -52,9 +52,9 @@ layout::ScaleRef ue8m0_rows(const void* base);
 void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype);
 
-// BF16 GEMM of NPU tensors on the ACL backend ("nt", bf16 D, no C; on the current NPU stream).
-void npu_bf16_gemm(const std::string& layout, const core::TensorView& a, const core::TensorView& b,
-                   const core::TensorView& d, const core::TensorView* c);
+// BF16 GEMM of NPU tensors on the ACL backend (the validated problem; on the current NPU stream).
+void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const core::TensorView& d,
+                   const core::TensorView* c);
 
 // Chooses the config for `desc` (printing it once with DG_PRINT_CONFIGS=1) and runs the kernel.
 void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args);

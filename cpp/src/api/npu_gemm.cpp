@@ -1,9 +1,12 @@
-// NPU dispatch of the dense BF16 GEMM: argument checks, the Ascend 950 tile config, launch through
-// the ACL backend on the stream the caller made current. NOT validated on hardware.
+// NPU dispatch of the dense BF16 GEMM (all four layouts, D bf16 or fp32, optional C): the checks the
+// NPU kernel adds to the host's, the Ascend 950 tile config, launch through the ACL backend on the
+// stream the caller made current. NOT validated on hardware.
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/jit/npu_gemm_jit.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
 #include "deepgemm_ascend/runtime/acl_backend.hpp"
+#include "deepgemm_ascend/runtime/config.hpp"
 #include "gemm_common.hpp"
 #include "validate.hpp"
 
@@ -11,38 +14,50 @@ namespace deepgemm_ascend::api {
 
 using core::DType;
 
-void npu_bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b, const TensorView& d,
-                   const TensorView* c) {
-  DGA_REQUIRE(runtime::npu_backend_built(), kRuntime, "a", "is on ", a.device.str(), ", but ",
+namespace {
+
+// The ND -> Nz copy takes the leading dimension of a K-major tile as a 16-bit count (ISA DataCopy).
+constexpr int64_t kMaxNdLeadingDim = 65535;
+
+DgaMatrix device_matrix(const char* arg, const layout::MatrixRef& m) {
+  DGA_REQUIRE(m.col_stride == 1 || m.row_stride == 1, kValue, arg,
+              "the NPU kernel reads K-major or MN-major operands (one unit stride), got strides (", m.row_stride,
+              ", ", m.col_stride, ")");
+  DGA_REQUIRE(m.col_stride != 1 || m.row_stride <= kMaxNdLeadingDim, kValue, arg, "a K-major leading dimension of ",
+              m.row_stride, " exceeds the ", kMaxNdLeadingDim, " the NPU's ND->Nz copy takes");
+  const auto base = uint64_t(reinterpret_cast<uintptr_t>(m.base)) + uint64_t(m.origin) * uint64_t(m.bits) / 8;
+  return {base, m.rows, m.cols, m.row_stride, m.col_stride};
+}
+
+}  // namespace
+
+void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const core::TensorView& d,
+                   const core::TensorView* c) {
+  DGA_REQUIRE(runtime::npu_backend_built(), kRuntime, "d", "is on ", d.device.str(), ", but ",
               runtime::npu_unavailable_reason());
-  DGA_REQUIRE(lay == "nt", kNotImplemented, "layout", "the NPU target implements bf16_gemm_nt only so far, got '",
-              lay, "'");
-  DGA_REQUIRE(c == nullptr, kNotImplemented, "c", "accumulation into C is not implemented on the NPU target yet");
-  require_dtype(a, "a", {DType::kBF16});
-  require_dtype(b, "b", {DType::kBF16});
-  require_dtype(d, "d", {DType::kBF16});
-  require_rank(a, "a", 2);
-  require_rank(b, "b", 2);
-  for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"a", &a}, {"b", &b}})
-    DGA_REQUIRE(t->stride(1) == 1, kValue, arg, "the NPU kernel reads K-major rows (unit last stride), got strides ",
-                t->strides_str());
-  const GemmShape s{a.shape[0], b.shape[0], a.shape[1]};
-  DGA_REQUIRE(b.shape[1] == s.k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", s.k, " but b ",
-              b.shape_str(), " has K=", b.shape[1]);
-  validate_output(d, nullptr, s.m, s.n, {{"a", &a}, {"b", &b}});
-  if (s.m == 0 || s.n == 0 || s.k == 0) {
-    DGA_REQUIRE(s.k != 0 || s.m == 0 || s.n == 0, kNotImplemented, "a", "K == 0 on the NPU target");
-    return;
-  }
+  if (s.m == 0 || s.n == 0) return;
+  DGA_REQUIRE(s.k != 0, kNotImplemented, "a", "K == 0 on the NPU target");
+  DGA_REQUIRE(c == nullptr || d.dtype == DType::kFP32, kValue, "d",
+              "accumulating C on the NPU target needs an fp32 D (the tile is added to D in fp32), got ",
+              core::name(d.dtype));
+  const DgaMatrix da = device_matrix("a", problem.a), db = device_matrix("b", problem.b);
+  const auto& e = problem.epilogue.d;
+  const DgaMatrix dd = device_matrix("d", {e.base, e.origin, e.rows, e.cols, e.row_stride, e.col_stride, e.bits});
   namespace h = heuristics;
-  const int cores = runtime::npu_cube_cores(a.device.index);
-  const h::GemmConfig cfg = h::select_gemm_config(h::npu_gemm_desc(s.m, s.n, s.k, 16, 16, 2, cores),
-                                                   h::ArchLimits::of<arch::Ascend950>());
-  const DgaGemmParams p{uint64_t(uintptr_t(a.ptr())), uint64_t(uintptr_t(b.ptr())), uint64_t(uintptr_t(d.ptr())),
-                        s.m, s.n, s.k, a.stride(0), b.stride(0), d.stride(0), cfg.tiling.block_m, cfg.tiling.block_n,
-                        cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m};
-  runtime::npu_launch(a.device.index, "dga_npu_launch_bf16_gemm_nt", unsigned(cfg.num_blocks),
-                      runtime::current_npu_stream(), &p);
+  const int device = d.device.index;
+  const int cores = runtime::npu_cube_cores(device);
+  const h::GemmConfig cfg = h::select_gemm_config(
+      h::npu_gemm_desc(s.m, s.n, s.k, 16, 16, int(core::itemsize(d.dtype)), cores), h::ArchLimits::of<arch::Ascend950>());
+  void* stream = runtime::current_npu_stream();
+  if (c != nullptr && c->ptr() != d.ptr()) {  // upstream: D is first overwritten with C, then accumulated into
+    const size_t item = size_t(core::itemsize(d.dtype));
+    runtime::npu_copy_rows_async(device, d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item,
+                                 size_t(s.n) * item, size_t(s.m), stream);
+  }
+  const DgaGemmParams p{da, db, dd, int32_t(d.dtype), c != nullptr ? 1 : 0, cfg.tiling.block_m, cfg.tiling.block_n,
+                        cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0};
+  if (runtime::jit_gemm()) return jit::launch_npu_gemm(device, unsigned(cfg.num_blocks), stream, p, cfg.tiling);
+  runtime::npu_launch(device, "dga_npu_launch_gemm_bf16", unsigned(cfg.num_blocks), stream, &p);
 }
 
 }  // namespace deepgemm_ascend::api

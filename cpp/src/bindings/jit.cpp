@@ -5,6 +5,7 @@
 
 #include "deepgemm_ascend/jit/cache.hpp"
 #include "deepgemm_ascend/jit/gemm_jit.hpp"
+#include "deepgemm_ascend/jit/npu_gemm_jit.hpp"
 #include "deepgemm_ascend/runtime/acl_backend.hpp"
 #include "tensor_desc.hpp"
 
@@ -14,6 +15,13 @@ void bind_jit(nb::module_& m) {
   using Guard = nb::call_guard<nb::gil_scoped_release>;
   using Strings = std::vector<std::string>;
   m.def("jit_cache_dir", &jit::cache_dir);
+  m.def(
+      "jit_npu_gemm_source",
+      [](int64_t block_m, int64_t block_n, int64_t block_k, int64_t l0_k) {
+        return jit::npu_gemm_source({block_m, block_n, block_k, l0_k});
+      },
+      nb::arg("block_m"), nb::arg("block_n"), nb::arg("block_k"), nb::arg("l0_k"));
+  m.def("jit_npu_kernel_dir", &jit::npu_kernel_dir);
   m.def("jit_header_dir", &jit::header_dir);
   m.def("jit_included_files", &jit::included_files, nb::arg("source"), nb::arg("include_dirs"));
   m.def(

@@ -30,6 +30,12 @@ std::string npu_unavailable_reason() {
 void npu_launch(int, const char*, unsigned, void*, const void*) {
   core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
 }
+void npu_launch_entry(int, void*, const char*, unsigned, void*, const void*) {
+  core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
+}
+void npu_copy_rows_async(int, void*, size_t, const void*, size_t, size_t, size_t, void*) {
+  core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
+}
 int npu_cube_cores(int) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 
 #else
@@ -87,15 +93,29 @@ int npu_cube_cores(int device) {
   return int(v);
 }
 
-void npu_launch(int device, const char* symbol, unsigned block_dim, void* stream, const void* params) {
+void npu_launch_entry(int device, void* entry, const char* name, unsigned block_dim, void* stream,
+                      const void* params) {
   const std::string why = npu_unavailable_reason();
   DGA_REQUIRE(why.empty(), kRuntime, "device", why);
   check(aclrtSetDevice(device), "aclrtSetDevice");
   using Launch = int (*)(uint32_t, void*, const void*);
-  auto fn = reinterpret_cast<Launch>(::dlsym(kernels(), symbol));
+  const int rc = reinterpret_cast<Launch>(entry)(block_dim, stream, params);  // asynchronous: no synchronisation
+  DGA_REQUIRE(rc == 0, kRuntime, "device", "launching ", name, " failed (", rc, "): ", acl_message());
+}
+
+void npu_launch(int device, const char* symbol, unsigned block_dim, void* stream, const void* params) {
+  const std::string why = npu_unavailable_reason();
+  DGA_REQUIRE(why.empty(), kRuntime, "device", why);
+  void* fn = ::dlsym(kernels(), symbol);
   DGA_REQUIRE(fn != nullptr, kRuntime, "device", DGA_NPU_KERNELS_LIB, " has no kernel entry '", symbol, "'");
-  const int rc = fn(block_dim, stream, params);  // asynchronous: no synchronisation here
-  DGA_REQUIRE(rc == 0, kRuntime, "device", "launching ", symbol, " failed (", rc, "): ", acl_message());
+  npu_launch_entry(device, fn, symbol, block_dim, stream, params);
+}
+
+void npu_copy_rows_async(int device, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t row_bytes,
+                         size_t rows, void* stream) {
+  check(aclrtSetDevice(device), "aclrtSetDevice");
+  check(aclrtMemcpy2dAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
+        "aclrtMemcpy2dAsync");
 }
 
 #endif

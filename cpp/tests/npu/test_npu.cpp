@@ -52,10 +52,10 @@ TEST(NpuGemm, Bf16MatchesTheHostBackendWithinOneUlp) {
   const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
   const int cores = dga::runtime::npu_cube_cores(0);
   const h::GemmConfig c = h::select_gemm_config(h::npu_gemm_desc(m, n, k, 16, 16, 2, cores), limits);
-  const DgaGemmParams p{uint64_t(da), uint64_t(db), uint64_t(dd), m, n, k, k, k, n,
-                        c.tiling.block_m, c.tiling.block_n, c.tiling.block_k, c.tiling.l0_k,
-                        c.swizzle.band, c.swizzle.along_m};
-  dga::runtime::npu_launch(0, "dga_npu_launch_bf16_gemm_nt", unsigned(c.num_blocks), nullptr, &p);
+  const DgaGemmParams p{{uint64_t(da), m, k, k, 1}, {uint64_t(db), n, k, k, 1}, {uint64_t(dd), m, n, n, 1},
+                        int32_t(dga::core::DType::kBF16), 0, c.tiling.block_m, c.tiling.block_n, c.tiling.block_k,
+                        c.tiling.l0_k, c.swizzle.band, c.swizzle.along_m ? 1 : 0};
+  dga::runtime::npu_launch(0, "dga_npu_launch_gemm_bf16", unsigned(c.num_blocks), nullptr, &p);
   ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
   aclrtMemcpy(d.data(), d.size() * 2, dd, d.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
   auto view = [](void* ptr, int64_t r, int64_t cdim) {

@@ -39,7 +39,8 @@ struct Scaling {
 // Bytes of one L1 stage: the A tile, then the B tile.
 struct L1Carving {
   uint32_t a_bytes = 0, b_bytes = 0;
-  DGA_HOST_DEVICE static L1Carving of(const heuristics::GemmTiling& t, const Operands& ops) {
+  template <class Tiling>
+  DGA_HOST_DEVICE static L1Carving of(const Tiling& t, const Operands& ops) {
     return {uint32_t(layout::NzGeometry::fit(t.block_m, t.block_k, tile::operand_bits(ops.a)).bytes()),
             uint32_t(layout::NzGeometry::fit(t.block_n, t.block_k, tile::operand_bits(ops.b)).bytes())};
   }
@@ -51,7 +52,8 @@ DGA_HOST_DEVICE uint32_t l0_tile_bytes(int64_t rows, int64_t k) {
   return uint32_t(layout::align_up(rows, tile::kCubeBlock) * k * kL0Bytes);
 }
 
-template <class Target>
+// Tiling: heuristics::GemmTiling (run-time config) or a heuristics::StaticTiling (compile-time).
+template <class Target, class Tiling = heuristics::GemmTiling>
 class BlockMmad {
   using Ctx = typename Target::Ctx;
   using Tile = typename Target::Tile;
@@ -59,7 +61,7 @@ class BlockMmad {
   using L0Ring = typename Target::template Ring<heuristics::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
 
  public:
-  DGA_DEVICE BlockMmad(Ctx& ctx, const heuristics::GemmTiling& t, const Operands& ops)
+  DGA_DEVICE BlockMmad(Ctx& ctx, const Tiling& t, const Operands& ops)
       : ctx_(ctx),
         t_(t),
         ops_(ops),
@@ -129,7 +131,7 @@ class BlockMmad {
   }
 
   Ctx& ctx_;
-  heuristics::GemmTiling t_;
+  Tiling t_;
   Operands ops_;
   L1Carving carve_;
   L1Ring l1_;

@@ -27,6 +27,26 @@ struct GemmTiling {
   int l1_stages = kL1Stages, l0_stages = kL0Stages;
 };
 
+// A tiling fixed at compile time (JIT entries, NPU kernels instantiated per config): the kernel
+// templates read the same members as constants.
+template <int64_t BlockM, int64_t BlockN, int64_t BlockK, int64_t L0K>
+struct StaticTiling {
+  static constexpr int64_t block_m = BlockM, block_n = BlockN, block_k = BlockK, l0_k = L0K;
+  static constexpr int l1_stages = kL1Stages, l0_stages = kL0Stages;
+  static_assert(BlockM > 0 && BlockN > 0 && L0K > 0 && BlockK % L0K == 0, "block_k must be a multiple of l0_k");
+};
+
+// Whether tiles of `Tiling` (stages included) fit the buffers of `Arch`, for operands of a_bits /
+// b_bits in L1 and 16-bit operands in L0; padding to whole fractals included.
+template <class Arch, class Tiling, int ABits = 16, int BBits = 16>
+constexpr bool tiling_fits() {
+  constexpr int64_t rows = Arch::kFractalRows, l0_bytes = 2, acc_bytes = 4;
+  constexpr int64_t m = (Tiling::block_m + rows - 1) / rows * rows, n = (Tiling::block_n + rows - 1) / rows * rows;
+  constexpr int64_t l1 = Tiling::l1_stages * (m * ABits + n * BBits) * Tiling::block_k / 8;
+  return l1 <= Arch::kL1Bytes && Tiling::l0_stages * m * Tiling::l0_k * l0_bytes <= Arch::kL0ABytes &&
+         Tiling::l0_stages * n * Tiling::l0_k * l0_bytes <= Arch::kL0BBytes && m * n * acc_bytes <= Arch::kL0CBytes;
+}
+
 // Tiles are walked in serpentine bands of `band` tile rows (along_m) or tile columns.
 struct Swizzle {
   int band = 1;

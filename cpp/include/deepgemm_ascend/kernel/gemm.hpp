@@ -28,15 +28,17 @@ struct GemmArgs {
 };
 
 // Number of output tiles of one problem.
-DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const heuristics::GemmTiling& t) {
+template <class Tiling>
+DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const Tiling& t) {
   return layout::ceil_div(p.a.rows, t.block_m) * layout::ceil_div(p.b.rows, t.block_n);
 }
 
-template <class Target>
-DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args) {
+// The kernel with the tiling `t`: args.config.tiling's run-time values, or a heuristics::StaticTiling
+// whose sizes are constants of the instantiation (JIT entries, NPU kernels per config).
+template <class Target, class Tiling>
+DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tiling& t) {
   using L0CRing = typename Target::template Ring<1, tile::Pipe::kM, tile::Pipe::kFIX>;
-  const auto& t = args.config.tiling;
-  block::BlockMmad<Target> mmad(ctx, t, args.operands);
+  block::BlockMmad<Target, Tiling> mmad(ctx, t, args.operands);
   L0CRing l0c(ctx, {{tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes())}}, "l0c");
   const int64_t block = Target::block_idx(ctx), blocks = Target::block_num(ctx);
   int64_t first = 0;  // global index of the current problem's first tile
@@ -54,6 +56,11 @@ DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args) {
     }
     first += tiles;
   }
+}
+
+template <class Target>
+DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args) {
+  gemm<Target>(ctx, args, args.config.tiling);
 }
 
 }  // namespace deepgemm_ascend::kernel

@@ -1,12 +1,22 @@
 // Launch parameters of the NPU kernels (cpp/kernels/ascend), passed by value from the host: plain
-// data shared by the host launcher and the bisheng-compiled kernels.
+// data shared by the host launcher and the kernels.
 #pragma once
 
 #include <cstdint>
 
+// A strided matrix in device memory: element (r, c) is value r * row_stride + c * col_stride after
+// element (0, 0) at `addr` (values: packed FP4 counts nibbles).
+struct DgaMatrix {
+  uint64_t addr;
+  int64_t rows, cols, row_stride, col_stride;
+};
+
+// One GEMM D = C + A @ B^T: A logical [M, K], B logical [N, K] (any of the four majors), D and C
+// [M, N] row-major. With has_c the launcher has copied C into D, and the kernel accumulates into D.
 struct DgaGemmParams {
-  uint64_t a, b, d;  // device addresses of A [M, K], B [N, K], D [M, N] (row-major, leading dims below)
-  int64_t m, n, k, lda, ldb, ldd;
+  DgaMatrix a, b, d;
+  int32_t d_dtype;  // deepgemm_ascend::core::DType of D: kBF16 or kFP32
+  int32_t has_c;
   int64_t block_m, block_n, block_k, l0_k;  // tile config chosen by the Ascend 950 heuristics
   int32_t swizzle_band, swizzle_along_m;
 };

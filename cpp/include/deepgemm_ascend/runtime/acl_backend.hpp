@@ -4,6 +4,7 @@
 // ACL's message. NOT validated on hardware (scripts/npu_validate.sh runs the on-device suite).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace deepgemm_ascend::runtime {
@@ -18,6 +19,12 @@ std::string npu_unavailable_reason();
 // Launches `symbol` (a dga_npu_launch_* entry) with block_dim blocks on `stream` (an aclrtStream; null
 // = the default stream) on device `device`. Throws RuntimeError with ACL's message on failure.
 void npu_launch(int device, const char* symbol, unsigned block_dim, void* stream, const void* params);
+// The same for an entry found elsewhere (a JIT-built kernel library): `entry` is its address, `name`
+// names it in errors.
+void npu_launch_entry(int device, void* entry, const char* name, unsigned block_dim, void* stream, const void* params);
+// Copies `rows` rows of `row_bytes` bytes device to device (pitches in bytes), asynchronously on `stream`.
+void npu_copy_rows_async(int device, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t row_bytes,
+                         size_t rows, void* stream);
 // Cube cores of `device` (ACL_DEV_ATTR_AICORE_CORE_NUM).
 int npu_cube_cores(int device);
 

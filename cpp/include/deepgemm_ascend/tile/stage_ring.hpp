@@ -18,19 +18,9 @@
 #include "deepgemm_ascend/core/error.hpp"
 
 #include "deepgemm_ascend/tile/core.hpp"
+#include "deepgemm_ascend/tile/ring_stage.hpp"
 
 namespace deepgemm_ascend::tile {
-
-// One buffer of a ring's stage: its position and the bytes of each stage in it.
-struct RingPart {
-  Pos pos;
-  uint32_t bytes;
-};
-
-template <int Parts>
-struct Stage {
-  LocalTile part[Parts];
-};
 
 template <int N, int Parts = 1>
 class StageRing {
@@ -113,7 +103,7 @@ class StageRing {
 
   Core& core_;
   Pipe producer_, consumer_;
-  Stage<Parts> stages_[N];
+  RingStage<LocalTile, Parts> stages_[N];
   StageState state_[N];
   int free_id_[N] = {};
   int ready_id_[N] = {};
