@@ -38,19 +38,24 @@ def main():
     parser.add_argument("bench_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     bench_args = [a for a in args.bench_args if a != "--"]
+    times = {"before": {}, "after": {}}
     ratios = {"before": {}, "after": {}}
     for _ in range(args.rounds):
         for side, path in (("before", args.before), ("after", args.after)):
             for row in run_once(path, bench_args)["results"]:
-                ratios[side].setdefault(key(row), []).append(row["ratio"])
-    print(f"{'case':40s} {'before':>8s} {'after':>8s} {'after/before':>13s}")
-    quotients = []
-    for k in ratios["before"]:
-        b, a = statistics.median(ratios["before"][k]), statistics.median(ratios["after"][k])
-        quotients.append(a / b)
-        print(f"{' '.join(map(str, k)):40s} {b:8.3f} {a:8.3f} {a / b:13.3f}")
-    print(f"geometric mean after/before: {statistics.geometric_mean(quotients):.3f} "
-          f"({args.rounds} alternating rounds of each)")
+                times[side].setdefault(key(row), []).append(row["ours_min_ms"])
+                ratios[side].setdefault(key(row), []).append(row["torch_min_ms"] / row["ours_min_ms"])
+    print(f"{'case':34s} {'before ms':>10s} {'after ms':>10s} {'speed a/b':>10s} {'ratio b':>8s} {'ratio a':>8s}"
+          f" {'ratio a/b':>10s}")
+    speed, rel = [], []
+    for k in times["before"]:
+        tb, ta = statistics.median(times["before"][k]), statistics.median(times["after"][k])
+        rb, ra = statistics.median(ratios["before"][k]), statistics.median(ratios["after"][k])
+        speed.append(tb / ta)
+        rel.append(ra / rb)
+        print(f"{' '.join(map(str, k)):34s} {tb:10.3f} {ta:10.3f} {tb / ta:10.3f} {rb:8.3f} {ra:8.3f} {ra / rb:10.3f}")
+    print(f"geometric mean: speed after/before {statistics.geometric_mean(speed):.3f}, ratio to torch after/before "
+          f"{statistics.geometric_mean(rel):.3f} ({args.rounds} alternating rounds of each)")
 
 
 if __name__ == "__main__":

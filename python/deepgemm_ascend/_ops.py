@@ -11,7 +11,7 @@ from typing import List, Optional
 import torch
 
 from . import _C
-from ._tensor import desc, optional_desc
+from ._tensor import desc, npu_stream, optional_desc
 
 Tensor = torch.Tensor
 _NS = "deepgemm_ascend"
@@ -49,7 +49,9 @@ def _op(name, mutates):
 
 def check_tensors(**named):
     """The descriptors' TypeError / ValueError, raised before the dispatcher sees the arguments (a meta
-    tensor would otherwise be routed to the fake implementation)."""
+    tensor would otherwise be routed to the fake implementation). For NPU tensors, the NPU kernels of
+    this call go to torch_npu's current stream."""
+    npu = None
     for arg, t in named.items():
         if t is None:
             continue
@@ -57,6 +59,10 @@ def check_tensors(**named):
             raise TypeError(f"{arg}: expected a torch.Tensor, got {type(t).__name__}")
         if t.device.type not in ("cpu", "npu"):
             raise ValueError(f"{arg}: tensors on '{t.device}' are not supported (use cpu or npu)")
+        if npu is None and t.device.type == "npu":
+            npu = t.device
+    if npu is not None:
+        _C.set_current_npu_stream(npu_stream(npu))
 
 
 def _acc(c: Optional[Tensor], c_is_d: bool, d: Tensor, arg: str = "c"):

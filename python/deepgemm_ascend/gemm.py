@@ -1,12 +1,8 @@
 """Dense GEMMs: D = C + A @ B, with upstream DeepGEMM names and semantics."""
-from . import _C
 from . import _ops
-from ._tensor import npu_stream
 
 
 def _bf16_gemm(layout, a, b, d, c):
-    if getattr(getattr(a, "device", None), "type", None) == "npu":
-        _C.set_current_npu_stream(npu_stream(a.device))
     _ops.check_tensors(a=a, b=b, d=d, c=c)
     c, c_is_d = _ops.split_acc(c, d)
     _ops.bf16_gemm(layout, a, b, d, c, c_is_d)

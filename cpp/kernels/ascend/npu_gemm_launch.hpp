@@ -1,5 +1,6 @@
-// The device side of a GEMM launch: DgaGemmParams -> the shared GEMM kernel template on the NPU
-// target. No kernel logic: the K loop, the tiling and the event order are kernel/gemm.hpp's.
+// The device side of a GEMM launch: launch parameters -> the shared GEMM kernel template on the NPU
+// target over a problem source (kernel/gemm_problems.hpp). No kernel logic: the K loop, the tiling and
+// the event order are kernel/gemm.hpp's.
 #pragma once
 
 #include "kernel_operator.h"
@@ -22,11 +23,9 @@ __aicore__ inline OperandFormat operand_format() {
   else return OperandFormat::kBF16;
 }
 
-// The GEMM with tiling `t`: the launch parameters' run-time sizes (heuristics::GemmTiling) or a
-// heuristics::StaticTiling, whose fit in the 950's buffers is checked at compile time.
-template <class Elem, class Tiling>
-__aicore__ inline void run_gemm(const DgaGemmParams& p, const Tiling& t) {
-  using T = Target<Elem>;
+// The problem of the launch parameters: A, B and D (accumulating into D when has_c).
+template <class Elem>
+__aicore__ inline kernel::GemmProblem problem_of(const DgaGemmParams& p) {
   constexpr int kBits = int(value_bits<Elem>());
   const int d_bits = p.d_dtype == int32_t(core::DType::kFP32) ? 32 : 16;
   const layout::MatrixRef d = matrix(p.d, d_bits);
@@ -35,31 +34,58 @@ __aicore__ inline void run_gemm(const DgaGemmParams& p, const Tiling& t) {
   problem.b = matrix(p.b, kBits);
   problem.epilogue = {{const_cast<void*>(d.base), 0, d.rows, d.cols, d.row_stride, d.col_stride, d_bits},
                       core::DType(p.d_dtype), d, p.has_c != 0};
+  return problem;
+}
+
+__aicore__ inline heuristics::GemmTiling tiling_of(const DgaGemmParams& p) {
+  return {p.block_m, p.block_n, p.block_k, p.l0_k, heuristics::kL1Stages, heuristics::kL0Stages};
+}
+
+// masked_m in device memory.
+struct GmRows {
+  Gm<int32_t> counts;
+  __aicore__ inline int32_t operator()(int64_t g) const { return counts.GetValue(uint64_t(g)); }
+};
+
+// The kernel over `problems` with tiling `t` (heuristics::GemmTiling, or a StaticTiling whose fit in the
+// 950's buffers is checked at compile time).
+template <class Elem, class Tiling, class Problems>
+__aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems) {
+  using T = Target<Elem>;
+  if constexpr (!AscendC::IsSameType<Tiling, heuristics::GemmTiling>::value) {
+    constexpr int kBits = int(value_bits<Elem>());
+    static_assert(heuristics::tiling_fits<typename T::Arch, Tiling, kBits, kBits>(),
+                  "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
+  }
   kernel::GemmArgs args{};
-  args.problems = &problem;
-  args.num_problems = 1;
   args.config.swizzle = {p.swizzle_band, p.swizzle_along_m != 0};
   args.operands = {operand_format<Elem>(), operand_format<Elem>()};
   {
     typename T::Ctx ctx;
-    kernel::gemm<T>(ctx, args, t);
+    kernel::gemm<T>(ctx, args, t, problems);
   }
   AscendC::PipeBarrier<PIPE_ALL>();
 }
 
-template <class Elem>
-__aicore__ inline void run_gemm(const DgaGemmParams& p) {
-  run_gemm<Elem>(p, heuristics::GemmTiling{p.block_m, p.block_n, p.block_k, p.l0_k, heuristics::kL1Stages,
-                                           heuristics::kL0Stages});
+template <class Elem, class Tiling>
+__aicore__ inline void run_gemm(const DgaGemmParams& p, const Tiling& t) {
+  const kernel::GemmProblem problem = problem_of<Elem>(p);
+  run<Elem>(p, t, kernel::ProblemArray{&problem, 1});
 }
 
-template <class Elem, int64_t BlockM, int64_t BlockN, int64_t BlockK, int64_t L0K>
-__aicore__ inline void run_gemm(const DgaGemmParams& p, const heuristics::StaticTiling<BlockM, BlockN, BlockK, L0K>& t) {
-  using Tiling = heuristics::StaticTiling<BlockM, BlockN, BlockK, L0K>;
-  constexpr int kBits = int(value_bits<Elem>());
-  static_assert(heuristics::tiling_fits<typename Target<Elem>::Arch, Tiling, kBits, kBits>(),
-                "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
-  run_gemm<Elem, Tiling>(p, t);
+template <class Elem>
+__aicore__ inline void run_gemm(const DgaGemmParams& p) {
+  run_gemm<Elem>(p, tiling_of(p));
+}
+
+template <class Elem>
+__aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
+  const kernel::GemmProblem g0 = problem_of<Elem>(p.gemm);
+  GmRows rows;
+  rows.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.masked_m)));
+  const kernel::MaskedProblems<GmRows> problems{g0.a,        g0.b,     g0.epilogue, p.a_group, p.b_group,
+                                                p.d_group,   p.groups, nullptr,     rows};
+  run<Elem>(p.gemm, tiling_of(p.gemm), problems);
 }
 
 }  // namespace deepgemm_ascend::tile::npu

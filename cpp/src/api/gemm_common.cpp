@@ -131,8 +131,7 @@ layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn,
   return ref;
 }
 
-namespace {
-void maybe_print(const char* kernel, const heuristics::GemmDesc& desc, const heuristics::GemmConfig& cfg) {
+void print_gemm_config(const char* kernel, const heuristics::GemmDesc& desc, const heuristics::GemmConfig& cfg) {
   if (!runtime::print_configs()) return;
   static std::mutex mu;
   static std::set<std::string> seen;
@@ -140,20 +139,18 @@ void maybe_print(const char* kernel, const heuristics::GemmDesc& desc, const heu
   std::lock_guard<std::mutex> g(mu);
   if (seen.insert(key).second) std::cerr << "[deepgemm_ascend] " << key << " -> " << to_string(cfg) << "\n";
 }
-}  // namespace
 
-void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args) {
-  auto& backend = runtime::host_backend();
+heuristics::GemmConfig host_gemm_config(const char*, heuristics::GemmDesc desc) {
   desc.num_cores = runtime::planning_cores();
-  args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
-  // Grouped launches: as many blocks as there are tiles over all problems, up to the cores.
-  int64_t tiles = 0;
-  for (int64_t p = 0; p < args.num_problems; ++p) tiles += kernel::tile_count(args.problems[p], args.config.tiling);
-  if (tiles == 0) return;
-  args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
-  maybe_print(kernel, desc, args.config);
+  heuristics::GemmConfig cfg = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
+  cfg.num_blocks = desc.num_cores;
+  return cfg;
+}
+
+void run_host_gemm(const char* kernel, kernel::GemmArgs& args) {
   if (runtime::jit_gemm()) return jit::launch_gemm(kernel, args);
-  backend.launch(kernel, args.config.num_blocks, [&args](tile::Core& core) { kernel::gemm<tile::HostTarget>(core, args); });
+  runtime::host_backend().launch(kernel, args.config.num_blocks,
+                                 [&args](tile::Core& core) { kernel::gemm<tile::HostTarget>(core, args); });
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {
@@ -169,7 +166,7 @@ void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::Operand
   heuristics::GemmDesc desc{rows, kv_rows, dim, bits, bits, 16, int(core::itemsize(logits_dtype)), false,
                             runtime::planning_cores(), scaled ? kMxGranK : 0, heads};
   args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
-  maybe_print("mqa_logits", desc, args.config);
+  print_gemm_config("mqa_logits", desc, args.config);
   int64_t tiles = 0;
   for (int64_t p = 0; p < count; ++p) tiles += kernel::tile_count(problems[p], args.config.tiling);
   if (tiles == 0) return;

@@ -4,12 +4,16 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
 #include "deepgemm_ascend/kernel/mqa_logits.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/runtime/config.hpp"
+#include "deepgemm_ascend/tile/host_target.hpp"
 
 namespace deepgemm_ascend::api {
 
@@ -55,8 +59,42 @@ void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::Operand
 // BF16 GEMM of NPU tensors on the ACL backend (the validated problem; on the current NPU stream).
 void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const core::TensorView& d,
                    const core::TensorView* c);
+// M-grouped masked BF16 GEMM of NPU tensors (the validated problems; masked_m is read by the kernel).
+void npu_masked_bf16_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, bool scaled,
+                          const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m);
 
-// Chooses the config for `desc` (printing it once with DG_PRINT_CONFIGS=1) and runs the kernel.
-void launch_gemm(const char* kernel, heuristics::GemmDesc desc, kernel::GemmArgs& args);
+// The host config for `desc` (printed once with DG_PRINT_CONFIGS=1 when `print`); desc.num_cores is set here.
+heuristics::GemmConfig host_gemm_config(const char* kernel, heuristics::GemmDesc desc);
+void print_gemm_config(const char* kernel, const heuristics::GemmDesc& desc, const heuristics::GemmConfig& cfg);
+// The host kernel over the problems of `problems` with args.config (JIT: a config-specialised entry over
+// the same problems, listed first).
+void run_host_gemm(const char* kernel, kernel::GemmArgs& args);
+
+// Chooses the config for `desc`, sizes the launch by the tiles of `problems` and runs the kernel over them.
+template <class Problems>
+void launch_gemm(const char* kernel, const heuristics::GemmDesc& desc, kernel::GemmArgs& args,
+                 const Problems& problems) {
+  args.config = host_gemm_config(kernel, desc);
+  // Grouped launches: as many blocks as there are tiles over all problems, up to the cores.
+  int64_t tiles = 0;
+  for (int64_t p = 0; p < problems.count(); ++p) tiles += kernel::tile_count(problems.get(p), args.config.tiling);
+  if (tiles == 0) return;
+  args.config.num_blocks = int(std::min<int64_t>(tiles, args.config.num_blocks));
+  print_gemm_config(kernel, desc, args.config);
+  if (runtime::jit_gemm()) {
+    std::vector<kernel::GemmProblem> listed;
+    for (int64_t p = 0; p < problems.count(); ++p) listed.push_back(problems.get(p));
+    args.problems = listed.data();
+    args.num_problems = int64_t(listed.size());
+    return run_host_gemm(kernel, args);
+  }
+  runtime::host_backend().launch(kernel, args.config.num_blocks, [&](tile::Core& core) {
+    kernel::gemm<tile::HostTarget>(core, args, args.config.tiling, problems);
+  });
+}
+
+inline void launch_gemm(const char* kernel, const heuristics::GemmDesc& desc, kernel::GemmArgs& args) {
+  launch_gemm(kernel, desc, args, kernel::ProblemArray{args.problems, args.num_problems});
+}
 
 }  // namespace deepgemm_ascend::api

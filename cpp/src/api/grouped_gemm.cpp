@@ -165,7 +165,8 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
                            const TensorView& d, const TensorView& masked_m, int64_t expected_m, ScaleRecipe ra,
                            ScaleRecipe rb) {
   api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"masked_m", &masked_m}});
-  api::require_host(a, "a");
+  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  if (!npu) api::require_host(a, "a");
   api::require_rank(a, "a", 3);
   api::require_rank(b, "b", 3);
   api::require_rank(d, "d", 3);
@@ -181,12 +182,17 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
   for (int64_t g = 0; g < groups; ++g)
     api::validate_output(group_view(d, g), nullptr, m_max, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb},
                                                                {"masked_m", &masked_m}});
-  const auto rows = read_int32(masked_m, "masked_m", groups);
-  for (int64_t g = 0; g < groups; ++g)
-    DGA_REQUIRE(rows[size_t(g)] >= 0 && rows[size_t(g)] <= m_max, kValue, "masked_m", "group ", g, " has ",
-                rows[size_t(g)], " rows, outside [0, ", m_max, "]");
-  std::vector<kernel::GemmProblem> problems;
-  std::vector<block::Scaling> scaling(static_cast<size_t>(groups));
+  api::require_dtype(masked_m, "masked_m", {DType::kInt32});
+  DGA_REQUIRE(masked_m.ndim == 1 && masked_m.shape[0] == groups, kValue, "masked_m", "expected shape [", groups,
+              "], got ", masked_m.shape_str());
+  DGA_REQUIRE(masked_m.is_contiguous(), kValue, "masked_m", "must be contiguous, got strides ", masked_m.strides_str());
+  if (!npu) {  // on the NPU the kernel reads masked_m (no host sync) and clamps each count to [0, M]
+    const auto rows = read_int32(masked_m, "masked_m", groups);
+    for (int64_t g = 0; g < groups; ++g)
+      DGA_REQUIRE(rows[size_t(g)] >= 0 && rows[size_t(g)] <= m_max, kValue, "masked_m", "group ", g, " has ",
+                  rows[size_t(g)], " rows, outside [0, ", m_max, "]");
+  }
+  std::vector<block::Scaling> scaling;
   if (f.scaled) {
     api::check_recipe(ra, "recipe_a");
     api::check_recipe(rb, "recipe_b");
@@ -195,19 +201,22 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
     DGA_REQUIRE(sfa->shape[0] == groups, kValue, "sfa", "expected ", groups, " groups, got ", sfa->shape_str());
     DGA_REQUIRE(sfb->shape[0] == groups, kValue, "sfb", "expected ", groups, " groups, got ", sfb->shape_str());
     for (int64_t g = 0; g < groups; ++g)
-      scaling[size_t(g)] = {true, api::scales(group_view(*sfa, g), "sfa", m_max, k, ra),
-                            api::scales(group_view(*sfb, g), "sfb", n, k, rb)};
+      scaling.push_back({true, api::scales(group_view(*sfa, g), "sfa", m_max, k, ra),
+                         api::scales(group_view(*sfb, g), "sfb", n, k, rb)});
   }
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
-  for (int64_t g = 0; g < groups; ++g) {
-    const int64_t r = rows[size_t(g)];
-    if (r == 0) continue;  // an empty group costs nothing
-    block::EpilogueArgs e = api::epilogue(group_view(d, g), nullptr);
-    e.d = e.d.block(0, 0, r, n);
-    problems.push_back({api::matrix(group_view(a, g), a_bits, false).block(0, 0, r, k),
-                        api::matrix(group_view(b, g), b_bits, false), e, scaling[size_t(g)]});
-  }
-  launch("m_grouped_gemm_masked", problems, f, expected_m, n, k, 2, false, std::min(ra.gran_k, rb.gran_k));
+  // Group strides in values (packed FP4: two per byte).
+  const auto values = [](const TensorView& t, int bits) { return t.strides[0] * core::itemsize(t.dtype) * 8 / bits; };
+  const kernel::MaskedProblems<kernel::HostRows> problems{
+      api::matrix(group_view(a, 0), a_bits, false), api::matrix(group_view(b, 0), b_bits, false),
+      api::epilogue(group_view(d, 0), nullptr), values(a, a_bits), values(b, b_bits), values(d, 16), groups,
+      f.scaled ? scaling.data() : nullptr, {masked_m.as<const int32_t>()}};
+  if (npu) return api::npu_masked_bf16_gemm(problems, f.scaled, masked_m, d, expected_m);
+  kernel::GemmArgs args{nullptr, 0, {}, {f.a.fmt, f.b.fmt}, f.scaled};
+  api::launch_gemm("m_grouped_gemm_masked",
+                   {std::max<int64_t>(expected_m, 1), n, k, a_bits, b_bits, 16, 2, false, 1,
+                    f.scaled ? std::min(ra.gran_k, rb.gran_k) : 0},
+                   args, problems);
 }
 
 namespace {

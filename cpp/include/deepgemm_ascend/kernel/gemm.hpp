@@ -9,15 +9,9 @@
 #include "deepgemm_ascend/block/block_mmad.hpp"
 #include "deepgemm_ascend/block/epilogue.hpp"
 #include "deepgemm_ascend/block/scheduler.hpp"
+#include "deepgemm_ascend/kernel/gemm_problems.hpp"
 
 namespace deepgemm_ascend::kernel {
-
-struct GemmProblem {
-  layout::MatrixRef a;
-  layout::MatrixRef b;
-  block::EpilogueArgs epilogue;
-  block::Scaling scaling{};
-};
 
 struct GemmArgs {
   const GemmProblem* problems = nullptr;
@@ -33,17 +27,18 @@ DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const Tiling& t) {
   return layout::ceil_div(p.a.rows, t.block_m) * layout::ceil_div(p.b.rows, t.block_n);
 }
 
-// The kernel with the tiling `t`: args.config.tiling's run-time values, or a heuristics::StaticTiling
-// whose sizes are constants of the instantiation (JIT entries, NPU kernels per config).
-template <class Target, class Tiling>
-DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tiling& t) {
+// The kernel over the problems of `problems` (gemm_problems.hpp) with the tiling `t`: args.config.tiling's
+// run-time values, or a heuristics::StaticTiling whose sizes are constants of the instantiation (JIT
+// entries, NPU kernels per config). args.problems is not read.
+template <class Target, class Tiling, class Problems>
+DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tiling& t, const Problems& problems) {
   using L0CRing = typename Target::template Ring<1, tile::Pipe::kM, tile::Pipe::kFIX>;
   block::BlockMmad<Target, Tiling> mmad(ctx, t, args.operands);
   L0CRing l0c(ctx, {{tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes())}}, "l0c");
   const int64_t block = Target::block_idx(ctx), blocks = Target::block_num(ctx);
   int64_t first = 0;  // global index of the current problem's first tile
-  for (int64_t p = 0; p < args.num_problems; ++p) {
-    const GemmProblem& pr = args.problems[p];
+  for (int64_t p = 0; p < problems.count(); ++p) {
+    const GemmProblem pr = problems.get(p);
     const int64_t tiles = tile_count(pr, t);
     const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
     for (int64_t i = block::first_tile_of_block(first, block, blocks); i < tiles; i += blocks) {
@@ -56,6 +51,11 @@ DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tili
     }
     first += tiles;
   }
+}
+
+template <class Target, class Tiling>
+DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tiling& t) {
+  gemm<Target>(ctx, args, t, ProblemArray{args.problems, args.num_problems});
 }
 
 template <class Target>

@@ -20,3 +20,12 @@ struct DgaGemmParams {
   int64_t block_m, block_n, block_k, l0_k;  // tile config chosen by the Ascend 950 heuristics
   int32_t swizzle_band, swizzle_along_m;
 };
+
+// M-grouped masked GEMM: `gemm` describes group 0 (A [M, K], B [N, K], D [M, N]); group g lies
+// *_group values further on, and multiplies the first masked_m[g] rows (int32 in device memory, read by
+// the kernel and clamped to [0, M]).
+struct DgaMaskedGemmParams {
+  DgaGemmParams gemm;
+  int64_t a_group, b_group, d_group, groups;
+  uint64_t masked_m;
+};

@@ -1,0 +1,62 @@
+// Problem sources of the GEMM kernel: count() problems, get(p) the p-th (by value). A source decides
+// where a problem's sizes come from; the kernel only walks their tiles, so sizes that live in device
+// memory (masked_m) are read when the kernel runs, with no host sync.
+#pragma once
+
+#include "deepgemm_ascend/block/block_mmad.hpp"
+#include "deepgemm_ascend/block/epilogue.hpp"
+#include "deepgemm_ascend/core/macros.hpp"
+
+namespace deepgemm_ascend::kernel {
+
+struct GemmProblem {
+  layout::MatrixRef a;
+  layout::MatrixRef b;
+  block::EpilogueArgs epilogue;
+  block::Scaling scaling{};
+};
+
+// Problems built before the launch.
+struct ProblemArray {
+  const GemmProblem* problems = nullptr;
+  int64_t n = 0;
+  DGA_HOST_DEVICE int64_t count() const { return n; }
+  DGA_HOST_DEVICE GemmProblem get(int64_t p) const { return problems[p]; }
+};
+
+// M-grouped masked GEMM: group g multiplies the first rows(g) rows of A[g] by B[g] into the same rows of
+// D[g]; rows(g) is clamped to [0, M]. `Rows` reads masked_m: a host pointer, or a GM tensor on the NPU.
+template <class Rows>
+struct MaskedProblems {
+  layout::MatrixRef a;       // group 0: [M, K]
+  layout::MatrixRef b;       // group 0: [N, K]
+  block::EpilogueArgs e;     // group 0: D [M, N]
+  int64_t a_group = 0, b_group = 0, d_group = 0;  // values from one group to the next
+  int64_t groups = 0;
+  const block::Scaling* scaling = nullptr;        // one per group, or none
+  Rows rows;
+
+  DGA_HOST_DEVICE int64_t count() const { return groups; }
+  DGA_HOST_DEVICE GemmProblem get(int64_t g) const {
+    const int64_t r = layout::imin(layout::imax(int64_t(rows(g)), 0), a.rows);
+    GemmProblem p{shift(a, g * a_group).block(0, 0, r, a.cols), shift(b, g * b_group), e, {}};
+    p.epilogue.d.origin += g * d_group;
+    p.epilogue.d.rows = r;
+    if (scaling) p.scaling = scaling[g];
+    return p;
+  }
+
+ private:
+  DGA_HOST_DEVICE static layout::MatrixRef shift(layout::MatrixRef m, int64_t values) {
+    m.origin += values;
+    return m;
+  }
+};
+
+// masked_m in host memory.
+struct HostRows {
+  const int32_t* p = nullptr;
+  int32_t operator()(int64_t g) const { return p[g]; }
+};
+
+}  // namespace deepgemm_ascend::kernel
