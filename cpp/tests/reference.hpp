@@ -24,6 +24,21 @@ inline core::TensorView view2d(void* p, core::DType dt, int64_t rows, int64_t co
   return v;
 }
 
+// A contiguous tensor of `shape` (row-major strides) on the host.
+inline core::TensorView contiguous(void* p, core::DType dt, const std::vector<int64_t>& shape) {
+  core::TensorView v;
+  v.data = p;
+  v.dtype = dt;
+  v.ndim = int(shape.size());
+  int64_t stride = 1;
+  for (int i = v.ndim - 1; i >= 0; --i) {
+    v.shape[i] = shape[size_t(i)];
+    v.strides[i] = stride;
+    stride *= shape[size_t(i)];
+  }
+  return v;
+}
+
 inline std::vector<uint16_t> random_bf16(size_t n, uint32_t seed) {
   std::mt19937 g(seed);
   std::normal_distribution<float> dist;

@@ -25,6 +25,7 @@
 #include "deepgemm_ascend/tile/core.hpp"
 #include "deepgemm_ascend/tile/grid_sync.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "reference.hpp"
 
 namespace dga = deepgemm_ascend;
 namespace comm = dga::comm;
@@ -240,17 +241,7 @@ TEST(MegaMoe, TwoRanksBf16AgainstScalarModel) {
       w2[size_t((x * h + j) * inter + j)] = dga::core::float_to_bf16(1.0f);
     }
   auto view = [](void* p, DType dt, std::vector<int64_t> shape) {
-    dga::TensorView v;
-    v.data = p;
-    v.dtype = dt;
-    v.ndim = int(shape.size());
-    int64_t stride = 1;
-    for (int i = v.ndim - 1; i >= 0; --i) {
-      v.shape[i] = shape[size_t(i)];
-      v.strides[i] = stride;
-      stride *= shape[size_t(i)];
-    }
-    return v;
+    return dga_test::contiguous(p, dt, shape);
   };
   uint16_t* ys[2] = {shared_array<uint16_t>(size_t(t_count * h)), shared_array<uint16_t>(size_t(t_count * h))};
   int32_t* stats[2] = {shared_array<int32_t>(size_t(e)), shared_array<int32_t>(size_t(e))};

@@ -81,16 +81,7 @@ namespace {
 
 // A contiguous tensor of `shape` on NPU 0 (or on the host with `host`).
 dga::core::TensorView tensor(void* p, dga::core::DType dt, std::vector<int64_t> shape, bool host = false) {
-  dga::core::TensorView v;
-  v.data = p;
-  v.dtype = dt;
-  v.ndim = int(shape.size());
-  int64_t stride = 1;
-  for (int i = v.ndim - 1; i >= 0; --i) {
-    v.shape[i] = shape[size_t(i)];
-    v.strides[i] = stride;
-    stride *= shape[size_t(i)];
-  }
+  dga::core::TensorView v = dga_test::contiguous(p, dt, shape);
   if (!host) v.device = {dga::core::DeviceKind::kNpu, 0};
   return v;
 }
