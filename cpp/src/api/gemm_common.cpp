@@ -140,7 +140,7 @@ void print_gemm_config(const char* kernel, const heuristics::GemmDesc& desc, con
   if (seen.insert(key).second) std::cerr << "[deepgemm_ascend] " << key << " -> " << to_string(cfg) << "\n";
 }
 
-heuristics::GemmConfig host_gemm_config(const char*, heuristics::GemmDesc desc) {
+heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc) {
   desc.num_cores = runtime::planning_cores();
   heuristics::GemmConfig cfg = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
   cfg.num_blocks = desc.num_cores;

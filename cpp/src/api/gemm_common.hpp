@@ -63,8 +63,8 @@ void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const
 void npu_masked_bf16_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, bool scaled,
                           const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m);
 
-// The host config for `desc` (printed once with DG_PRINT_CONFIGS=1 when `print`); desc.num_cores is set here.
-heuristics::GemmConfig host_gemm_config(const char* kernel, heuristics::GemmDesc desc);
+// The host config for `desc`, after setting desc.num_cores to the cores the host plans for.
+heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc);
 void print_gemm_config(const char* kernel, const heuristics::GemmDesc& desc, const heuristics::GemmConfig& cfg);
 // The host kernel over the problems of `problems` with args.config (JIT: a config-specialised entry over
 // the same problems, listed first).
@@ -74,13 +74,14 @@ void run_host_gemm(const char* kernel, kernel::GemmArgs& args);
 template <class Problems>
 void launch_gemm(const char* kernel, const heuristics::GemmDesc& desc, kernel::GemmArgs& args,
                  const Problems& problems) {
-  args.config = host_gemm_config(kernel, desc);
+  heuristics::GemmDesc planned = desc;
+  args.config = host_gemm_config(planned);
   // Grouped launches: as many blocks as there are tiles over all problems, up to the cores.
   int64_t tiles = 0;
   for (int64_t p = 0; p < problems.count(); ++p) tiles += kernel::tile_count(problems.get(p), args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, args.config.num_blocks));
-  print_gemm_config(kernel, desc, args.config);
+  print_gemm_config(kernel, planned, args.config);
   if (runtime::jit_gemm()) {
     std::vector<kernel::GemmProblem> listed;
     for (int64_t p = 0; p < problems.count(); ++p) listed.push_back(problems.get(p));
