@@ -41,7 +41,7 @@ __aicore__ inline heuristics::GemmTiling tiling_of(const DgaGemmParams& p) {
   return {p.block_m, p.block_n, p.block_k, p.l0_k, heuristics::kL1Stages, heuristics::kL0Stages};
 }
 
-// masked_m in device memory.
+// masked_m / grouped_layout in device memory.
 struct GmRows {
   Gm<int32_t> counts;
   __aicore__ inline int32_t operator()(int64_t g) const { return counts.GetValue(uint64_t(g)); }
@@ -85,6 +85,15 @@ __aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
   rows.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.masked_m)));
   const kernel::MaskedProblems<GmRows> problems{g0.a,        g0.b,     g0.epilogue, p.a_group, p.b_group,
                                                 p.d_group,   p.groups, nullptr,     rows};
+  run<Elem>(p.gemm, tiling_of(p.gemm), problems);
+}
+
+template <class Elem>
+__aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
+  const kernel::GemmProblem whole = problem_of<Elem>(p.gemm);
+  GmRows ids;
+  ids.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.grouped_layout)));
+  const kernel::ContiguousProblems<GmRows> problems{whole.a, whole.b, whole.epilogue, p.b_group, p.groups, p.align, ids};
   run<Elem>(p.gemm, tiling_of(p.gemm), problems);
 }
 

@@ -110,7 +110,8 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
                                bool use_psum_layout, bool ensure_zero_padding, ScaleRecipe ra, ScaleRecipe rb) {
   DGA_REQUIRE(lay == "nt" || lay == "nn", kValue, "layout", "expected nt or nn, got '", lay, "'");
   api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"grouped_layout", &grouped_layout}});
-  api::require_host(a, "a");
+  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  if (!npu) api::require_host(a, "a");
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 3);
   const bool tb = lay[1] == 'n';
@@ -123,6 +124,17 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
   api::require_dtype(d, "d", {DType::kBF16});
   api::validate_output(d, nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}, {"grouped_layout", &grouped_layout}});
   const int64_t align = get_mk_alignment_for_contiguous_layout();
+  if (npu) {
+    DGA_REQUIRE(!use_psum_layout, kNotImplemented, "grouped_layout", "the psum layout has no NPU kernel yet");
+    DGA_REQUIRE(!f.scaled, kNotImplemented, "a", "FP8/FP4 contiguous grouped GEMMs have no NPU kernel yet");
+    api::require_dtype(grouped_layout, "grouped_layout", {DType::kInt32});
+    DGA_REQUIRE(grouped_layout.ndim == 1 && grouped_layout.shape[0] == m && grouped_layout.is_contiguous(), kValue,
+                "grouped_layout", "expected a contiguous int32 [", m, "], got ", grouped_layout.shape_str());
+    const kernel::ContiguousProblems<kernel::HostRows> problems{
+        api::matrix(a, 16, false), api::matrix(group_view(b, 0), 16, tb), api::epilogue(d, nullptr), b.strides[0],
+        groups, align, {grouped_layout.as<const int32_t>()}};
+    return api::npu_contiguous_bf16_gemm(problems, grouped_layout, d);
+  }
   const auto segs = use_psum_layout ? psum_segments(read_int32(grouped_layout, "grouped_layout", groups), m, align)
                                     : contiguous_segments(read_int32(grouped_layout, "grouped_layout", m), groups, align);
   layout::ScaleRef sa;

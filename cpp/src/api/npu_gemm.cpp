@@ -1,5 +1,5 @@
 // NPU dispatch of the BF16 GEMMs (dense: all four layouts, D bf16 or fp32, optional C; M-grouped
-// masked): the checks the NPU kernels add to the host's, the Ascend 950 tile config, launch through the
+// masked and contiguous): the checks the NPU kernels add to the host's, the Ascend 950 tile config, launch through the
 // ACL backend on the stream the caller made current. NOT validated on hardware.
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
@@ -44,6 +44,24 @@ void require_npu(const core::TensorView& t, const char* arg) {
 }
 
 }  // namespace
+
+void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems,
+                              const core::TensorView& grouped_layout, const core::TensorView& d) {
+  require_npu(d, "d");
+  if (problems.a.rows == 0) return;
+  const int device = d.device.index;
+  const int cores = runtime::npu_cube_cores(device);
+  // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
+  const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores);
+  const DgaGemmParams g{device_matrix("a", problems.a), device_matrix("b", problems.b),
+                        device_matrix("d", problems.e.d), int32_t(d.dtype), 0, cfg.tiling.block_m,
+                        cfg.tiling.block_n, cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band,
+                        cfg.swizzle.along_m ? 1 : 0};
+  const DgaContiguousGemmParams p{g, problems.b_group, problems.groups, problems.align,
+                                  uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr()))};
+  runtime::npu_launch(device, "dga_npu_launch_gemm_bf16_contiguous", unsigned(cores), runtime::current_npu_stream(),
+                      &p);
+}
 
 void npu_masked_bf16_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, bool scaled,
                           const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m) {

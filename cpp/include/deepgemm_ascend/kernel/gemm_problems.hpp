@@ -53,10 +53,43 @@ struct MaskedProblems {
   }
 };
 
-// masked_m in host memory.
+// M-grouped contiguous GEMM with per-row group ids (-1: padding; every group starts at a multiple of
+// `align`): one problem per aligned chunk of `align` rows, which holds the rows of one group followed by
+// padding (or only padding); the group's rows of chunk c multiply A by B[ids(c * align)] into D. The end
+// of the group's rows in a chunk is found by binary search, so the layout is read, not scanned, when the
+// kernel runs. `Ids` reads grouped_layout: a host pointer, or a GM tensor on the NPU.
+template <class Ids>
+struct ContiguousProblems {
+  layout::MatrixRef a;       // [M, K]
+  layout::MatrixRef b;       // group 0: [N, K]
+  block::EpilogueArgs e;     // D [M, N]
+  int64_t b_group = 0;       // values from one group of B to the next
+  int64_t groups = 0;
+  int64_t align = 1;
+  Ids ids;
+
+  DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
+  DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
+    const int64_t r0 = c * align, end = layout::imin(r0 + align, a.rows);
+    const int64_t g = int64_t(ids(r0));
+    int64_t lo = r0 + 1, hi = end;  // the first row in [r0 + 1, end) whose id is not g, else end
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (int64_t(ids(mid)) == g) lo = mid + 1;
+      else hi = mid;
+    }
+    const int64_t rows = g >= 0 && g < groups ? lo - r0 : 0;
+    GemmProblem p{a.block(r0, 0, rows, a.cols), b, e, {}};
+    p.b.origin += (g >= 0 && g < groups ? g : 0) * b_group;
+    p.epilogue.d = e.d.block(r0, 0, rows, e.d.cols);
+    return p;
+  }
+};
+
+// masked_m / grouped_layout in host memory.
 struct HostRows {
   const int32_t* p = nullptr;
-  int32_t operator()(int64_t g) const { return p[g]; }
+  int32_t operator()(int64_t i) const { return p[i]; }
 };
 
 }  // namespace deepgemm_ascend::kernel

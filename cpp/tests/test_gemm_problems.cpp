@@ -1,0 +1,83 @@
+// The problem sources of the GEMM kernel (kernel/gemm_problems.hpp), which the NPU kernels use to read
+// grouped layouts on the device: run here on the host target against a double-precision reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "deepgemm_ascend/kernel/gemm.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/tile/host_target.hpp"
+#include "reference.hpp"
+
+namespace dga = deepgemm_ascend;
+using dga::core::DType;
+
+namespace {
+
+constexpr uint16_t kPoison = 0x7FC0;  // bf16 NaN: rows the kernel must not write stay NaN
+
+template <class Problems>
+void run(const Problems& problems) {
+  dga::kernel::GemmArgs args{};
+  args.config.tiling = {64, 64, 64, 32, dga::heuristics::kL1Stages, dga::heuristics::kL0Stages};
+  args.config.num_blocks = 2;
+  dga::runtime::host_backend().launch("gemm_problems_test", 2, [&](dga::tile::Core& core) {
+    dga::kernel::gemm<dga::tile::HostTarget>(core, args, args.config.tiling, problems);
+  });
+}
+
+// Row r of D (n values) against A row r times B^T of group g; NaN rows where g < 0.
+void expect_row(const std::vector<uint16_t>& d, int64_t r, int64_t g, const std::vector<uint16_t>& a,
+                const std::vector<uint16_t>& b, int64_t n, int64_t k, int64_t b_rows) {
+  for (int64_t j = 0; j < n; ++j) {
+    const float got = dga::core::bf16_to_float(d[size_t(r * n + j)]);
+    if (g < 0) {
+      ASSERT_TRUE(std::isnan(got)) << "row " << r << " was written";
+      continue;
+    }
+    double s = 0;
+    for (int64_t x = 0; x < k; ++x)
+      s += double(dga::core::bf16_to_float(a[size_t(r * k + x)])) *
+           dga::core::bf16_to_float(b[size_t((g * b_rows + j) * k + x)]);
+    ASSERT_NEAR(got, s, std::ldexp(std::fabs(s), -7) + 1e-3) << "row " << r << " col " << j;
+  }
+}
+
+}  // namespace
+
+TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
+  const int64_t m = 640, n = 80, k = 96, groups = 3, align = 128;
+  std::vector<int32_t> ids(size_t(m), -1);
+  auto fill = [&](int64_t r0, int64_t r1, int32_t g) { for (int64_t r = r0; r < r1; ++r) ids[size_t(r)] = g; };
+  fill(0, 200, 0);    // a group over a whole chunk and part of the next
+  fill(256, 384, 2);  // exactly one chunk; rows 384-511 are a chunk of padding
+  fill(512, 601, 1);  // a partial last chunk
+  const auto a = dga_test::random_bf16(size_t(m * k), 1), b = dga_test::random_bf16(size_t(groups * n * k), 2);
+  std::vector<uint16_t> d(size_t(m * n), kPoison);
+  const dga::kernel::ContiguousProblems<dga::kernel::HostRows> problems{
+      {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
+      {}, false}, n * k, groups, align, {ids.data()}};
+  ASSERT_EQ(problems.count(), 5);
+  EXPECT_EQ(problems.get(1).a.rows, 72);  // rows 128-199 of group 0
+  EXPECT_EQ(problems.get(3).a.rows, 0);   // padding only
+  run(problems);
+  for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r)], a, b, n, k, n);
+}
+
+TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {
+  const int64_t g = 4, m = 70, n = 48, k = 64;
+  const std::vector<int32_t> masked{70, 0, 33, 99};  // 99 > M is clamped to M by the source
+  const auto a = dga_test::random_bf16(size_t(g * m * k), 3), b = dga_test::random_bf16(size_t(g * n * k), 4);
+  std::vector<uint16_t> d(size_t(g * m * n), kPoison);
+  const dga::kernel::MaskedProblems<dga::kernel::HostRows> problems{
+      {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
+      {}, false}, m * k, n * k, m * n, g, nullptr, {masked.data()}};
+  EXPECT_EQ(problems.get(3).a.rows, m);
+  run(problems);
+  for (int64_t x = 0; x < g; ++x) {
+    const int64_t rows = std::min<int64_t>(masked[size_t(x)], m);
+    for (int64_t r = 0; r < m; ++r)
+      expect_row(d, x * m + r, r < rows ? x : -1, a, b, n, k, n);
+  }
+}
