@@ -81,3 +81,21 @@ TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {
       expect_row(d, x * m + r, r < rows ? x : -1, a, b, n, k, n);
   }
 }
+
+TEST(GemmProblems, PsumChunksFindTheirGroupByTheEndOffsets) {
+  const int64_t m = 600, n = 40, k = 64, groups = 4, align = 128;
+  const std::vector<int32_t> ends{200, 200, 380, 560};  // group 1 is empty; rows 560-599 belong to no group
+  std::vector<int32_t> ids(size_t(m), -1);
+  for (int64_t g = 0, prev = 0; g < groups; prev = ends[size_t(g)], ++g)
+    for (int64_t r = (prev + align - 1) / align * align; r < ends[size_t(g)]; ++r) ids[size_t(r)] = int32_t(g);
+  const auto a = dga_test::random_bf16(size_t(m * k), 5), b = dga_test::random_bf16(size_t(groups * n * k), 6);
+  std::vector<uint16_t> d(size_t(m * n), kPoison);
+  const dga::kernel::PsumProblems<dga::kernel::HostRows> problems{
+      {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
+      {}, false}, n * k, groups, align, {ends.data()}};
+  ASSERT_EQ(problems.count(), 5);
+  EXPECT_EQ(problems.get(2).a.rows, 124);  // group 2 from its aligned start 256 to its end 380
+  EXPECT_EQ(problems.get(4).a.rows, 48);
+  run(problems);
+  for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r)], a, b, n, k, n);
+}

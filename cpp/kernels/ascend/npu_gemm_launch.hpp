@@ -93,8 +93,13 @@ __aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
   const kernel::GemmProblem whole = problem_of<Elem>(p.gemm);
   GmRows ids;
   ids.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.grouped_layout)));
-  const kernel::ContiguousProblems<GmRows> problems{whole.a, whole.b, whole.epilogue, p.b_group, p.groups, p.align, ids};
-  run<Elem>(p.gemm, tiling_of(p.gemm), problems);
+  if (p.psum) {
+    run<Elem>(p.gemm, tiling_of(p.gemm),
+              kernel::PsumProblems<GmRows>{whole.a, whole.b, whole.epilogue, p.b_group, p.groups, p.align, ids});
+  } else {
+    run<Elem>(p.gemm, tiling_of(p.gemm),
+              kernel::ContiguousProblems<GmRows>{whole.a, whole.b, whole.epilogue, p.b_group, p.groups, p.align, ids});
+  }
 }
 
 }  // namespace deepgemm_ascend::tile::npu

@@ -59,8 +59,9 @@ void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::Operand
 // BF16 GEMM of NPU tensors on the ACL backend (the validated problem; on the current NPU stream).
 void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const core::TensorView& d,
                    const core::TensorView* c);
-// M-grouped contiguous BF16 GEMM (per-row ids) of NPU tensors; the kernel reads grouped_layout.
-void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems,
+// M-grouped contiguous BF16 GEMM of NPU tensors: `problems` carries the operands and the alignment, its
+// ids the address of grouped_layout (per-row ids, or end offsets with `psum`), which the kernel reads.
+void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, bool psum,
                               const core::TensorView& grouped_layout, const core::TensorView& d);
 // M-grouped masked BF16 GEMM of NPU tensors (the validated problems; masked_m is read by the kernel).
 void npu_masked_bf16_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, bool scaled,

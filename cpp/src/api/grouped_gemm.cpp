@@ -125,15 +125,18 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
   api::validate_output(d, nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}, {"grouped_layout", &grouped_layout}});
   const int64_t align = get_mk_alignment_for_contiguous_layout();
   if (npu) {
-    DGA_REQUIRE(!use_psum_layout, kNotImplemented, "grouped_layout", "the psum layout has no NPU kernel yet");
+    DGA_REQUIRE(!(use_psum_layout && ensure_zero_padding), kNotImplemented, "ensure_zero_padding",
+                "zeroing the gap rows of a psum layout has no NPU kernel yet");
     DGA_REQUIRE(!f.scaled, kNotImplemented, "a", "FP8/FP4 contiguous grouped GEMMs have no NPU kernel yet");
     api::require_dtype(grouped_layout, "grouped_layout", {DType::kInt32});
-    DGA_REQUIRE(grouped_layout.ndim == 1 && grouped_layout.shape[0] == m && grouped_layout.is_contiguous(), kValue,
-                "grouped_layout", "expected a contiguous int32 [", m, "], got ", grouped_layout.shape_str());
+    const int64_t entries = use_psum_layout ? groups : m;
+    DGA_REQUIRE(grouped_layout.ndim == 1 && grouped_layout.shape[0] == entries && grouped_layout.is_contiguous(),
+                kValue, "grouped_layout", "expected a contiguous int32 [", entries, "], got ",
+                grouped_layout.shape_str());
     const kernel::ContiguousProblems<kernel::HostRows> problems{
         api::matrix(a, 16, false), api::matrix(group_view(b, 0), 16, tb), api::epilogue(d, nullptr), b.strides[0],
         groups, align, {grouped_layout.as<const int32_t>()}};
-    return api::npu_contiguous_bf16_gemm(problems, grouped_layout, d);
+    return api::npu_contiguous_bf16_gemm(problems, use_psum_layout, grouped_layout, d);
   }
   const auto segs = use_psum_layout ? psum_segments(read_int32(grouped_layout, "grouped_layout", groups), m, align)
                                     : contiguous_segments(read_int32(grouped_layout, "grouped_layout", m), groups, align);

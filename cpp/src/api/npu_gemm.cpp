@@ -45,7 +45,7 @@ void require_npu(const core::TensorView& t, const char* arg) {
 
 }  // namespace
 
-void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems,
+void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, bool psum,
                               const core::TensorView& grouped_layout, const core::TensorView& d) {
   require_npu(d, "d");
   if (problems.a.rows == 0) return;
@@ -58,7 +58,7 @@ void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>
                         cfg.tiling.block_n, cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band,
                         cfg.swizzle.along_m ? 1 : 0};
   const DgaContiguousGemmParams p{g, problems.b_group, problems.groups, problems.align,
-                                  uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr()))};
+                                  uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
   runtime::npu_launch(device, "dga_npu_launch_gemm_bf16_contiguous", unsigned(cores), runtime::current_npu_stream(),
                       &p);
 }

@@ -86,6 +86,38 @@ struct ContiguousProblems {
   }
 };
 
+// M-grouped contiguous GEMM with the psum layout: `ends` reads the G end offsets (non-decreasing); group
+// g owns rows [align_up(end(g - 1), align), end(g)). One problem per aligned chunk of `align` rows: the
+// group covering the chunk's first row (binary search over the ends), or none (a gap).
+template <class Ends>
+struct PsumProblems {
+  layout::MatrixRef a;       // [M, K]
+  layout::MatrixRef b;       // group 0: [N, K]
+  block::EpilogueArgs e;     // D [M, N]
+  int64_t b_group = 0;
+  int64_t groups = 0;
+  int64_t align = 1;
+  Ends ends;
+
+  DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
+  DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
+    const int64_t r0 = c * align;
+    int64_t lo = 0, hi = groups;  // the first group whose end lies beyond r0, else groups
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (int64_t(ends(mid)) > r0) hi = mid;
+      else lo = mid + 1;
+    }
+    const int64_t g = lo;
+    const bool owned = g < groups && (g == 0 || layout::align_up(int64_t(ends(g - 1)), align) <= r0);
+    const int64_t rows = owned ? layout::imin(layout::imin(int64_t(ends(g)), r0 + align), a.rows) - r0 : 0;
+    GemmProblem p{a.block(r0, 0, layout::imax(rows, 0), a.cols), b, e, {}};
+    p.b.origin += (owned ? g : 0) * b_group;
+    p.epilogue.d = e.d.block(r0, 0, layout::imax(rows, 0), e.d.cols);
+    return p;
+  }
+};
+
 // masked_m / grouped_layout in host memory.
 struct HostRows {
   const int32_t* p = nullptr;

@@ -30,11 +30,13 @@ struct DgaMaskedGemmParams {
   uint64_t masked_m;
 };
 
-// M-grouped contiguous GEMM with per-row group ids: `gemm` describes A [M, K], group 0 of B [N, K] and
-// D [M, N]; group g of B lies g * b_group values further on; grouped_layout (int32 [M], device memory)
-// holds each row's group (-1: padding), every group starting at a multiple of `align`.
+// M-grouped contiguous GEMM: `gemm` describes A [M, K], group 0 of B [N, K] and D [M, N]; group g of B
+// lies g * b_group values further on; grouped_layout (int32, device memory) holds each row's group
+// (-1: padding; [M]) or, with psum, the groups' end offsets ([G]); every group starts at a multiple of
+// `align`.
 struct DgaContiguousGemmParams {
   DgaGemmParams gemm;
   int64_t b_group, groups, align;
   uint64_t grouped_layout;
+  int32_t psum;
 };
