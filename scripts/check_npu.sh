@@ -50,15 +50,15 @@ shared_headers() {
   echo "ok    gemm_bf16.asc compiles the shared kernel templates (kernel/gemm.hpp, block/block_mmad.hpp, ...)"
 }
 
-# The NPU JIT's generated source (the kernel with the tiling as constants) for the tilings the 950
-# heuristics choose for the production shapes of docs/PERFORMANCE.md; needs the built package.
-jit_source() {  # jit_source <block_m> <block_n> <block_k> <l0_k> <file>
-  python -c "from deepgemm_ascend import _C; print(_C.jit_npu_gemm_source($1, $2, $3, $4))" > "$5"
+# The NPU JIT's generated source (the kernel with the tiling as constants) of every family, for tilings
+# the 950 heuristics choose for production shapes (docs/PERFORMANCE.md); needs the built package.
+jit_source() {  # jit_source <family> <block_m> <block_n> <block_k> <l0_k> <file>
+  python -c "from deepgemm_ascend import _C; print(_C.jit_npu_gemm_source($2, $3, $4, $5, '$1'))" > "$6"
 }
 jit_sources() {
   local rc=0 t
-  for t in "256 256 128 64" "128 256 256 64"; do
-    local f="$gen/jit_gemm_bf16_${t// /x}.asc"
+  for t in "bf16 256 256 128 64" "bf16 128 256 256 64" "fp8_mx 256 256 256 128" "fp4_mx 256 256 512 256"; do
+    local f="$gen/jit_gemm_${t// /_}.asc"
     jit_source $t "$f"
     for cxx in "${compilers[@]}"; do compile "$cxx" "$f" "$root/cpp/kernels/ascend" || rc=1; done
   done
@@ -100,7 +100,7 @@ mutate "unknown enum value" npu_primitives.hpp 's/QuantMode_t::F322BF16/QuantMod
 mutate "wrong template argument" npu_primitives.hpp 's/AscendC::LoadData(l0, l1, /AscendC::LoadData<int8_t>(l0, l1, /' \
   "no matching function"
 # A JIT tiling whose stages overflow the 950's buffers fails its static_assert.
-jit_source 512 512 256 128 "$work/jit_too_big.asc"
+jit_source bf16 512 512 256 128 "$work/jit_too_big.asc"
 if out=$(compile g++ "$work/jit_too_big.asc" "$root/cpp/kernels/ascend" 2>&1); then
   echo "an oversized JIT tiling was NOT caught"; exit 1
 fi

@@ -72,7 +72,7 @@ TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {
   std::vector<uint16_t> d(size_t(g * m * n), kPoison);
   const dga::kernel::MaskedProblems<dga::kernel::HostRows> problems{
       {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
-      {}, false}, m * k, n * k, m * n, g, nullptr, {masked.data()}};
+      {}, false}, m * k, n * k, m * n, g, {masked.data()}};
   EXPECT_EQ(problems.get(3).a.rows, m);
   run(problems);
   for (int64_t x = 0; x < g; ++x) {

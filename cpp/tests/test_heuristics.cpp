@@ -305,3 +305,33 @@ TEST(PerfModel, DecodeShapesAreMemoryBoundAndWavesCount) {
   const auto odd = h::predict_gemm(npu_desc(256 * 33, 256, 4096, 16, 16), t, lim.perf);
   EXPECT_NEAR(odd.cube_cycles, 2 * even.cube_cycles, 1e-6 * even.cube_cycles);
 }
+
+// MX operands: L1 also holds the UE8M0 scale pairs of every stage, and K steps are whole scale pairs.
+TEST(NpuHeuristics, MxTilesCountTheirScalesAndStepKInScalePairs) {
+  const auto lim = h::ArchLimits::of<arch::Ascend950>();
+  constexpr int64_t kBaseK = arch::MxFormat::kMxBaseK;
+  for (int bits : {8, 4})
+    for (int64_t m : {1, 64, 4096}) {
+      const h::GemmDesc mx = h::npu_gemm_desc(m, 7168, 2048, bits, bits, 2, arch::Ascend950::kDefaultCubeCores, true);
+      const h::GemmTiling t = h::select_gemm_config(mx, lim).tiling;
+      EXPECT_EQ(t.block_k % kBaseK, 0) << bits << " " << m;
+      EXPECT_EQ(t.l0_k % kBaseK, 0) << bits << " " << m;
+      h::GemmDesc plain = mx;
+      plain.mx_scales = false;
+      // 16 rows x one 16-bit pair per 64 K values per operand row block, per stage.
+      const int64_t rows = cdiv(t.block_m, 16) * 16 + cdiv(t.block_n, 16) * 16;
+      EXPECT_EQ(h::buffer_usage(t, mx).l1 - h::buffer_usage(t, plain).l1,
+                uint64_t(t.l1_stages * rows * (t.block_k / kBaseK) * 2));
+      EXPECT_TRUE(h::fits(t, mx, lim));
+    }
+  // A tile whose K step is not a whole scale pair is rejected for MX only.
+  const h::GemmTiling odd{128, 128, 128, 32};
+  h::GemmDesc mx = h::npu_gemm_desc(256, 256, 256, 8, 8, 2, 1, true);
+  EXPECT_FALSE(h::fits(odd, mx, lim));
+  mx.mx_scales = false;
+  EXPECT_TRUE(h::fits(odd, mx, lim));
+  // The compile-time check of JIT tilings counts the scales and the operand width in L0 the same way.
+  using Fp8 = h::StaticTiling<256, 256, 256, 128>;
+  static_assert(h::tiling_fits<arch::Ascend950, Fp8, 8, 8, 8, true>());
+  static_assert(!h::tiling_fits<arch::Ascend950, Fp8, 8, 8, 16, true>(), "16-bit L0 tiles overflow L0A");
+}

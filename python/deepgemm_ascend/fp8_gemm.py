@@ -62,6 +62,19 @@ def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=
         raise type(e)(f"{arg}: {e}") from None
 
 
+MX_GRAN_K = 32  # the 950 MX cube applies one UE8M0 scale per 32 K values
+
+
+def npu_mx_scales(sf, k, gran_k):
+    """(scales, gran_k) as the NPU kernels take them: on an NPU, packed UE8M0 scales of gran_k (128) K
+    values become one scale per 32, each repeated (exact; a new tensor per call). Else unchanged."""
+    if sf.device.type != "npu" or sf.dtype != torch.int16 or gran_k == MX_GRAN_K or gran_k % MX_GRAN_K:
+        return sf, gran_k
+    from .utils.layout import _ue8m0_regrouped
+
+    return _ue8m0_regrouped(sf, k, gran_k, MX_GRAN_K), MX_GRAN_K
+
+
 def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast):
     (qa, sfa), (qb, sfb) = pair(a, "a"), pair(b, "b")
     ra, ca = logical_size(qa, "a")
@@ -76,6 +89,8 @@ def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_
     # Scale factors travel in the orientation of their data: bring them to [rows, K blocks].
     sfa = required_scales(sfa.T if ta else sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast)
     sfb = required_scales(sfb.T if tb else sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast)
+    sfa, gka = npu_mx_scales(sfa, k, gka)
+    sfb, gkb = npu_mx_scales(sfb, k, gkb)
     gm = 1 if sfa.dtype != torch.float32 else gm  # packed layouts hold one scale row per row
     gn = 1 if sfb.dtype != torch.float32 else gn
     _ops.check_tensors(a=qa, sfa=sfa, b=qb, sfb=sfb, d=d, c=c)

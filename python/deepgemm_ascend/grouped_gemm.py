@@ -6,7 +6,7 @@ groups (or masked_m[g] == 0) cost nothing.
 import torch
 
 from . import _C, _ops
-from .fp8_gemm import logical_size, pair, recipes, required_scales
+from .fp8_gemm import logical_size, npu_mx_scales, pair, recipes, required_scales
 
 _DEFAULT_K_GROUPED_RECIPE = (1, 1, 128)
 
@@ -57,6 +57,8 @@ def _contiguous(layout, a, b, d, grouped_layout, use_psum_layout, ensure_zero_pa
                               psum_layout=grouped_layout if use_psum_layout else None)
         sfb = required_scales(sfb.transpose(1, 2) if layout == "nn" else sfb, n, k, (gn, gkb), "sfb",
                               disable_ue8m0_cast, num_groups=g)
+        sfa, gka = npu_mx_scales(sfa, k, gka)
+        sfb, gkb = npu_mx_scales(sfb, k, gkb)
         grans = (1 if sfa.dtype != torch.float32 else gm, gka, 1 if sfb.dtype != torch.float32 else gn, gkb)
     _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, grouped_layout=grouped_layout)
     _ops.m_grouped_gemm_contiguous(layout, a, sfa, b, sfb, d, grouped_layout, bool(use_psum_layout),
@@ -117,6 +119,8 @@ def _masked(a, b, d, masked_m, expected_m, scaled, recipe=None, recipe_a=None, r
         (gm, gka), (gn, gkb) = recipes(recipe, recipe_a, recipe_b, sfb)
         sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast, num_groups=g)
         sfb = required_scales(sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast, num_groups=g)
+        sfa, gka = npu_mx_scales(sfa, k, gka)
+        sfb, gkb = npu_mx_scales(sfb, k, gkb)
         grans = (1 if sfa.dtype != torch.float32 else gm, gka, 1 if sfb.dtype != torch.float32 else gn, gkb)
     _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, masked_m=masked_m)
     _ops.m_grouped_gemm_masked(a, sfa, b, sfb, d, masked_m, expected_m, *grans)

@@ -204,3 +204,27 @@ def test_prepacked_ascend_scales_pass_through():
     dg.fp8_gemm_nt((qa, sa), (qb, sb), d1, recipe=(1, 1, 32))
     dg.fp8_gemm_nt((qa, pa), (qb, pb), d2, recipe=(1, 1, 32))
     assert torch.equal(d1, d2)
+
+
+@pytest.mark.parametrize("k", [256, 4096 + 64])
+def test_block_ue8m0_scales_regrouped_to_the_mx_block_are_the_same_scaling(k):
+    """What the NPU path does to 128-K UE8M0 scales (the 950 MX cube takes one scale per 32 K values):
+    each scale repeated four times, bit-exact, and the GEMM with them matches the original recipe."""
+    from deepgemm_ascend.utils.layout import _ue8m0_regrouped, get_mn_major_packed_ue8m0x2_tensor
+
+    m, n = 70, 96
+    torch.manual_seed(k)
+    a, b = torch.randn(m, k), torch.randn(n, k) * 3
+    qa, qb = Quantised(a, "fp8", 1, 128, True), Quantised(b, "fp8", 1, 128, True)
+    sfa = get_mn_major_packed_ue8m0x2_tensor(qa.sf)
+    sfa32 = _ue8m0_regrouped(sfa, k, 128, 32)
+    want = get_mn_major_packed_ue8m0x2_tensor(qa.sf.repeat_interleave(4, 1)[:, :(k + 31) // 32])
+    assert sfa32.shape == want.shape and sfa32.stride() == want.stride() and torch.equal(sfa32, want)
+    sfb32 = _ue8m0_regrouped(get_mn_major_packed_ue8m0x2_tensor(qb.sf), k, 128, 32)
+    d128, d32 = (poison_(torch.empty(m, n, dtype=torch.float32)) for _ in range(2))
+    dg.fp8_fp4_gemm_nt((qa.q, qa.sf), (qb.q, qb.sf), d128, recipe=(1, 1, 128))
+    dg.fp8_fp4_gemm_nt((qa.q, sfa32), (qb.q, sfb32), d32, recipe=(1, 1, 32))
+    ref = qa.deq @ qb.deq.T
+    for d in (d128, d32):
+        assert calc_diff(d, ref) < 1e-6
+        assert torch.allclose(d.double(), ref, rtol=1e-4, atol=1e-3 * ref.abs().max().item())

@@ -1,6 +1,8 @@
 """What the installed package ships for other tools: type stubs of _C, the CMake package, headers."""
 import pathlib
 
+import pytest
+
 import deepgemm_ascend as dg
 
 PKG = pathlib.Path(dg.__file__).parent
@@ -29,8 +31,12 @@ def test_cmake_package_and_headers_ship_with_the_wheel():
 def test_npu_jit_source_instantiates_the_kernel_with_constants():
     src = dg._C.jit_npu_gemm_source(256, 256, 128, 64)
     assert src.startswith("// dga-core: cube\n")
-    assert "StaticTiling<256, 256, 128, 64>" in src and "run_gemm<bfloat16_t>(p, Tiling{})" in src
+    assert "StaticTiling<256, 256, 128, 64>" in src and "run_gemm<bfloat16_t, false>(p, Tiling{})" in src
     assert "dga_jit_launch_gemm_bf16" in src
+    src = dg._C.jit_npu_gemm_source(256, 256, 256, 128, "fp8_mx")
+    assert "run_gemm<fp8_e4m3fn_t, true>(p, Tiling{})" in src and "dga_jit_launch_gemm_fp8_mx" in src
+    with pytest.raises(ValueError, match="family"):
+        dg._C.jit_npu_gemm_source(256, 256, 256, 128, "fp16")
 
 
 def test_every_public_function_is_documented():

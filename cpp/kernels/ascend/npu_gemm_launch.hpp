@@ -23,7 +23,19 @@ __aicore__ inline OperandFormat operand_format() {
   else return OperandFormat::kBF16;
 }
 
-// The problem of the launch parameters: A, B and D (accumulating into D when has_c).
+// MX scales of the launch parameters: UE8M0 pairs (pack 2), one scale per 32 K values.
+__aicore__ inline layout::ScaleRef mx_scales(const DgaScales& s) {
+  layout::ScaleRef r;
+  r.base = reinterpret_cast<const void*>(uintptr_t(s.addr));
+  r.ue8m0 = true;
+  r.pack = int(arch::MxFormat::kMxScalesPerPack);
+  r.mn_stride = s.mn_stride;
+  r.k_stride = s.k_stride;
+  r.gran_k = arch::MxFormat::kMxBlockK;
+  return r;
+}
+
+// The problem of the launch parameters: A, B and D (accumulating into D when has_c), MX scales if given.
 template <class Elem>
 __aicore__ inline kernel::GemmProblem problem_of(const DgaGemmParams& p) {
   constexpr int kBits = int(value_bits<Elem>());
@@ -34,6 +46,7 @@ __aicore__ inline kernel::GemmProblem problem_of(const DgaGemmParams& p) {
   problem.b = matrix(p.b, kBits);
   problem.epilogue = {{const_cast<void*>(d.base), 0, d.rows, d.cols, d.row_stride, d.col_stride, d_bits},
                       core::DType(p.d_dtype), d, p.has_c != 0};
+  if (p.sfa.addr != 0) problem.scaling = {true, mx_scales(p.sfa), mx_scales(p.sfb)};
   return problem;
 }
 
@@ -48,18 +61,19 @@ struct GmRows {
 };
 
 // The kernel over `problems` with tiling `t` (heuristics::GemmTiling, or a StaticTiling whose fit in the
-// 950's buffers is checked at compile time).
-template <class Elem, class Tiling, class Problems>
+// 950's buffers is checked at compile time). Mx: Elem operands with MX scales (the MX cube).
+template <class Elem, bool Mx, class Tiling, class Problems>
 __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems) {
-  using T = Target<Elem>;
+  using T = Target<Elem, Mx>;
   if constexpr (!AscendC::IsSameType<Tiling, heuristics::GemmTiling>::value) {
     constexpr int kBits = int(value_bits<Elem>());
-    static_assert(heuristics::tiling_fits<typename T::Arch, Tiling, kBits, kBits>(),
+    static_assert(heuristics::tiling_fits<typename T::Arch, Tiling, kBits, kBits, kBits, Mx>(),
                   "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
   }
   kernel::GemmArgs args{};
   args.config.swizzle = {p.swizzle_band, p.swizzle_along_m != 0};
   args.operands = {operand_format<Elem>(), operand_format<Elem>()};
+  args.scaled = Mx;
   {
     typename T::Ctx ctx;
     kernel::gemm<T>(ctx, args, t, problems);
@@ -67,38 +81,41 @@ __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Proble
   AscendC::PipeBarrier<PIPE_ALL>();
 }
 
-template <class Elem, class Tiling>
+template <class Elem, bool Mx = false, class Tiling>
 __aicore__ inline void run_gemm(const DgaGemmParams& p, const Tiling& t) {
   const kernel::GemmProblem problem = problem_of<Elem>(p);
-  run<Elem>(p, t, kernel::ProblemArray{&problem, 1});
+  run<Elem, Mx>(p, t, kernel::ProblemArray{&problem, 1});
 }
 
-template <class Elem>
+template <class Elem, bool Mx = false>
 __aicore__ inline void run_gemm(const DgaGemmParams& p) {
-  run_gemm<Elem>(p, tiling_of(p));
+  run_gemm<Elem, Mx>(p, tiling_of(p));
 }
 
-template <class Elem>
+template <class Elem, bool Mx = false>
 __aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
   const kernel::GemmProblem g0 = problem_of<Elem>(p.gemm);
   GmRows rows;
   rows.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.masked_m)));
-  const kernel::MaskedProblems<GmRows> problems{g0.a,        g0.b,     g0.epilogue, p.a_group, p.b_group,
-                                                p.d_group,   p.groups, nullptr,     rows};
-  run<Elem>(p.gemm, tiling_of(p.gemm), problems);
+  const kernel::MaskedProblems<GmRows> problems{g0.a,      g0.b,       g0.epilogue, p.a_group,   p.b_group,
+                                                p.d_group, p.groups,   rows,        g0.scaling,  p.sfa_group,
+                                                p.sfb_group};
+  run<Elem, Mx>(p.gemm, tiling_of(p.gemm), problems);
 }
 
-template <class Elem>
+template <class Elem, bool Mx = false>
 __aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
-  const kernel::GemmProblem whole = problem_of<Elem>(p.gemm);
+  const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
   GmRows ids;
   ids.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.grouped_layout)));
   if (p.psum) {
-    run<Elem>(p.gemm, tiling_of(p.gemm),
-              kernel::PsumProblems<GmRows>{whole.a, whole.b, whole.epilogue, p.b_group, p.groups, p.align, ids});
+    run<Elem, Mx>(p.gemm, tiling_of(p.gemm),
+                  kernel::PsumProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids, w.scaling,
+                                               p.sfb_group});
   } else {
-    run<Elem>(p.gemm, tiling_of(p.gemm),
-              kernel::ContiguousProblems<GmRows>{whole.a, whole.b, whole.epilogue, p.b_group, p.groups, p.align, ids});
+    run<Elem, Mx>(p.gemm, tiling_of(p.gemm),
+                  kernel::ContiguousProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids,
+                                                     w.scaling, p.sfb_group});
   }
 }
 

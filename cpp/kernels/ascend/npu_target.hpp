@@ -3,8 +3,10 @@
 // cube of Arch. Part of the NPU primitive layer: it only maps the shared calls onto npu_primitives.hpp.
 // NOT validated on hardware.
 //
+// With Mx, Elem is an MX operand (fp8 or packed fp4 with UE8M0 scales per 32 K values): its scales move
+// with it (kMxScales) and the L0 tiles have the MX types, so that the Mmad is the MX instruction.
 // Not on this target yet: FP32 block-scale promotion (it needs the vector cores; the launcher never
-// passes a Promotion here) and MX operands (load_l1_to_l0_mx exists; the GEMM templates do not reach it).
+// passes a Promotion here).
 #pragma once
 
 #include "kernel_operator.h"
@@ -13,6 +15,7 @@
 #include "deepgemm_ascend/core/dtype.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
+#include "deepgemm_ascend/layout/scale_ref.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/fixpipe_dst.hpp"
 #include "deepgemm_ascend/tile/operand.hpp"
@@ -35,11 +38,22 @@ __aicore__ inline Gm<T> gm_tensor(const void* base, int64_t values) {
 template <class T>
 __aicore__ inline uint32_t elems(int64_t values) { return uint32_t(uint64_t(values) * value_bits<T>() / (8 * sizeof(T))); }
 
-template <class Elem, class ArchTag = arch::Ascend950>
+// The L0 type of an operand: for MX fp8 the tag types that select the MX Mmad (§5).
+template <class Elem, bool Mx>
+struct L0Type { using type = Elem; };
+template <>
+struct L0Type<fp8_e4m3fn_t, true> { using type = AscendC::mx_fp8_e4m3_t; };
+template <>
+struct L0Type<fp8_e5m2_t, true> { using type = AscendC::mx_fp8_e5m2_t; };
+
+template <class Elem, bool Mx = false, class ArchTag = arch::Ascend950>
 struct Target {
   using Arch = ArchTag;
   using Ctx = npu::Ctx<Arch>;
   using Tile = npu::Tile;
+  using L0 = typename L0Type<Elem, Mx>::type;
+  static constexpr bool kMxScales = Mx;
+  __aicore__ static constexpr int l0_bits(OperandFormat) { return int(value_bits<Elem>()); }
   template <int N, Pipe Producer, Pipe Consumer, int Parts = 1>
   using Ring = npu::Ring<N, Producer, Consumer, Parts>;
 
@@ -61,18 +75,41 @@ struct Target {
   __aicore__ static inline void load_l1_to_l0a(Ctx& ctx, const Tile& dst, const Tile& src,
                                                const layout::NzGeometry& src_g, int64_t rows, int64_t k_off,
                                                int64_t k, OperandFormat) {
-    load_l1_to_l0(ctx.template tensor<Elem>(dst), ctx.template tensor<Elem>(src), uint32_t(src_g.rows_pad),
+    load_l1_to_l0(ctx.template tensor<L0>(dst), ctx.template tensor<Elem>(src), uint32_t(src_g.rows_pad),
                   uint32_t(rows), uint32_t(k_off), uint32_t(k));
   }
   __aicore__ static inline void load_l1_to_l0b(Ctx& ctx, const Tile& dst, const Tile& src,
                                                const layout::NzGeometry& src_g, int64_t cols, int64_t k_off,
                                                int64_t k, OperandFormat) {
-    load_l1_to_l0(ctx.template tensor<Elem>(dst), ctx.template tensor<Elem>(src), uint32_t(src_g.rows_pad),
+    load_l1_to_l0(ctx.template tensor<L0>(dst), ctx.template tensor<Elem>(src), uint32_t(src_g.rows_pad),
                   uint32_t(cols), uint32_t(k_off), uint32_t(k));
+  }
+  // MX: the UE8M0 scale pairs of `rows` rows and `pairs` pairs along K (GM: int16 pairs, one of the two
+  // strides 2 bytes) into the L1 scale tile whose 16-row blocks hold l1_pairs 32 B units each. MN-major
+  // pairs are an ND copy of the [pairs, rows] matrix, K-major pairs a DN copy (§5).
+  __aicore__ static inline void copy_scales_gm_to_l1(Ctx& ctx, const Tile& dst, int64_t l1_pairs,
+                                                     const layout::ScaleRef& s, int64_t rows, int64_t pairs) {
+    constexpr int64_t kPairBytes = arch::MxFormat::kMxScalesPerPack;
+    const Local<half> l1 = ctx.template tensor<half>(dst);
+    const Gm<half> gm = gm_tensor<half>(s.base, 0);
+    if (s.mn_stride == kPairBytes)
+      copy_gm_to_l1_nd(l1, gm, uint32_t(pairs), uint32_t(rows), uint32_t(s.k_stride / kPairBytes), uint32_t(l1_pairs));
+    else
+      copy_gm_to_l1_dn(l1, gm, uint32_t(pairs), uint32_t(rows), uint32_t(s.mn_stride / kPairBytes), uint32_t(l1_pairs));
+  }
+  // MX: columns [k_off, k_off + k) of the L1 operand tile and their scales into an L0 tile (L0A or L0B:
+  // the hardware puts the scales in L0A_MX / L0B_MX at the tile's address / 16).
+  __aicore__ static inline void load_l1_to_l0_mx(Ctx& ctx, const Tile& dst, const Tile& src,
+                                                 const layout::NzGeometry& src_g, const Tile& scales,
+                                                 int64_t l1_pairs, int64_t rows, int64_t k_off, int64_t k) {
+    npu::load_l1_to_l0_mx<Elem, L0>(ctx.template tensor<L0>(dst), ctx.template tensor<Elem>(src),
+                                    ctx.template tensor<fp8_e8m0_t>(scales), uint32_t(src_g.rows_pad),
+                                    uint32_t(l1_pairs * arch::MxFormat::kMxBaseK), uint32_t(rows), uint32_t(k_off),
+                                    uint32_t(k));
   }
   __aicore__ static inline void mmad(Ctx& ctx, const Tile& c, const L0CGeometry&, const Tile& a, const Tile& b,
                                      int64_t rows, int64_t cols, int64_t k, bool init, const Promotion*) {
-    npu::mmad(ctx.template tensor<float>(c), ctx.template tensor<Elem>(a), ctx.template tensor<Elem>(b),
+    npu::mmad(ctx.template tensor<float>(c), ctx.template tensor<L0>(a), ctx.template tensor<L0>(b),
               uint32_t(rows), uint32_t(cols), uint32_t(k), init);
   }
   // With a source C the launcher has made D equal to C first (upstream's in-place accumulation), so

@@ -12,7 +12,8 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
                   ScaleRecipe recipe_b) {
   api::require_gemm_layout(lay);
   api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}, {"c", c}});
-  api::require_host(a, "a");
+  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  if (!npu) api::require_host(a, "a");
   const api::Operand oa = api::operand(a, "a"), ob = api::operand(b, "b");
   const bool ta = lay[0] == 't', tb = lay[1] == 'n';
   const api::GemmShape s{ta ? oa.cols : oa.rows, tb ? ob.cols : ob.rows, ta ? oa.rows : oa.cols};
@@ -24,11 +25,11 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
   const layout::ScaleRef sa = api::scales(sfa, "sfa", s.m, s.k, recipe_a),
                          sb = api::scales(sfb, "sfb", s.n, s.k, recipe_b);
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}, {"sfa", &sfa}, {"sfb", &sfb}});
-  if (api::trivial_gemm(s, d, c)) return;
-
   const int a_bits = tile::operand_bits(oa.fmt), b_bits = tile::operand_bits(ob.fmt);
   const kernel::GemmProblem problem{api::matrix(a, a_bits, ta), api::matrix(b, b_bits, tb), api::epilogue(d, c),
                                     {true, sa, sb}};
+  if (npu) return api::npu_gemm(s, problem, {oa.fmt, ob.fmt}, d, c);
+  if (api::trivial_gemm(s, d, c)) return;
   kernel::GemmArgs args{&problem, 1, {}, {oa.fmt, ob.fmt}, true};
   const int64_t promote_k = std::min(recipe_a.gran_k, recipe_b.gran_k);
   api::launch_gemm("fp8_fp4_gemm",

@@ -24,7 +24,7 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
               " has K=", kb, " (layout ", lay, ")");
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}});
   const kernel::GemmProblem problem{api::matrix(a, 16, ta), api::matrix(b, 16, tb), api::epilogue(d, c)};
-  if (npu) return api::npu_bf16_gemm(s, problem, d, c);
+  if (npu) return api::npu_gemm(s, problem, {}, d, c);
   if (api::trivial_gemm(s, d, c)) return;
 
   kernel::GemmArgs args{&problem, 1, {}};

@@ -56,16 +56,17 @@ layout::ScaleRef ue8m0_rows(const void* base);
 void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype);
 
-// BF16 GEMM of NPU tensors on the ACL backend (the validated problem; on the current NPU stream).
-void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const core::TensorView& d,
-                   const core::TensorView* c);
-// M-grouped contiguous BF16 GEMM of NPU tensors: `problems` carries the operands and the alignment, its
-// ids the address of grouped_layout (per-row ids, or end offsets with `psum`), which the kernel reads.
-void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, bool psum,
-                              const core::TensorView& grouped_layout, const core::TensorView& d);
-// M-grouped masked BF16 GEMM of NPU tensors (the validated problems; masked_m is read by the kernel).
-void npu_masked_bf16_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, bool scaled,
-                          const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m);
+// GEMMs of NPU tensors on the ACL backend (the validated problems; on the current NPU stream): BF16, or
+// FP8 / FP4 with UE8M0 MX scales (problem.scaling; anything else raises NotImplementedError).
+void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
+              const core::TensorView& d, const core::TensorView* c);
+// M-grouped contiguous: `problems` carries the operands, scales and the alignment, its ids the address of
+// grouped_layout (per-row ids, or end offsets with `psum`), which the kernel reads.
+void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                         bool psum, const core::TensorView& grouped_layout, const core::TensorView& d);
+// M-grouped masked (masked_m is read by the kernel).
+void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                     const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m);
 
 // The host config for `desc`, after setting desc.num_cores to the cores the host plans for.
 heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc);

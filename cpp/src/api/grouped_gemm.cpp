@@ -124,24 +124,7 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
   api::require_dtype(d, "d", {DType::kBF16});
   api::validate_output(d, nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}, {"grouped_layout", &grouped_layout}});
   const int64_t align = get_mk_alignment_for_contiguous_layout();
-  if (npu) {
-    DGA_REQUIRE(!(use_psum_layout && ensure_zero_padding), kNotImplemented, "ensure_zero_padding",
-                "zeroing the gap rows of a psum layout has no NPU kernel yet");
-    DGA_REQUIRE(!f.scaled, kNotImplemented, "a", "FP8/FP4 contiguous grouped GEMMs have no NPU kernel yet");
-    api::require_dtype(grouped_layout, "grouped_layout", {DType::kInt32});
-    const int64_t entries = use_psum_layout ? groups : m;
-    DGA_REQUIRE(grouped_layout.ndim == 1 && grouped_layout.shape[0] == entries && grouped_layout.is_contiguous(),
-                kValue, "grouped_layout", "expected a contiguous int32 [", entries, "], got ",
-                grouped_layout.shape_str());
-    const kernel::ContiguousProblems<kernel::HostRows> problems{
-        api::matrix(a, 16, false), api::matrix(group_view(b, 0), 16, tb), api::epilogue(d, nullptr), b.strides[0],
-        groups, align, {grouped_layout.as<const int32_t>()}};
-    return api::npu_contiguous_bf16_gemm(problems, use_psum_layout, grouped_layout, d);
-  }
-  const auto segs = use_psum_layout ? psum_segments(read_int32(grouped_layout, "grouped_layout", groups), m, align)
-                                    : contiguous_segments(read_int32(grouped_layout, "grouped_layout", m), groups, align);
   layout::ScaleRef sa;
-  std::vector<layout::ScaleRef> sb;
   if (f.scaled) {
     api::check_recipe(ra, "recipe_a");
     api::check_recipe(rb, "recipe_b");
@@ -149,8 +132,31 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
     sa = api::scales(*sfa, "sfa", m, k, ra);
     api::require_rank(*sfb, "sfb", 3);
     DGA_REQUIRE(sfb->shape[0] == groups, kValue, "sfb", "expected ", groups, " groups, got ", sfb->shape_str());
-    for (int64_t g = 0; g < groups; ++g) sb.push_back(api::scales(group_view(*sfb, g), "sfb", n, k, rb));
   }
+  const auto sfb_of = [&](int64_t g) { return api::scales(group_view(*sfb, g), "sfb", n, k, rb); };
+  if (npu) {
+    DGA_REQUIRE(!(use_psum_layout && ensure_zero_padding), kNotImplemented, "ensure_zero_padding",
+                "zeroing the gap rows of a psum layout has no NPU kernel yet");
+    api::require_dtype(grouped_layout, "grouped_layout", {DType::kInt32});
+    const int64_t entries = use_psum_layout ? groups : m;
+    DGA_REQUIRE(grouped_layout.ndim == 1 && grouped_layout.shape[0] == entries && grouped_layout.is_contiguous(),
+                kValue, "grouped_layout", "expected a contiguous int32 [", entries, "], got ",
+                grouped_layout.shape_str());
+    const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
+    kernel::ContiguousProblems<kernel::HostRows> problems{
+        api::matrix(a, a_bits, false), api::matrix(group_view(b, 0), b_bits, tb), api::epilogue(d, nullptr),
+        b.strides[0] * core::itemsize(b.dtype) * 8 / b_bits, groups, align, {grouped_layout.as<const int32_t>()}};
+    if (f.scaled) {
+      problems.scaling = {true, sa, sfb_of(0)};
+      problems.sfb_group = sfb->strides[0] * core::itemsize(sfb->dtype);
+    }
+    return api::npu_contiguous_gemm(problems, {f.a.fmt, f.b.fmt}, use_psum_layout, grouped_layout, d);
+  }
+  const auto segs = use_psum_layout ? psum_segments(read_int32(grouped_layout, "grouped_layout", groups), m, align)
+                                    : contiguous_segments(read_int32(grouped_layout, "grouped_layout", m), groups, align);
+  std::vector<layout::ScaleRef> sb;
+  if (f.scaled)
+    for (int64_t g = 0; g < groups; ++g) sb.push_back(sfb_of(g));
   if (m == 0) return;
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
   const layout::MatrixRef am = api::matrix(a, a_bits, false);
@@ -207,7 +213,8 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
       DGA_REQUIRE(rows[size_t(g)] >= 0 && rows[size_t(g)] <= m_max, kValue, "masked_m", "group ", g, " has ",
                   rows[size_t(g)], " rows, outside [0, ", m_max, "]");
   }
-  std::vector<block::Scaling> scaling;
+  block::Scaling scaling{};  // group 0's; the groups' scales are a constant stride apart
+  int64_t sfa_group = 0, sfb_group = 0;
   if (f.scaled) {
     api::check_recipe(ra, "recipe_a");
     api::check_recipe(rb, "recipe_b");
@@ -215,9 +222,10 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
     api::require_rank(*sfb, "sfb", 3);
     DGA_REQUIRE(sfa->shape[0] == groups, kValue, "sfa", "expected ", groups, " groups, got ", sfa->shape_str());
     DGA_REQUIRE(sfb->shape[0] == groups, kValue, "sfb", "expected ", groups, " groups, got ", sfb->shape_str());
-    for (int64_t g = 0; g < groups; ++g)
-      scaling.push_back({true, api::scales(group_view(*sfa, g), "sfa", m_max, k, ra),
-                         api::scales(group_view(*sfb, g), "sfb", n, k, rb)});
+    scaling = {true, api::scales(group_view(*sfa, 0), "sfa", m_max, k, ra),
+               api::scales(group_view(*sfb, 0), "sfb", n, k, rb)};
+    sfa_group = sfa->strides[0] * core::itemsize(sfa->dtype);
+    sfb_group = sfb->strides[0] * core::itemsize(sfb->dtype);
   }
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
   // Group strides in values (packed FP4: two per byte).
@@ -225,8 +233,8 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
   const kernel::MaskedProblems<kernel::HostRows> problems{
       api::matrix(group_view(a, 0), a_bits, false), api::matrix(group_view(b, 0), b_bits, false),
       api::epilogue(group_view(d, 0), nullptr), values(a, a_bits), values(b, b_bits), values(d, 16), groups,
-      f.scaled ? scaling.data() : nullptr, {masked_m.as<const int32_t>()}};
-  if (npu) return api::npu_masked_bf16_gemm(problems, f.scaled, masked_m, d, expected_m);
+      {masked_m.as<const int32_t>()}, scaling, sfa_group, sfb_group};
+  if (npu) return api::npu_masked_gemm(problems, {f.a.fmt, f.b.fmt}, masked_m, d, expected_m);
   kernel::GemmArgs args{nullptr, 0, {}, {f.a.fmt, f.b.fmt}, f.scaled};
   api::launch_gemm("m_grouped_gemm_masked",
                    {std::max<int64_t>(expected_m, 1), n, k, a_bits, b_bits, 16, 2, false, 1,

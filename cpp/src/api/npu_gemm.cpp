@@ -1,6 +1,9 @@
-// NPU dispatch of the BF16 GEMMs (dense: all four layouts, D bf16 or fp32, optional C; M-grouped
-// masked and contiguous): the checks the NPU kernels add to the host's, the Ascend 950 tile config, launch through the
-// ACL backend on the stream the caller made current. NOT validated on hardware.
+// NPU dispatch of the GEMMs (BF16, and FP8 e4m3 / packed FP4 with UE8M0 MX scales; dense: all four
+// layouts, D bf16 or fp32, optional C; M-grouped masked and contiguous): the checks the NPU kernels add
+// to the host's, the Ascend 950 tile config, launch through the ACL backend on the stream the caller
+// made current. NOT validated on hardware.
+#include <string>
+
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/jit/npu_gemm_jit.hpp"
@@ -33,9 +36,53 @@ DgaMatrix device_matrix(const char* arg, const layout::MutMatrixRef& m) {
   return device_matrix(arg, layout::MatrixRef{m.base, m.origin, m.rows, m.cols, m.row_stride, m.col_stride, m.bits});
 }
 
-heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, int cores) {
+// The NPU kernel family of a GEMM: its launcher's symbol prefix and operand bits.
+struct NpuKernel {
+  std::string family;  // launcher dga_npu_launch_gemm_<family>[_masked|_contiguous]
+  int bits = 16;
+  bool mx = false;
+};
+
+DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
+  constexpr int64_t kPairBytes = arch::MxFormat::kMxScalesPerPack;
+  DGA_REQUIRE(s.ue8m0 && s.pack == int(arch::MxFormat::kMxScalesPerPack) && s.gran_k == arch::MxFormat::kMxBlockK,
+              kNotImplemented, arg, "the NPU kernels take UE8M0 scales of 32 K values packed in int16 pairs ",
+              "(the Ascend layout, utils.get_mn_major_packed_ue8m0x2_tensor); float32 block scales and gran_k ",
+              s.gran_k, " have no NPU kernel yet");
+  DGA_REQUIRE(s.mn_stride == kPairBytes || s.k_stride == kPairBytes, kValue, arg,
+              "the NPU copies scale pairs that are MN- or K-major (one unit stride), got byte strides (", s.mn_stride,
+              ", ", s.k_stride, ")");
+  return {uint64_t(reinterpret_cast<uintptr_t>(s.base)), s.mn_stride, s.k_stride};
+}
+
+// Checks the operands and scales an NPU kernel takes and names its family.
+NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64_t k) {
+  using F = tile::OperandFormat;
+  if (!sc.enabled) return {"bf16", 16, false};
+  DGA_REQUIRE(ops.a == ops.b && (ops.a == F::kE4M3 || ops.a == F::kE2M1), kNotImplemented, "b",
+              "the NPU MX kernels take two float8_e4m3fn or two packed FP4 operands (the 950's MX cube pairs fp8 with "
+              "fp8 and fp4 with fp4); e5m2 and mixed operands have no NPU kernel yet");
+  DGA_REQUIRE(k % arch::MxFormat::kMxBaseK == 0, kNotImplemented, "a", "the 950's MX cube multiplies K in steps of ",
+              arch::MxFormat::kMxBaseK, "; K = ", k, " has no NPU kernel yet");
+  device_scales("sfa", sc.a);
+  device_scales("sfb", sc.b);
+  const bool fp4 = ops.a == F::kE2M1;
+  return {fp4 ? "fp4_mx" : "fp8_mx", fp4 ? 4 : 8, true};
+}
+
+heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, int cores, const NpuKernel& kern) {
   namespace h = heuristics;
-  return h::select_gemm_config(h::npu_gemm_desc(m, n, k, 16, 16, d_bytes, cores), h::ArchLimits::of<arch::Ascend950>());
+  return h::select_gemm_config(h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx),
+                               h::ArchLimits::of<arch::Ascend950>());
+}
+
+DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
+                          const block::Scaling& sc, core::DType d_dtype, bool has_c, const heuristics::GemmConfig& cfg) {
+  const DgaScales none{0, 0, 0};
+  return {device_matrix("a", a), device_matrix("b", b), device_matrix("d", d),
+          sc.enabled ? device_scales("sfa", sc.a) : none, sc.enabled ? device_scales("sfb", sc.b) : none,
+          int32_t(d_dtype), has_c ? 1 : 0, cfg.tiling.block_m, cfg.tiling.block_n, cfg.tiling.block_k,
+          cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0};
 }
 
 void require_npu(const core::TensorView& t, const char* arg) {
@@ -45,65 +92,60 @@ void require_npu(const core::TensorView& t, const char* arg) {
 
 }  // namespace
 
-void npu_contiguous_bf16_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, bool psum,
-                              const core::TensorView& grouped_layout, const core::TensorView& d) {
+void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                         bool psum, const core::TensorView& grouped_layout, const core::TensorView& d) {
   require_npu(d, "d");
+  const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.a.cols);
   if (problems.a.rows == 0) return;
   const int device = d.device.index;
   const int cores = runtime::npu_cube_cores(device);
   // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
-  const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores);
-  const DgaGemmParams g{device_matrix("a", problems.a), device_matrix("b", problems.b),
-                        device_matrix("d", problems.e.d), int32_t(d.dtype), 0, cfg.tiling.block_m,
-                        cfg.tiling.block_n, cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band,
-                        cfg.swizzle.along_m ? 1 : 0};
-  const DgaContiguousGemmParams p{g, problems.b_group, problems.groups, problems.align,
+  const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
+  const DgaContiguousGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
+                                  problems.b_group, problems.groups, problems.align, problems.sfb_group,
                                   uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
-  runtime::npu_launch(device, "dga_npu_launch_gemm_bf16_contiguous", unsigned(cores), runtime::current_npu_stream(),
-                      &p);
+  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_contiguous").c_str(), unsigned(cores), runtime::current_npu_stream(), &p);
 }
 
-void npu_masked_bf16_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, bool scaled,
-                          const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m) {
+void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                     const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m) {
   require_npu(d, "d");
-  DGA_REQUIRE(!scaled, kNotImplemented, "a", "FP8/FP4 masked grouped GEMMs have no NPU kernel yet");
+  const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.a.cols);
   if (problems.groups == 0 || problems.a.rows == 0 || problems.b.rows == 0) return;
   DGA_REQUIRE(problems.a.cols != 0, kNotImplemented, "a", "K == 0 on the NPU target");
   const int device = d.device.index;
   const int cores = runtime::npu_cube_cores(device);
   // The tiles depend on masked_m, which only the kernel reads: every core takes part.
-  const heuristics::GemmConfig cfg = npu_config(expected_m, problems.b.rows, problems.a.cols, 2, cores);
-  const DgaGemmParams g{device_matrix("a", problems.a), device_matrix("b", problems.b),
-                        device_matrix("d", problems.e.d), int32_t(d.dtype), 0, cfg.tiling.block_m,
-                        cfg.tiling.block_n, cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band,
-                        cfg.swizzle.along_m ? 1 : 0};
-  const DgaMaskedGemmParams p{g, problems.a_group, problems.b_group, problems.d_group, problems.groups,
+  const heuristics::GemmConfig cfg = npu_config(expected_m, problems.b.rows, problems.a.cols, 2, cores, kern);
+  const DgaMaskedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
+                              problems.a_group,   problems.b_group,   problems.d_group,
+                              problems.groups,    problems.sfa_group, problems.sfb_group,
                               uint64_t(reinterpret_cast<uintptr_t>(masked_m.ptr()))};
-  runtime::npu_launch(device, "dga_npu_launch_gemm_bf16_masked", unsigned(cores), runtime::current_npu_stream(), &p);
+  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_masked").c_str(), unsigned(cores), runtime::current_npu_stream(), &p);
 }
 
-void npu_bf16_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const core::TensorView& d,
-                   const core::TensorView* c) {
+void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
+              const core::TensorView& d, const core::TensorView* c) {
   require_npu(d, "d");
+  const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k);
   if (s.m == 0 || s.n == 0) return;
   DGA_REQUIRE(s.k != 0, kNotImplemented, "a", "K == 0 on the NPU target");
   DGA_REQUIRE(c == nullptr || d.dtype == DType::kFP32, kValue, "d",
               "accumulating C on the NPU target needs an fp32 D (the tile is added to D in fp32), got ",
               core::name(d.dtype));
-  const DgaMatrix da = device_matrix("a", problem.a), db = device_matrix("b", problem.b);
-  const DgaMatrix dd = device_matrix("d", problem.epilogue.d);
   const int device = d.device.index;
-  const heuristics::GemmConfig cfg = npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), runtime::npu_cube_cores(device));
+  const heuristics::GemmConfig cfg =
+      npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), runtime::npu_cube_cores(device), kern);
+  const DgaGemmParams p =
+      gemm_params(problem.a, problem.b, problem.epilogue.d, problem.scaling, d.dtype, c != nullptr, cfg);
   void* stream = runtime::current_npu_stream();
   if (c != nullptr && c->ptr() != d.ptr()) {  // upstream: D is first overwritten with C, then accumulated into
     const size_t item = size_t(core::itemsize(d.dtype));
     runtime::npu_copy_rows_async(device, d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item,
                                  size_t(s.n) * item, size_t(s.m), stream);
   }
-  const DgaGemmParams p{da, db, dd, int32_t(d.dtype), c != nullptr ? 1 : 0, cfg.tiling.block_m, cfg.tiling.block_n,
-                        cfg.tiling.block_k, cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0};
-  if (runtime::jit_gemm()) return jit::launch_npu_gemm(device, unsigned(cfg.num_blocks), stream, p, cfg.tiling);
-  runtime::npu_launch(device, "dga_npu_launch_gemm_bf16", unsigned(cfg.num_blocks), stream, &p);
+  if (runtime::jit_gemm()) return jit::launch_npu_gemm(device, unsigned(cfg.num_blocks), stream, p, cfg.tiling, kern.family);
+  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family).c_str(), unsigned(cfg.num_blocks), stream, &p);
 }
 
 }  // namespace deepgemm_ascend::api

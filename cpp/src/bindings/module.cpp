@@ -84,7 +84,8 @@ void decode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst
 nb::dict predict_ascend950(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes) {
   namespace h = dga::heuristics;
   const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
-  const h::GemmDesc desc = h::npu_gemm_desc(m, n, k, a_bits, b_bits, d_bytes, limits.perf.cores);
+  const h::GemmDesc desc = h::npu_gemm_desc(m, n, k, a_bits, b_bits, d_bytes, limits.perf.cores,
+                                           a_bits < 16 || b_bits < 16);  // narrow operands go through the MX cube
   const h::GemmConfig cfg = h::select_gemm_config(desc, limits);
   const h::Prediction p = h::predict_gemm(desc, cfg.tiling, limits.perf);
   nb::dict d;

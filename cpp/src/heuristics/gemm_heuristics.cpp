@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 
 namespace deepgemm_ascend::heuristics {
@@ -28,7 +29,11 @@ BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
   BufferUsage u;
   // Must match BlockMmad's carving: A then B in one L1 stage, B's start aligned.
   const uint64_t a = bytes_of(bm, t.block_k, d.a_bits);
-  u.l1 = uint64_t(t.l1_stages) * (a + bytes_of(bn, t.block_k, d.b_bits));
+  // MX scales: per 16-row block one 32 B unit per kMxBaseK of K (block::mx_scale_bytes).
+  const uint64_t scales = d.mx_scales ? uint64_t((bm + bn) * ceil_div(t.block_k, int64_t(arch::MxFormat::kMxBaseK)) *
+                                                 arch::MxFormat::kMxScalesPerPack)
+                                      : 0;
+  u.l1 = uint64_t(t.l1_stages) * (a + bytes_of(bn, t.block_k, d.b_bits) + scales);
   u.l0a = uint64_t(t.l0_stages) * bytes_of(bm, t.l0_k, d.l0_bits);
   u.l0b = uint64_t(t.l0_stages) * bytes_of(bn, t.l0_k, d.l0_bits);
   u.l0c = uint64_t(bm * bn * kFp32Bytes);
@@ -39,6 +44,7 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
   if (t.block_k % t.l0_k != 0) return false;
   if (d.promote_k > 0 && t.l0_k != d.promote_k) return false;
+  if (d.mx_scales && (t.l0_k % arch::MxFormat::kMxBaseK != 0 || t.block_k % arch::MxFormat::kMxBaseK != 0)) return false;
   if (t.block_m % std::max<int64_t>(d.m_multiple, 1) != 0) return false;
   const BufferUsage u = buffer_usage(t, d);
   // Each stage of a ring starts aligned; count the worst-case padding per stage.
@@ -46,8 +52,9 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   return u.l1 + l1_pad <= arch.l1 && u.l0a <= arch.l0a && u.l0b <= arch.l0b && u.l0c <= arch.l0c;
 }
 
-GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes, int cores) {
+GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes, int cores, bool mx) {
   GemmDesc d;
+  d.mx_scales = mx;
   d.m = m;
   d.n = n;
   d.k = k;
@@ -132,7 +139,7 @@ std::string to_string(const GemmDesc& d) {
   std::ostringstream os;
   os << "GemmDesc{m=" << d.m << ", n=" << d.n << ", k=" << d.k << ", a_bits=" << d.a_bits << ", b_bits=" << d.b_bits
      << ", d_bytes=" << d.d_bytes << ", acc=" << d.with_accumulation << ", cores=" << d.num_cores
-     << ", promote_k=" << d.promote_k << "}";
+     << ", promote_k=" << d.promote_k << (d.mx_scales ? ", mx" : "") << "}";
   return os.str();
 }
 

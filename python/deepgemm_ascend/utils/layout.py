@@ -117,6 +117,14 @@ def _ascend_pack(b):
     return _to_mn_major(_pack_bytes(b, 2), ASCEND_SF_MN_ALIGN, torch.int16)
 
 
+def _ue8m0_regrouped(sf, k, gran_k, new_gran_k):
+    """Ascend int16 UE8M0 pairs of one scale per gran_k K values -> one per new_gran_k (dividing gran_k),
+    each scale repeated: the same scaling, exactly (a new tensor in the Ascend layout)."""
+    b = _unpack_bytes(sf, 2, ceil_div(k, gran_k))
+    b = b.repeat_interleave(gran_k // new_gran_k, dim=-1)[..., :ceil_div(k, new_gran_k)]
+    return _ascend_pack(b)
+
+
 def get_mn_major_packed_ue8m0x2_tensor(sf, sk=None):
     """UE8M0 scales [G?, MN, SK] -> the Ascend int16 pair layout [G?, MN, ceil(SK/2)] (new tensor).
 

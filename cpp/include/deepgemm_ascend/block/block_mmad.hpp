@@ -8,10 +8,14 @@
 // (the next step is copied in before the current one is used), and each L1 step in l0_k steps through
 // one L0 ring whose stages hold the L0A and the L0B operand of one Mmad.
 //
-// With scaled operands every l0_k step is one promotion block: its product is scaled by the block's
-// row and column scales and added to the fp32 accumulator.
+// Scaled operands take one of two paths, chosen by the target:
+//  * promotion (the host cube): every l0_k step is one promotion block; its product is scaled by the
+//    block's row and column scales and added to the fp32 accumulator;
+//  * MX scales (Target::kMxScales, the 950's MX cube): the UE8M0 scale pairs of the step travel GM -> L1
+//    in the same stage as the operands and L1 -> L0A_MX / L0B_MX with them, and the cube applies them.
 #pragma once
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/macros.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
@@ -36,20 +40,29 @@ struct Scaling {
   layout::ScaleRef b;  // indexed by global row of B (N) and K block
 };
 
-// Bytes of one L1 stage: the A tile, then the B tile.
+using Mx = arch::MxFormat;
+// Bytes of the UE8M0 scales of `rows` x k values in L1 or L0: per 16-row block, one 32 B unit (16 rows x
+// a K-adjacent pair of scales) per kMxBaseK values of K (shared/reference/ascend950.md §5).
+DGA_HOST_DEVICE int64_t mx_scale_bytes(int64_t rows, int64_t k) {
+  return layout::align_up(rows, tile::kCubeBlock) * layout::ceil_div(k, int64_t(Mx::kMxBaseK)) * Mx::kMxScalesPerPack;
+}
+
+// Bytes of one L1 stage: the A tile, the B tile, then (MX) the scales of A and of B.
 struct L1Carving {
-  uint32_t a_bytes = 0, b_bytes = 0;
+  uint32_t a_bytes = 0, b_bytes = 0, sa_bytes = 0, sb_bytes = 0;
   template <class Tiling>
-  DGA_HOST_DEVICE static L1Carving of(const Tiling& t, const Operands& ops) {
+  DGA_HOST_DEVICE static L1Carving of(const Tiling& t, const Operands& ops, bool mx) {
     return {uint32_t(layout::NzGeometry::fit(t.block_m, t.block_k, tile::operand_bits(ops.a)).bytes()),
-            uint32_t(layout::NzGeometry::fit(t.block_n, t.block_k, tile::operand_bits(ops.b)).bytes())};
+            uint32_t(layout::NzGeometry::fit(t.block_n, t.block_k, tile::operand_bits(ops.b)).bytes()),
+            mx ? uint32_t(mx_scale_bytes(t.block_m, t.block_k)) : 0u,
+            mx ? uint32_t(mx_scale_bytes(t.block_n, t.block_k)) : 0u};
   }
+  DGA_HOST_DEVICE uint32_t bytes() const { return a_bytes + b_bytes + sa_bytes + sb_bytes; }
 };
 
-// Bytes of one L0 operand tile of `rows` x k values (the cube multiplies 16-bit values).
-DGA_HOST_DEVICE uint32_t l0_tile_bytes(int64_t rows, int64_t k) {
-  constexpr int64_t kL0Bytes = 2;
-  return uint32_t(layout::align_up(rows, tile::kCubeBlock) * k * kL0Bytes);
+// Bytes of one L0 operand tile of `rows` x k values of `bits` bits.
+DGA_HOST_DEVICE uint32_t l0_tile_bytes(int64_t rows, int64_t k, int bits) {
+  return uint32_t(layout::align_up(rows, tile::kCubeBlock) * k * bits / 8);
 }
 
 // Tiling: heuristics::GemmTiling (run-time config) or a heuristics::StaticTiling (compile-time).
@@ -59,19 +72,24 @@ class BlockMmad {
   using Tile = typename Target::Tile;
   using L1Ring = typename Target::template Ring<heuristics::kL1Stages, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
   using L0Ring = typename Target::template Ring<heuristics::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
+  static constexpr bool kMx = Target::kMxScales;
+  // K granule of an L0 step: the cube block, or a whole pair of MX scale blocks.
+  static constexpr int64_t kKGranule = kMx ? int64_t(Mx::kMxBaseK) : int64_t(tile::kCubeBlock);
 
  public:
   DGA_DEVICE BlockMmad(Ctx& ctx, const Tiling& t, const Operands& ops)
       : ctx_(ctx),
         t_(t),
         ops_(ops),
-        carve_(L1Carving::of(t, ops)),
-        l1_(ctx, {{tile::Pos::kL1, carve_.a_bytes + carve_.b_bytes}}, "l1"),
-        l0_(ctx, {{tile::Pos::kL0A, l0_tile_bytes(t.block_m, t.l0_k)}, {tile::Pos::kL0B, l0_tile_bytes(t.block_n, t.l0_k)}},
+        carve_(L1Carving::of(t, ops, kMx)),
+        l1_(ctx, {{tile::Pos::kL1, carve_.bytes()}}, "l1"),
+        l0_(ctx,
+            {{tile::Pos::kL0A, l0_tile_bytes(t.block_m, t.l0_k, Target::l0_bits(ops.a))},
+             {tile::Pos::kL0B, l0_tile_bytes(t.block_n, t.l0_k, Target::l0_bits(ops.b))}},
             "l0") {}
 
   // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the rows of a and b in
-  // the scale tensors of `scaling` (ignored when not enabled).
+  // the scale tensors of `scaling` (ignored when not enabled; required with MX scales).
   DGA_DEVICE void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling,
                              int64_t m0, int64_t n0, const Tile& l0c, const tile::L0CGeometry& c_g) {
     const Tile_ cur{a, b, scaling, m0, n0, l0c, c_g};
@@ -108,24 +126,47 @@ class BlockMmad {
     Target::copy_gm_to_l1(ctx_, Target::sub(l1, 0, carve_.a_bytes), s.a_g, c.a.block(0, k0, c.a.rows, kn));
     Target::copy_gm_to_l1(ctx_, Target::sub(l1, carve_.a_bytes, carve_.b_bytes), s.b_g,
                           c.b.block(0, k0, c.b.rows, kn));
+    if constexpr (kMx) {
+      const int64_t pairs = layout::ceil_div(kn, int64_t(Mx::kMxBaseK)), kb = k0 / Mx::kMxBlockK;
+      Target::copy_scales_gm_to_l1(ctx_, scales_a(l1), l1_pairs(), c.scaling.a.shifted(c.m0, kb), c.a.rows, pairs);
+      Target::copy_scales_gm_to_l1(ctx_, scales_b(l1), l1_pairs(), c.scaling.b.shifted(c.n0, kb), c.b.rows, pairs);
+    }
     l1_.commit();
     return s;
   }
 
+  // MX: the scale tiles of an L1 stage, and the scale pairs along K each holds per 16-row block.
+  DGA_DEVICE Tile scales_a(const Tile& l1) const { return Target::sub(l1, carve_.a_bytes + carve_.b_bytes, carve_.sa_bytes); }
+  DGA_DEVICE Tile scales_b(const Tile& l1) const {
+    return Target::sub(l1, carve_.a_bytes + carve_.b_bytes + carve_.sa_bytes, carve_.sb_bytes);
+  }
+  DGA_DEVICE int64_t l1_pairs() const { return layout::ceil_div(int64_t(t_.block_k), int64_t(Mx::kMxBaseK)); }
+
+  // Columns [k, k + kp) of the step's A and B into an L0 stage (with their MX scales).
+  DGA_DEVICE void load_l0(const Tile_& c, const L1Step& s, const Tile& l1, const Tile& l1a, const Tile& l1b,
+                          const Tile& l0a, const Tile& l0b, int64_t k, int64_t kp) {
+    if constexpr (kMx) {
+      Target::load_l1_to_l0_mx(ctx_, l0a, l1a, s.a_g, scales_a(l1), l1_pairs(), c.a.rows, k, kp);
+      Target::load_l1_to_l0_mx(ctx_, l0b, l1b, s.b_g, scales_b(l1), l1_pairs(), c.b.rows, k, kp);
+    } else {
+      Target::load_l1_to_l0a(ctx_, l0a, l1a, s.a_g, c.a.rows, k, kp, ops_.a);
+      Target::load_l1_to_l0b(ctx_, l0b, l1b, s.b_g, c.b.rows, k, kp, ops_.b);
+    }
+  }
+
   DGA_DEVICE void compute_l1(const Tile_& c, const L1Step& s, const Tile& l1, bool first) {
     const Tile l1a = Target::sub(l1, 0, carve_.a_bytes), l1b = Target::sub(l1, carve_.a_bytes, carve_.b_bytes);
-    // Valid K of this step rounded to the cube block: padding beyond it is zero and need not be multiplied.
-    const int64_t k_end = layout::align_up(layout::imin(t_.block_k, c.a.cols - s.k0), tile::kCubeBlock);
+    // Valid K of this step rounded to the K granule: padding beyond it is zero and need not be multiplied.
+    const int64_t k_end = layout::align_up(layout::imin(t_.block_k, c.a.cols - s.k0), kKGranule);
     for (int64_t k = 0; k < k_end; k += t_.l0_k) {
       const int64_t kp = layout::imin(t_.l0_k, k_end - k);
       const auto& w = l0_.acquire();
-      Target::load_l1_to_l0a(ctx_, w.part[0], l1a, s.a_g, c.a.rows, k, kp, ops_.a);
-      Target::load_l1_to_l0b(ctx_, w.part[1], l1b, s.b_g, c.b.rows, k, kp, ops_.b);
+      load_l0(c, s, l1, l1a, l1b, w.part[0], w.part[1], k, kp);
       l0_.commit();
       const auto& r = l0_.consume();
       const tile::Promotion promo{&c.scaling.a, &c.scaling.b, c.m0, c.n0, s.k0 + k};
       Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, first && k == 0,
-                   c.scaling.enabled ? &promo : nullptr);
+                   c.scaling.enabled && !kMx ? &promo : nullptr);
       l0_.release();
     }
   }

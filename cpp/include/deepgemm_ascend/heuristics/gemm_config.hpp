@@ -15,6 +15,9 @@ struct GemmDesc {
   int num_cores = 1;
   int64_t promote_k = 0;  // scaled GEMMs: K block promoted at once (l0_k must equal it); 0 = unscaled
   int64_t m_multiple = 16;  // block_m must be a multiple of it (e.g. whole query rows of all heads)
+  // MX scales staged with the operands (the 950's MX cube): L1 holds them too, and block_k and l0_k are
+  // multiples of arch::MxFormat::kMxBaseK.
+  bool mx_scales = false;
 };
 
 // Stages of the GEMM's L1 and L0 rings (double buffering): compile-time, the rings' event ids are.
@@ -37,14 +40,17 @@ struct StaticTiling {
 };
 
 // Whether tiles of `Tiling` (stages included) fit the buffers of `Arch`, for operands of a_bits /
-// b_bits in L1 and 16-bit operands in L0; padding to whole fractals included.
-template <class Arch, class Tiling, int ABits = 16, int BBits = 16>
+// b_bits in L1 and l0_bits in L0, with MX scales in L1 if Mx; padding to whole fractals included.
+template <class Arch, class Tiling, int ABits = 16, int BBits = 16, int L0Bits = 16, bool Mx = false>
 constexpr bool tiling_fits() {
-  constexpr int64_t rows = Arch::kFractalRows, l0_bytes = 2, acc_bytes = 4;
+  constexpr int64_t rows = Arch::kFractalRows, acc_bytes = 4;
   constexpr int64_t m = (Tiling::block_m + rows - 1) / rows * rows, n = (Tiling::block_n + rows - 1) / rows * rows;
-  constexpr int64_t l1 = Tiling::l1_stages * (m * ABits + n * BBits) * Tiling::block_k / 8;
-  return l1 <= Arch::kL1Bytes && Tiling::l0_stages * m * Tiling::l0_k * l0_bytes <= Arch::kL0ABytes &&
-         Tiling::l0_stages * n * Tiling::l0_k * l0_bytes <= Arch::kL0BBytes && m * n * acc_bytes <= Arch::kL0CBytes;
+  constexpr int64_t scale_bytes =
+      Mx ? (m + n) * ((Tiling::block_k + Arch::kMxBaseK - 1) / Arch::kMxBaseK) * Arch::kMxScalesPerPack : 0;
+  constexpr int64_t l1 = Tiling::l1_stages * ((m * ABits + n * BBits) * Tiling::block_k / 8 + scale_bytes);
+  constexpr int64_t l0a = Tiling::l0_stages * m * Tiling::l0_k * L0Bits / 8;
+  constexpr int64_t l0b = Tiling::l0_stages * n * Tiling::l0_k * L0Bits / 8;
+  return l1 <= Arch::kL1Bytes && l0a <= Arch::kL0ABytes && l0b <= Arch::kL0BBytes && m * n * acc_bytes <= Arch::kL0CBytes;
 }
 
 // Tiles are walked in serpentine bands of `band` tile rows (along_m) or tile columns.

@@ -35,7 +35,9 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch);
 
 // A GEMM as the NPU cube sees it: operands keep their width in L0 and the MX cube applies the scales
 // itself, so L0 K is free (no per-block promotion as on the host); bf16 / fp32 D of d_bytes.
-GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes, int cores);
+// mx: MX operands whose UE8M0 scales the cube applies (staged through L1 with them).
+GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes, int cores,
+                       bool mx = false);
 GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch);
 
 template <class Arch>

@@ -11,12 +11,14 @@
 
 namespace deepgemm_ascend::jit {
 
-// Source of `dga_jit_launch_gemm_bf16(block_dim, stream, params)` (an .asc translation unit).
-std::string npu_gemm_source(const heuristics::GemmTiling& t);
+// Source (an .asc translation unit) of the launcher npu_jit_launcher(family)(block_dim, stream, params)
+// of one GEMM family: "bf16", "fp8_mx" (e4m3 with UE8M0 MX scales) or "fp4_mx".
+std::string npu_gemm_source(const heuristics::GemmTiling& t, const std::string& family = "bf16");
+std::string npu_jit_launcher(const std::string& family);
 // Directory of the NPU kernel headers (cpp/kernels/ascend; in the wheel, include/deepgemm_ascend_npu).
 std::string npu_kernel_dir();
 // Builds (or loads) the entry for `t` with bisheng and launches it on `stream` of `device`.
 void launch_npu_gemm(int device, unsigned blocks, void* stream, const DgaGemmParams& p,
-                     const heuristics::GemmTiling& t);
+                     const heuristics::GemmTiling& t, const std::string& family);
 
 }  // namespace deepgemm_ascend::jit

@@ -33,16 +33,18 @@ struct MaskedProblems {
   block::EpilogueArgs e;     // group 0: D [M, N]
   int64_t a_group = 0, b_group = 0, d_group = 0;  // values from one group to the next
   int64_t groups = 0;
-  const block::Scaling* scaling = nullptr;        // one per group, or none
   Rows rows;
+  block::Scaling scaling{};                       // group 0's scales, if enabled
+  int64_t sfa_group = 0, sfb_group = 0;           // bytes from one group's scales to the next
 
   DGA_HOST_DEVICE int64_t count() const { return groups; }
   DGA_HOST_DEVICE GemmProblem get(int64_t g) const {
     const int64_t r = layout::imin(layout::imax(int64_t(rows(g)), 0), a.rows);
-    GemmProblem p{shift(a, g * a_group).block(0, 0, r, a.cols), shift(b, g * b_group), e, {}};
+    GemmProblem p{shift(a, g * a_group).block(0, 0, r, a.cols), shift(b, g * b_group), e, scaling};
     p.epilogue.d.origin += g * d_group;
     p.epilogue.d.rows = r;
-    if (scaling) p.scaling = scaling[g];
+    p.scaling.a = scaling.a.advanced(g * sfa_group);
+    p.scaling.b = scaling.b.advanced(g * sfb_group);
     return p;
   }
 
@@ -52,6 +54,21 @@ struct MaskedProblems {
     return m;
   }
 };
+
+// Rows [r0, r0 + rows) of A and D times group g of B (a chunk of an M-grouped contiguous GEMM).
+DGA_HOST_DEVICE GemmProblem chunk_problem(const layout::MatrixRef& a, const layout::MatrixRef& b,
+                                                 const block::EpilogueArgs& e, const block::Scaling& scaling,
+                                                 int64_t r0, int64_t rows, int64_t g, int64_t b_group,
+                                                 int64_t sfb_group) {
+  GemmProblem p{a.block(r0, 0, rows, a.cols), b, e, scaling};
+  p.b.origin += g * b_group;
+  p.epilogue.d = e.d.block(r0, 0, rows, e.d.cols);
+  if (scaling.enabled) {
+    p.scaling.a = scaling.a.shifted(r0);
+    p.scaling.b = scaling.b.advanced(g * sfb_group);
+  }
+  return p;
+}
 
 // M-grouped contiguous GEMM with per-row group ids (-1: padding; every group starts at a multiple of
 // `align`): one problem per aligned chunk of `align` rows, which holds the rows of one group followed by
@@ -67,6 +84,8 @@ struct ContiguousProblems {
   int64_t groups = 0;
   int64_t align = 1;
   Ids ids;
+  block::Scaling scaling{};  // A's scales by row of A, group 0's scales of B, if enabled
+  int64_t sfb_group = 0;     // bytes from one group's B scales to the next
 
   DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
   DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
@@ -79,10 +98,7 @@ struct ContiguousProblems {
       else hi = mid;
     }
     const int64_t rows = g >= 0 && g < groups ? lo - r0 : 0;
-    GemmProblem p{a.block(r0, 0, rows, a.cols), b, e, {}};
-    p.b.origin += (g >= 0 && g < groups ? g : 0) * b_group;
-    p.epilogue.d = e.d.block(r0, 0, rows, e.d.cols);
-    return p;
+    return chunk_problem(a, b, e, scaling, r0, rows, g >= 0 && g < groups ? g : 0, b_group, sfb_group);
   }
 };
 
@@ -98,6 +114,8 @@ struct PsumProblems {
   int64_t groups = 0;
   int64_t align = 1;
   Ends ends;
+  block::Scaling scaling{};  // as ContiguousProblems
+  int64_t sfb_group = 0;
 
   DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
   DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
@@ -111,10 +129,7 @@ struct PsumProblems {
     const int64_t g = lo;
     const bool owned = g < groups && (g == 0 || layout::align_up(int64_t(ends(g - 1)), align) <= r0);
     const int64_t rows = owned ? layout::imin(layout::imin(int64_t(ends(g)), r0 + align), a.rows) - r0 : 0;
-    GemmProblem p{a.block(r0, 0, layout::imax(rows, 0), a.cols), b, e, {}};
-    p.b.origin += (owned ? g : 0) * b_group;
-    p.epilogue.d = e.d.block(r0, 0, layout::imax(rows, 0), e.d.cols);
-    return p;
+    return chunk_problem(a, b, e, scaling, r0, layout::imax(rows, 0), owned ? g : 0, b_group, sfb_group);
   }
 };
 

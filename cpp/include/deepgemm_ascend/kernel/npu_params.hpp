@@ -11,10 +11,20 @@ struct DgaMatrix {
   int64_t rows, cols, row_stride, col_stride;
 };
 
+// UE8M0 MX scales (one per 32 K values) in device memory, as int16 pairs of K-adjacent scales: the pair
+// (row r, pair p) is at addr + r * mn_stride + p * k_stride bytes; one of the strides is 2 (MN- or
+// K-major pairs). addr 0: no scales.
+struct DgaScales {
+  uint64_t addr;
+  int64_t mn_stride, k_stride;
+};
+
 // One GEMM D = C + A @ B^T: A logical [M, K], B logical [N, K] (any of the four majors), D and C
 // [M, N] row-major. With has_c the launcher has copied C into D, and the kernel accumulates into D.
+// MX kernels read the scales of A's rows (sfa) and of B's rows (sfb).
 struct DgaGemmParams {
   DgaMatrix a, b, d;
+  DgaScales sfa, sfb;
   int32_t d_dtype;  // deepgemm_ascend::core::DType of D: kBF16 or kFP32
   int32_t has_c;
   int64_t block_m, block_n, block_k, l0_k;  // tile config chosen by the Ascend 950 heuristics
@@ -22,21 +32,23 @@ struct DgaGemmParams {
 };
 
 // M-grouped masked GEMM: `gemm` describes group 0 (A [M, K], B [N, K], D [M, N]); group g lies
-// *_group values further on, and multiplies the first masked_m[g] rows (int32 in device memory, read by
-// the kernel and clamped to [0, M]).
+// *_group values (scales: bytes) further on, and multiplies the first masked_m[g] rows (int32 in device
+// memory, read by the kernel and clamped to [0, M]).
 struct DgaMaskedGemmParams {
   DgaGemmParams gemm;
   int64_t a_group, b_group, d_group, groups;
+  int64_t sfa_group, sfb_group;
   uint64_t masked_m;
 };
 
 // M-grouped contiguous GEMM: `gemm` describes A [M, K], group 0 of B [N, K] and D [M, N]; group g of B
-// lies g * b_group values further on; grouped_layout (int32, device memory) holds each row's group
+// lies g * b_group values (its scales g * sfb_group bytes) further on; grouped_layout (int32, device memory) holds each row's group
 // (-1: padding; [M]) or, with psum, the groups' end offsets ([G]); every group starts at a multiple of
 // `align`.
 struct DgaContiguousGemmParams {
   DgaGemmParams gemm;
   int64_t b_group, groups, align;
+  int64_t sfb_group;
   uint64_t grouped_layout;
   int32_t psum;
 };

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "deepgemm_ascend/core/macros.hpp"
+
 namespace deepgemm_ascend::layout {
 
 struct ScaleRef {
@@ -24,10 +26,17 @@ struct ScaleRef {
   int64_t gran_k = 128;
 
   // The same scales seen from row `r` on (r a multiple of gran_mn) and K block `kb` on.
-  ScaleRef shifted(int64_t r, int64_t kb = 0) const {
+  DGA_HOST_DEVICE ScaleRef shifted(int64_t r, int64_t kb = 0) const {
     ScaleRef s = *this;
     const int64_t unit = ue8m0 ? 1 : int64_t(sizeof(float));
     s.base = static_cast<const uint8_t*>(base) + ((r / gran_mn) * mn_stride + (kb / pack) * k_stride) * unit;
+    return s;
+  }
+
+  // The same layout `bytes` further on (the next group of a grouped GEMM).
+  DGA_HOST_DEVICE ScaleRef advanced(int64_t bytes) const {
+    ScaleRef s = *this;
+    s.base = static_cast<const uint8_t*>(base) + bytes;
     return s;
   }
 

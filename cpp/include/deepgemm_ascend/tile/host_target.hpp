@@ -15,6 +15,10 @@ namespace deepgemm_ascend::tile {
 struct HostTarget {
   using Ctx = Core;
   using Tile = LocalTile;
+  // The host cube has no MX unit: scaled operands are promoted per K block (Promotion), and it multiplies
+  // bf16, so every operand is widened to 16 bits in L0.
+  static constexpr bool kMxScales = false;
+  static constexpr int l0_bits(OperandFormat) { return 16; }
 
   // Producer and consumer pipes are template arguments because the NPU takes event ids per
   // compile-time event type; the host checks them at run time.
