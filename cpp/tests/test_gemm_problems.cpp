@@ -99,3 +99,35 @@ TEST(GemmProblems, PsumChunksFindTheirGroupByTheEndOffsets) {
   run(problems);
   for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r)], a, b, n, k, n);
 }
+
+// K-grouped (the "tn" layout): A [sum K, M] and B [sum K, N] are MN-major; group g adds A_g^T B_g over
+// its K range to C[g] (here D is C: fp32, accumulated in place). Ends 96, 96, 200 with alignment 64:
+// group 1 is empty, group 2 covers [128, 200) (a gap before, a K tail after).
+TEST(GemmProblems, KGroupedRangesFollowTheEndOffsets) {
+  const int64_t m = 40, n = 72, sum_k = 200, align = 64;
+  const std::vector<int32_t> ends{96, 96, 200};
+  const int64_t groups = int64_t(ends.size());
+  const auto a = dga_test::random_bf16(size_t(sum_k * m), 5), b = dga_test::random_bf16(size_t(sum_k * n), 6);
+  std::vector<float> d(size_t(groups * m * n));
+  for (size_t i = 0; i < d.size(); ++i) d[i] = float(int(i % 7) - 3);  // C, nonzero
+  const std::vector<float> c = d;
+  const dga::layout::MutMatrixRef dm{d.data(), 0, m, n, n, 1, 32};
+  const dga::kernel::KGroupedProblems<dga::kernel::HostRows> problems{
+      {a.data(), 0, m, sum_k, 1, m, 16}, {b.data(), 0, n, sum_k, 1, n, 16},
+      {dm, DType::kFP32, {d.data(), 0, m, n, n, 1, 32}, true}, m * n, m * n, groups, align, {ends.data()}};
+  EXPECT_EQ(problems.get(1).a.rows, 0);   // empty: no tiles
+  EXPECT_EQ(problems.get(2).a.cols, 72);  // [128, 200): rows 96-127 are a gap
+  run(problems);
+  int64_t start = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t end = ends[size_t(g)];
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = c[size_t((g * m + i) * n + j)];
+        for (int64_t x = start; x < end; ++x)
+          s += double(dga::core::bf16_to_float(a[size_t(x * m + i)])) * dga::core::bf16_to_float(b[size_t(x * n + j)]);
+        ASSERT_NEAR(d[size_t((g * m + i) * n + j)], s, 1e-4 * std::fabs(s) + 1e-3) << g << " " << i << " " << j;
+      }
+    start = (end + align - 1) / align * align;
+  }
+}

@@ -107,9 +107,11 @@ def m_grouped_gemm_masked(a: Tensor, sfa: Optional[Tensor], b: Tensor, sfb: Opti
 
 @_op("k_grouped_gemm", ("d",))
 def k_grouped_gemm(a: Tensor, sfa: Optional[Tensor], b: Tensor, sfb: Optional[Tensor], d: Tensor, ks: List[int],
-                   c: Optional[Tensor], c_is_d: bool, gran_k: int, psum_ends: Optional[List[int]]) -> None:
+                   c: Optional[Tensor], c_is_d: bool, gran_k: int, psum_ends: Optional[List[int]],
+                   device_ends: Optional[Tensor]) -> None:
     _C.k_grouped_gemm(desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"), optional_desc(sfb, "sfb"),
-                      desc(d, "d"), ks, _acc(c, c_is_d, d), gran_k, psum_ends)
+                      desc(d, "d"), ks, _acc(c, c_is_d, d), gran_k, psum_ends,
+                      optional_desc(device_ends, "grouped_layout"))
 
 
 @_op("k_grouped_fp8_gemm_nt", ("d",))

@@ -3,6 +3,8 @@
 Every group is one problem of the same kernel: uneven groups balance across the AI cores and empty
 groups (or masked_m[g] == 0) cost nothing.
 """
+import itertools
+
 import torch
 
 from . import _C, _ops
@@ -146,25 +148,39 @@ def m_grouped_fp8_fp4_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None,
 def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
     if c is None:
         raise ValueError("c: K-grouped GEMMs accumulate: c is required (it may be d itself)")
-    ends = None
+    sfa = sfb = None
+    if scaled:
+        (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
+    npu = isinstance(a, torch.Tensor) and a.device.type == "npu"
+    ends = device_ends = None
     if use_psum_layout:
         # End offsets with aligned starts; ks_cpu (aligned sizes upstream uses to size buffers) is not needed.
         if not isinstance(grouped_layout, torch.Tensor) or grouped_layout.dtype != torch.int32 or grouped_layout.dim() != 1:
             raise TypeError("grouped_layout: the psum layout needs an int32 [G] tensor of end offsets")
-        ends, ks = [int(v) for v in grouped_layout.tolist()], []
+        ks = []
+        if npu:
+            device_ends = grouped_layout  # the NPU kernel reads the offsets: no host sync
+        else:
+            ends = [int(v) for v in grouped_layout.tolist()]
     elif ks is None or not isinstance(ks, (list, tuple)) or not all(isinstance(v, int) for v in ks):
         raise TypeError("ks_cpu: expected a list of per-group K sizes (ints)")
-    sfa = sfb = None
+    elif npu:  # the NPU kernel reads the groups' end offsets from the device
+        device_ends = torch.tensor(list(itertools.accumulate(ks)), dtype=torch.int32).to(a.device)
     gran_k = 128
     if scaled:
-        (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
         gm, gn, gran_k = recipe
         if gm != 1 or gn != 1 or gran_k not in (32, 128):
             raise ValueError(f"recipe: K-grouped FP8 GEMMs take (1, 1, 32) or (1, 1, 128), got {recipe!r}")
+        if npu and not use_psum_layout:  # the MX cube's scale pairs by global K
+            from .utils.layout import k_grouped_mx_pairs
+
+            sfa = k_grouped_mx_pairs(sfa, ks, gran_k, "sfa")
+            sfb = k_grouped_mx_pairs(sfb, ks, gran_k, "sfb")
+            gran_k = 32
     _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, c=c)
     c, c_is_d = _ops.split_acc(c, d)
     _ops.k_grouped_gemm(a, sfa, b, sfb, d, [int(x) for x in ks], c, c_is_d, gran_k,
-                        None if ends is None else [int(x) for x in ends])
+                        None if ends is None else [int(x) for x in ends], device_ends)
 
 
 def k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=None, compiled_dims="mn",

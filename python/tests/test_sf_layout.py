@@ -295,3 +295,28 @@ def test_psum_layout_packing_skips_gap_rows():
     assert (out[~valid] == 0).all()
     via_transform = utils.transform_sf_into_required_layout(sf, 192, 128, (1, 32), psum_layout=ends)
     assert torch.equal(via_transform[valid], ref[valid]) and (via_transform[~valid] == 0).all()
+
+
+@pytest.mark.parametrize("gran_k", [32, 128])
+def test_k_grouped_mx_pairs_index_scales_by_global_k(gran_k):
+    """The NPU's K-grouped FP8 scales: every 32 K values of the concatenated groups get their group's
+    scale (written out by a plain loop here), two per int16 pair, low byte first."""
+    from deepgemm_ascend.utils.layout import k_grouped_mx_pairs
+
+    ks, mn = [128, 0, 256, 64 * 3], 24
+    rows = sum((k + gran_k - 1) // gran_k for k in ks)
+    exps = torch.randint(100, 150, (rows, mn))
+    sf = torch.pow(2.0, (exps - 127).double()).float()
+    got = k_grouped_mx_pairs(sf, ks, gran_k)
+    blocks, r = [], 0
+    for k in ks:
+        blocks += [exps[r + j * 32 // gran_k] for j in range(k // 32)]
+        r += (k + gran_k - 1) // gran_k
+    want = [blocks[2 * p] | (blocks[2 * p + 1] << 8) for p in range(len(blocks) // 2)]
+    want = torch.stack(want)
+    assert got.dtype == torch.int16 and got.shape == (sum(ks) // 64, mn) and got.is_contiguous()
+    assert torch.equal(got.to(torch.int64) & 0xFFFF, want)
+    with pytest.raises(ValueError, match=f"expected {rows} rows"):
+        k_grouped_mx_pairs(sf[:-1], ks, gran_k)
+    with pytest.raises(NotImplementedError, match="no NPU kernel"):
+        k_grouped_mx_pairs(sf * 3, ks, gran_k)

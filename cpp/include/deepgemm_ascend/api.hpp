@@ -72,10 +72,13 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
 // group g owning rows [sum_{h<g} ks[h], + ks[g]); every ks[g] is a multiple of the mk alignment.
 // With psum_ends (the psum layout) group g owns rows [align(end[g-1], alignment), end[g]) instead and
 // ks is ignored. FP8 scales (recipe (1, 1, gran_k)): SFA [sum_g ceil(k_g / gran_k), M], SFB with N.
+// NPU tensors: `device_ends` (int32 [G] on the device) holds the groups' end offsets, which the kernel
+// reads (psum_ends is not used; ks, if given, is checked); FP8 takes e4m3 with UE8M0 scale pairs by
+// global K, int16 [ceil(sum K / 64), MN] (pair p covers K [64p, 64p + 64)), recipe (1, 1, 32).
 void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
                     const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c,
                     ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {},
-                    const std::vector<int64_t>* psum_ends = nullptr);
+                    const std::vector<int64_t>* psum_ends = nullptr, const TensorView* device_ends = nullptr);
 
 // K-grouped FP8 ("nt", upstream's SM90 layout): A and B are contiguous buffers holding, group after
 // group, A_g [M, ks[g]] and B_g [N, ks[g]] row-major; ks[g] multiples of 128; SFA [M, sum(ks) / 128] and

@@ -119,4 +119,14 @@ __aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
   }
 }
 
+template <class Elem, bool Mx = false>
+__aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p) {
+  const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
+  GmRows ends;
+  ends.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.ends)));
+  // C was copied into D: the kernel accumulates into D[g] (the epilogue's C is not read on the NPU).
+  run<Elem, Mx>(p.gemm, tiling_of(p.gemm),
+                kernel::KGroupedProblems<GmRows>{w.a, w.b, w.epilogue, p.d_group, 0, p.groups, p.align, ends, w.scaling});
+}
+
 }  // namespace deepgemm_ascend::tile::npu

@@ -68,6 +68,10 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
 void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
                      const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m);
 
+// K-grouped (C copied into D first unless it is D; `ends`: the groups' int32 end offsets on the device).
+void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                        const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c);
+
 // The host config for `desc`, after setting desc.num_cores to the cores the host plans for.
 heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc);
 void print_gemm_config(const char* kernel, const heuristics::GemmDesc& desc, const heuristics::GemmConfig& cfg);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "gemm_common.hpp"
 #include "validate.hpp"
 
@@ -273,10 +274,75 @@ std::vector<std::pair<int64_t, int64_t>> k_groups(const std::vector<int64_t>& ks
 
 }  // namespace
 
+namespace {
+
+// K-grouped GEMM of NPU tensors: the groups' end offsets are a device tensor the kernel reads (no host
+// sync); the checks that need their values are the host's only. MX scales by global K (see api.hpp).
+void npu_k_grouped(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
+                   const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c, ScaleRecipe ra,
+                   const TensorView* ends) {
+  api::require_rank(a, "a", 2);
+  api::require_rank(b, "b", 2);
+  api::require_rank(d, "d", 3);
+  DGA_REQUIRE(ends != nullptr, kValue, "grouped_layout", "the NPU kernel reads the groups' end offsets from an int32 "
+              "device tensor (the Python layer builds it from ks_cpu)");
+  api::require_dtype(*ends, "grouped_layout", {DType::kInt32});
+  DGA_REQUIRE(ends->ndim == 1 && ends->shape[0] > 0 && ends->is_contiguous(), kValue, "grouped_layout",
+              "expected a contiguous int32 [G] of end offsets, got ", ends->shape_str());
+  const Formats f = formats(a, sfa, b, sfb);
+  const int64_t groups = ends->shape[0], sum_k = f.a.rows, m = f.a.cols, n = f.b.cols;
+  DGA_REQUIRE(f.b.rows == sum_k, kValue, "b", "expected ", sum_k, " rows (sum of K) like a, got ", b.shape_str());
+  api::require_dtype(d, "d", {DType::kFP32});
+  api::require_shape(d, "d", {groups, m, n});
+  api::require_dtype(c, "c", {DType::kFP32});
+  api::require_shape(c, "c", {groups, m, n});
+  DGA_REQUIRE(d.is_contiguous() && c.is_contiguous(), kValue, d.is_contiguous() ? "c" : "d", "must be contiguous");
+  api::validate_output(group_view(d, 0), nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}});
+  const int64_t align = get_mk_alignment_for_contiguous_layout();
+  DGA_REQUIRE(align % kKAlignmentUnit == 0, kValue, "alignment", "K-grouped layouts need an alignment that is a ",
+              "multiple of ", kKAlignmentUnit, ", got ", align);
+  int64_t total = 0;
+  for (size_t g = 0; g < ks.size(); ++g) {
+    DGA_REQUIRE(ks[g] >= 0 && ks[g] % align == 0, kValue, "ks", "group ", g, " has K = ", ks[g],
+                ", which is not a non-negative multiple of the alignment ", align);
+    total += ks[g];
+  }
+  DGA_REQUIRE(ks.empty() || total == sum_k, kValue, "ks", "sums to ", total, " but a and b have ", sum_k, " rows");
+  const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
+  kernel::KGroupedProblems<kernel::HostRows> problems{
+      api::matrix(a, a_bits, true), api::matrix(b, b_bits, true), api::epilogue(group_view(d, 0), &c), d.strides[0],
+      c.strides[0], groups, align, {ends->as<const int32_t>()}};
+  if (f.scaled) {
+    // MX scale pairs by global K: int16 [ceil(sum K / 64), MN], MN contiguous (pair p covers K [64p, 64p + 64)).
+    DGA_REQUIRE(!ks.empty(), kNotImplemented, "use_psum_layout",
+                "K-grouped FP8 with the psum layout has no NPU kernel yet (group sizes must be multiples of 64)");
+    DGA_REQUIRE(align % int64_t(arch::MxFormat::kMxBaseK) == 0, kNotImplemented, "alignment",
+                "K-grouped FP8 on the NPU needs an alignment that is a multiple of ", arch::MxFormat::kMxBaseK,
+                ", got ", align);
+    DGA_REQUIRE(ra.gran_k == arch::MxFormat::kMxBlockK, kValue, "recipe", "the NPU path passes MX scales (gran_k ",
+                arch::MxFormat::kMxBlockK, "), got gran_k ", ra.gran_k);
+    const int64_t pairs = layout::ceil_div(sum_k, int64_t(arch::MxFormat::kMxBaseK));
+    const auto pair_scales = [&](const TensorView& sf, const char* arg, int64_t mn) {
+      api::require_dtype(sf, arg, {DType::kInt16});
+      api::require_shape(sf, arg, {pairs, mn});
+      DGA_REQUIRE(sf.strides[1] == 1, kValue, arg, "expected MN-contiguous scale pairs, got strides ", sf.strides_str());
+      return layout::ScaleRef{sf.ptr(), true, int(arch::MxFormat::kMxScalesPerPack),
+                              int64_t(arch::MxFormat::kMxScalesPerPack), sf.strides[0] * 2, 1,
+                              arch::MxFormat::kMxBlockK};
+    };
+    problems.scaling = {true, pair_scales(*sfa, "sfa", m), pair_scales(*sfb, "sfb", n)};
+  }
+  api::npu_k_grouped_gemm(problems, {f.a.fmt, f.b.fmt}, *ends, d, c);
+}
+
+}  // namespace
+
 void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
                     const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c, ScaleRecipe ra,
-                    ScaleRecipe rb, const std::vector<int64_t>* psum_ends) {
-  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c}});
+                    ScaleRecipe rb, const std::vector<int64_t>* psum_ends, const TensorView* device_ends) {
+  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c},
+                            {"grouped_layout", device_ends}});
+  if (a.device.kind == core::DeviceKind::kNpu) return npu_k_grouped(a, sfa, b, sfb, d, ks, c, ra, device_ends);
   api::require_host(a, "a");
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 2);

@@ -2,6 +2,7 @@
 // layouts, D bf16 or fp32, optional C; M-grouped masked and contiguous): the checks the NPU kernels add
 // to the host's, the Ascend 950 tile config, launch through the ACL backend on the stream the caller
 // made current. NOT validated on hardware.
+#include <algorithm>
 #include <string>
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
@@ -122,6 +123,31 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
                               problems.groups,    problems.sfa_group, problems.sfb_group,
                               uint64_t(reinterpret_cast<uintptr_t>(masked_m.ptr()))};
   runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_masked").c_str(), unsigned(cores), runtime::current_npu_stream(), &p);
+}
+
+void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                        const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c) {
+  require_npu(d, "d");
+  const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.align);
+  DGA_REQUIRE(kern.family != "fp4_mx", kNotImplemented, "a", "K-grouped FP4 GEMMs have no NPU kernel");
+  const int device = d.device.index;
+  const int cores = runtime::npu_cube_cores(device);
+  void* stream = runtime::current_npu_stream();
+  const int64_t m = problems.a.rows, n = problems.b.rows;
+  if (c.ptr() != d.ptr()) {  // D = C first, then every group's product is added to D[g]
+    constexpr size_t kItem = sizeof(float);
+    runtime::npu_copy_rows_async(device, d.ptr(), size_t(d.stride(1)) * kItem, c.ptr(), size_t(c.stride(1)) * kItem,
+                                 size_t(n) * kItem, size_t(problems.groups * m), stream);
+  }
+  if (m == 0 || n == 0 || problems.a.cols == 0) return;
+  // The groups' K sizes are only known to the kernel: plan for the mean.
+  const heuristics::GemmConfig cfg =
+      npu_config(m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores, kern);
+  const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
+                                problems.d_group, problems.groups, problems.align,
+                                uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
+  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_k_grouped").c_str(), unsigned(cores), stream,
+                      &p);
 }
 
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,

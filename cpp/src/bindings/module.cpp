@@ -198,14 +198,16 @@ NB_MODULE(_C, m) {
       "k_grouped_gemm",
       [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
                  const std::optional<TensorDesc>& sfb, const TensorDesc& d, const std::vector<int64_t>& ks,
-                 const TensorDesc& c, int64_t gran_k, const std::optional<std::vector<int64_t>>& psum_ends) {
+                 const TensorDesc& c, int64_t gran_k, const std::optional<std::vector<int64_t>>& psum_ends,
+                 const std::optional<TensorDesc>& device_ends) {
         const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vc = view(c, "c");
-        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
+        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb"), ve = opt_view(device_ends, "grouped_layout");
         dga::k_grouped_gemm(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, ks, vc, {1, gran_k}, {1, gran_k},
-                            psum_ends ? &*psum_ends : nullptr);
+                            psum_ends ? &*psum_ends : nullptr, ve ? &*ve : nullptr);
       },
       nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("ks"),
-      nb::arg("c"), nb::arg("gran_k"), nb::arg("psum_ends").none(), Guard());
+      nb::arg("c"), nb::arg("gran_k"), nb::arg("psum_ends").none(), nb::arg("device_ends").none() = nb::none(),
+      Guard());
   m.def(
       "k_grouped_fp8_gemm_nt",
       [](const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b, const TensorDesc& sfb, const TensorDesc& d,

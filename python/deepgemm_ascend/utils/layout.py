@@ -19,7 +19,7 @@ bad shapes, values or recipes; messages start with the argument name.
 import torch
 
 from .math import (_BYTE_SCALES, _check_bool, _check_int, _check_tensor, _fp32_bits, _pack_bytes,
-                   _unpack_bytes, align, ceil_div)
+                   _unpack_bytes, _wrap, align, ceil_div)
 
 DMA_BYTES = 32
 ASCEND_SF_MN_ALIGN = DMA_BYTES // 2  # int16 entries per 32 bytes
@@ -123,6 +123,31 @@ def _ue8m0_regrouped(sf, k, gran_k, new_gran_k):
     b = _unpack_bytes(sf, 2, ceil_div(k, gran_k))
     b = b.repeat_interleave(gran_k // new_gran_k, dim=-1)[..., :ceil_div(k, new_gran_k)]
     return _ascend_pack(b)
+
+
+def k_grouped_mx_pairs(sf, ks, gran_k, name="sf"):
+    """K-grouped float32 scales [sum_g ceil(k_g / gran_k), MN] (group g's rows after group g-1's) as the
+    NPU's MX cube takes them: UE8M0 pairs by global K, int16 [ceil(sum K / 64), MN] (MN contiguous), whose
+    row p holds the scales of K [64p, 64p + 32) (low byte) and [64p + 32, 64p + 64) (high byte). Exact:
+    every scale must be a power of two. A new tensor on sf's device."""
+    mx_k = 32
+    if not isinstance(sf, torch.Tensor) or sf.dtype != torch.float32 or sf.dim() != 2:
+        raise TypeError(f"{name}: expected float32 [sum ceil(k_g / gran_k), MN] scales")
+    rows, blocks = 0, []
+    for kg in ks:
+        blocks += [rows + j * mx_k // gran_k for j in range(ceil_div(kg, mx_k))]
+        rows += ceil_div(kg, gran_k)
+    if rows != sf.size(0):
+        raise ValueError(f"{name}: expected {rows} rows (sum of ceil(k_g / {gran_k})), got {sf.size(0)}")
+    try:
+        exps = _ue8m0_bytes(sf, None, name)
+    except ValueError as e:
+        raise NotImplementedError(f"{e}. The NPU applies K-grouped FP8 scales in its MX cube (powers of two); "
+                                  "float32 block scales have no NPU kernel yet") from None
+    b = exps[torch.tensor(blocks, dtype=torch.int64, device=sf.device)]
+    if b.size(0) % 2:
+        b = torch.cat([b, torch.zeros_like(b[:1])])
+    return _wrap(b[0::2] | (b[1::2] << 8), 16).contiguous()
 
 
 def get_mn_major_packed_ue8m0x2_tensor(sf, sk=None):

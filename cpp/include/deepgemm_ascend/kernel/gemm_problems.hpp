@@ -133,6 +133,38 @@ struct PsumProblems {
   }
 };
 
+// K-grouped GEMM (MoE weight gradients): group g multiplies the K range [start(g), end(g)) of A and B,
+// D[g] = C[g] + A_g @ B_g^T, with end(g) = ends(g) and start(g) = align_up(end(g - 1), align) (sizes that
+// are multiples of `align` make the ranges adjacent); an empty range is an empty problem (D[g] keeps
+// C[g]). `Ends` reads the end offsets: a host pointer, or a GM tensor on the NPU. Scales, if enabled, are
+// indexed by global K (the group's K blocks start at start(g) / gran_k).
+template <class Ends>
+struct KGroupedProblems {
+  layout::MatrixRef a;    // [M, sum K]
+  layout::MatrixRef b;    // [N, sum K]
+  block::EpilogueArgs e;  // group 0: D [M, N] (and C, accumulated into)
+  int64_t d_group = 0, c_group = 0;  // values from one group of D / C to the next
+  int64_t groups = 0;
+  int64_t align = 1;
+  Ends ends;
+  block::Scaling scaling{};
+
+  DGA_HOST_DEVICE int64_t count() const { return groups; }
+  DGA_HOST_DEVICE GemmProblem get(int64_t g) const {
+    const int64_t start = g == 0 ? 0 : layout::align_up(int64_t(ends(g - 1)), align);
+    const int64_t kg = layout::imax(layout::imin(int64_t(ends(g)), a.cols) - start, 0);
+    const int64_t rows = kg > 0 ? a.rows : 0;  // no K: no tiles
+    GemmProblem p{a.block(0, start, rows, kg), b.block(0, start, b.rows, kg), e, scaling};
+    p.epilogue.d.origin += g * d_group;
+    p.epilogue.c.origin += g * c_group;
+    if (scaling.enabled) {
+      p.scaling.a = scaling.a.shifted(0, start / scaling.a.gran_k);
+      p.scaling.b = scaling.b.shifted(0, start / scaling.b.gran_k);
+    }
+    return p;
+  }
+};
+
 // masked_m / grouped_layout in host memory.
 struct HostRows {
   const int32_t* p = nullptr;

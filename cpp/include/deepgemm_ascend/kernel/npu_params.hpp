@@ -52,3 +52,13 @@ struct DgaContiguousGemmParams {
   uint64_t grouped_layout;
   int32_t psum;
 };
+
+// K-grouped GEMM: `gemm` describes A [M, sum K], B [N, sum K] (any majors), group 0 of D [M, N] and the
+// scales by global K; group g of D lies g * d_group values further on and multiplies the K range
+// [align_up(ends[g - 1], align), ends[g]) (int32 end offsets in device memory, read by the kernel). With
+// has_c the launcher has copied C into D.
+struct DgaKGroupedGemmParams {
+  DgaGemmParams gemm;
+  int64_t d_group, groups, align;
+  uint64_t ends;
+};
