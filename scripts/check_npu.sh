@@ -39,15 +39,15 @@ compile() {
   return $rc
 }
 
-# The GEMM kernel's NPU translation unit compiles the same kernel templates as the host library.
-shared_headers() {
-  local heard
-  heard=$(CXX=g++ ARCH_DEFS="$cube" EXTRA_FLAGS="-H -include $root/cpp/kernels/ascend/cpu_debug/instructions.h" \
-          bash "$devkit/check_kernels.sh" "$root" "$root/cpp/kernels/ascend/gemm_bf16.asc" 2>&1)
-  for h in kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp block/epilogue.hpp; do
-    grep -q "cpp/include/deepgemm_ascend/$h" <<< "$heard" || { echo "gemm_bf16.asc does not compile $h" >&2; return 1; }
+# The GEMM kernels' NPU translation units compile the same kernel templates as the host library.
+shared_headers() {  # shared_headers <file.asc> <core defines> <header>...
+  local file=$1 defs=$2 heard h; shift 2
+  heard=$(CXX=g++ ARCH_DEFS="$defs" EXTRA_FLAGS="-H -include $root/cpp/kernels/ascend/cpu_debug/instructions.h" \
+          bash "$devkit/check_kernels.sh" "$root" "$root/cpp/kernels/ascend/$file" 2>&1)
+  for h in "$@"; do
+    grep -q "cpp/include/deepgemm_ascend/$h" <<< "$heard" || { echo "$file does not compile $h" >&2; return 1; }
   done
-  echo "ok    gemm_bf16.asc compiles the shared kernel templates (kernel/gemm.hpp, block/block_mmad.hpp, ...)"
+  echo "ok    $file compiles the shared kernel templates ($*)"
 }
 
 # The NPU JIT's generated source (the kernel with the tiling as constants) of every family, for tilings
@@ -57,7 +57,8 @@ jit_source() {  # jit_source <family> <block_m> <block_n> <block_k> <l0_k> <file
 }
 jit_sources() {
   local rc=0 t
-  for t in "bf16 256 256 128 64" "bf16 128 256 256 64" "fp8_mx 256 256 256 128" "fp4_mx 256 256 512 256"; do
+  for t in "bf16 256 256 128 64" "bf16 128 256 256 64" "fp8_mx 256 256 256 128" "fp4_mx 256 256 512 256" \
+           "fp8_block 128 256 256 128"; do
     local f="$gen/jit_gemm_${t// /_}.asc"
     jit_source $t "$f"
     for cxx in "${compilers[@]}"; do compile "$cxx" "$f" "$root/cpp/kernels/ascend" || rc=1; done
@@ -71,7 +72,9 @@ if [ "${1:-}" != "--mutations" ]; then
   for cxx in "${compilers[@]}"; do
     for f in "$root"/cpp/kernels/ascend/*.asc; do compile "$cxx" "$f" "$root/cpp/kernels/ascend" || rc=1; done
   done
-  shared_headers || rc=1
+  shared_headers gemm_bf16.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp block/epilogue.hpp \
+    kernel/gemm_problems.hpp || rc=1
+  shared_headers gemm_fp8_block.asc "$vector" kernel/gemm_promotion.hpp kernel/gemm.hpp block/scheduler.hpp || rc=1
   jit_sources || rc=1
   exit $rc
 fi

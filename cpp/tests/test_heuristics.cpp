@@ -335,3 +335,20 @@ TEST(NpuHeuristics, MxTilesCountTheirScalesAndStepKInScalePairs) {
   static_assert(h::tiling_fits<arch::Ascend950, Fp8, 8, 8, 8, true>());
   static_assert(!h::tiling_fits<arch::Ascend950, Fp8, 8, 8, 16, true>(), "16-bit L0 tiles overflow L0A");
 }
+
+// A promoted NPU GEMM keeps its tile within the vector cores' UB (max_tile_values) and its L0 K step
+// equal to the promoted K block.
+TEST(NpuHeuristics, PromotedTilesFitTheVectorCoresAndStepKByTheBlock) {
+  const auto lim = h::ArchLimits::of<arch::Ascend950>();
+  for (int64_t m : {1, 200, 4096}) {
+    h::GemmDesc d = h::npu_gemm_desc(m, 7168, 7168, 8, 8, 2, arch::Ascend950::kDefaultCubeCores);
+    d.promote_k = 128;
+    d.max_tile_values = 128 * 256;
+    const h::GemmTiling t = h::select_gemm_config(d, lim).tiling;
+    EXPECT_LE(t.block_m * t.block_n, d.max_tile_values) << m;
+    EXPECT_EQ(t.l0_k, 128) << m;
+    EXPECT_FALSE(h::fits({256, 256, 256, 128}, d, lim));
+    d.max_tile_values = 0;
+    EXPECT_TRUE(h::fits({256, 256, 256, 128}, d, lim));
+  }
+}

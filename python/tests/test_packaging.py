@@ -31,10 +31,10 @@ def test_cmake_package_and_headers_ship_with_the_wheel():
 def test_npu_jit_source_instantiates_the_kernel_with_constants():
     src = dg._C.jit_npu_gemm_source(256, 256, 128, 64)
     assert src.startswith("// dga-core: cube\n")
-    assert "StaticTiling<256, 256, 128, 64>" in src and "run_gemm<bfloat16_t, false>(p, Tiling{})" in src
+    assert "StaticTiling<256, 256, 128, 64>" in src and "run_gemm<bfloat16_t, deepgemm_ascend::tile::npu::Scales::kNone>(p, Tiling{})" in src
     assert "dga_jit_launch_gemm_bf16" in src
     src = dg._C.jit_npu_gemm_source(256, 256, 256, 128, "fp8_mx")
-    assert "run_gemm<fp8_e4m3fn_t, true>(p, Tiling{})" in src and "dga_jit_launch_gemm_fp8_mx" in src
+    assert "run_gemm<fp8_e4m3fn_t, deepgemm_ascend::tile::npu::Scales::kMx>(p, Tiling{})" in src and "dga_jit_launch_gemm_fp8_mx" in src
     with pytest.raises(ValueError, match="family"):
         dg._C.jit_npu_gemm_source(256, 256, 256, 128, "fp16")
 

@@ -1,5 +1,8 @@
-// The NPU target's core context: the TPipe, one TBuf per on-chip buffer of the cube core and a bump
+// The NPU target's core contexts: the TPipe, one TBuf per on-chip buffer of the core and a bump
 // allocator over each, with the Arch tag's capacities and alignments (the host Core's NPU twin).
+//   Ctx<Arch>     the cube core: L1, L0A, L0B, L0C (and, WithUb, the UB address space of its vector
+//                 cores, which Fixpipe writes to);
+//   VecCtx<Arch>  a vector core: its UB.
 // Part of the NPU primitive layer; NOT validated on hardware.
 #pragma once
 
@@ -16,28 +19,48 @@ struct Tile {
   uint32_t bytes = 0;
 };
 
+// Start-address alignment of a buffer position.
 template <class Arch>
-class Ctx {
+__aicore__ inline uint32_t pos_align(Pos pos) {
+  switch (pos) {
+    case Pos::kL0A: return Arch::kL0AAlign;
+    case Pos::kL0B: return Arch::kL0BAlign;
+    case Pos::kL0C: return Arch::kL0CAlign;
+    case Pos::kUB: return Arch::kUBAlign;
+    default: return Arch::kL1Align;
+  }
+}
+
+// Bump allocation per position with the position's start-address rule; the launcher checked the
+// config's usage against the Arch tag (heuristics::buffer_usage), so nothing here can overflow.
+template <class Arch>
+class BumpAlloc {
+ public:
+  __aicore__ inline Tile alloc(Pos pos, uint32_t bytes) {
+    const uint32_t a = pos_align<Arch>(pos);
+    const uint32_t start = (top_[int(pos)] + a - 1) / a * a;
+    top_[int(pos)] = start + bytes;
+    return {pos, start, bytes};
+  }
+
+ private:
+  uint32_t top_[kNumPos] = {};
+};
+
+template <class Arch, bool WithUb = false>
+class Ctx : public BumpAlloc<Arch> {
  public:
   __aicore__ inline Ctx() {
     pipe_.InitBuffer(l1_, Arch::kL1Bytes);
     pipe_.InitBuffer(l0a_, Arch::kL0ABytes);
     pipe_.InitBuffer(l0b_, Arch::kL0BBytes);
     pipe_.InitBuffer(l0c_, Arch::kL0CBytes);
+    if constexpr (WithUb) pipe_.InitBuffer(ub_, Arch::kUBBytes);
   }
   Ctx(const Ctx&) = delete;
   Ctx& operator=(const Ctx&) = delete;
 
   __aicore__ inline AscendC::TPipe& pipe() { return pipe_; }
-
-  // Bump allocation with the buffer's start-address rule; the launcher checked the config's usage
-  // against the Arch tag (heuristics::buffer_usage), so nothing here can overflow.
-  __aicore__ inline Tile alloc(Pos pos, uint32_t bytes) {
-    const uint32_t a = align(pos);
-    const uint32_t start = (top_[int(pos)] + a - 1) / a * a;
-    top_[int(pos)] = start + bytes;
-    return {pos, start, bytes};
-  }
 
   template <class T>
   __aicore__ inline AscendC::LocalTensor<T> tensor(const Tile& t) {
@@ -46,27 +69,36 @@ class Ctx {
       case Pos::kL0A: return l0a_.template Get<T>()[at];
       case Pos::kL0B: return l0b_.template Get<T>()[at];
       case Pos::kL0C: return l0c_.template Get<T>()[at];
+      case Pos::kUB: return ub_.template Get<T>()[at];
       default: return l1_.template Get<T>()[at];
     }
   }
 
  private:
-  __aicore__ static inline uint32_t align(Pos pos) {
-    switch (pos) {
-      case Pos::kL0A: return Arch::kL0AAlign;
-      case Pos::kL0B: return Arch::kL0BAlign;
-      case Pos::kL0C: return Arch::kL0CAlign;
-      case Pos::kUB: return Arch::kUBAlign;
-      default: return Arch::kL1Align;
-    }
-  }
-
   AscendC::TPipe pipe_;
   AscendC::TBuf<AscendC::TPosition::A1> l1_;
   AscendC::TBuf<AscendC::TPosition::A2> l0a_;
   AscendC::TBuf<AscendC::TPosition::B2> l0b_;
   AscendC::TBuf<AscendC::TPosition::CO1> l0c_;
-  uint32_t top_[kNumPos] = {};
+  AscendC::TBuf<AscendC::TPosition::VECCALC> ub_;
+};
+
+template <class Arch>
+class VecCtx : public BumpAlloc<Arch> {
+ public:
+  __aicore__ inline VecCtx() { pipe_.InitBuffer(ub_, Arch::kUBBytes); }
+  VecCtx(const VecCtx&) = delete;
+  VecCtx& operator=(const VecCtx&) = delete;
+
+  __aicore__ inline AscendC::TPipe& pipe() { return pipe_; }
+  template <class T>
+  __aicore__ inline AscendC::LocalTensor<T> tensor(const Tile& t) {
+    return ub_.template Get<T>()[t.offset / uint32_t(sizeof(T))];
+  }
+
+ private:
+  AscendC::TPipe pipe_;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> ub_;
 };
 
 }  // namespace deepgemm_ascend::tile::npu

@@ -6,8 +6,10 @@
 #include "kernel_operator.h"
 
 #include "deepgemm_ascend/kernel/gemm.hpp"
+#include "deepgemm_ascend/kernel/gemm_promotion.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
 #include "npu_target.hpp"
+#include "npu_vector.hpp"
 
 namespace deepgemm_ascend::tile::npu {
 
@@ -23,15 +25,18 @@ __aicore__ inline OperandFormat operand_format() {
   else return OperandFormat::kBF16;
 }
 
-// MX scales of the launch parameters: UE8M0 pairs (pack 2), one scale per 32 K values.
-__aicore__ inline layout::ScaleRef mx_scales(const DgaScales& s) {
+// Scales of the launch parameters: UE8M0 pairs (pack 2), one scale per 32 K values, or fp32 per
+// gran_mn rows and promote_k values of K (ScaleRef counts fp32 strides in floats).
+__aicore__ inline layout::ScaleRef scales_of(const DgaScales& s, int64_t promote_k) {
   layout::ScaleRef r;
   r.base = reinterpret_cast<const void*>(uintptr_t(s.addr));
-  r.ue8m0 = true;
-  r.pack = int(arch::MxFormat::kMxScalesPerPack);
-  r.mn_stride = s.mn_stride;
-  r.k_stride = s.k_stride;
-  r.gran_k = arch::MxFormat::kMxBlockK;
+  r.ue8m0 = s.fp32 == 0;
+  r.pack = r.ue8m0 ? int(arch::MxFormat::kMxScalesPerPack) : 1;
+  const int64_t unit = r.ue8m0 ? 1 : int64_t(sizeof(float));
+  r.mn_stride = s.mn_stride / unit;
+  r.k_stride = s.k_stride / unit;
+  r.gran_mn = s.gran_mn;
+  r.gran_k = r.ue8m0 ? int64_t(arch::MxFormat::kMxBlockK) : promote_k;
   return r;
 }
 
@@ -46,7 +51,7 @@ __aicore__ inline kernel::GemmProblem problem_of(const DgaGemmParams& p) {
   problem.b = matrix(p.b, kBits);
   problem.epilogue = {{const_cast<void*>(d.base), 0, d.rows, d.cols, d.row_stride, d.col_stride, d_bits},
                       core::DType(p.d_dtype), d, p.has_c != 0};
-  if (p.sfa.addr != 0) problem.scaling = {true, mx_scales(p.sfa), mx_scales(p.sfb)};
+  if (p.sfa.addr != 0) problem.scaling = {true, scales_of(p.sfa, p.promote_k), scales_of(p.sfb, p.promote_k)};
   return problem;
 }
 
@@ -60,39 +65,54 @@ struct GmRows {
   __aicore__ inline int32_t operator()(int64_t g) const { return counts.GetValue(uint64_t(g)); }
 };
 
-// The kernel over `problems` with tiling `t` (heuristics::GemmTiling, or a StaticTiling whose fit in the
-// 950's buffers is checked at compile time). Mx: Elem operands with MX scales (the MX cube).
-template <class Elem, bool Mx, class Tiling, class Problems>
-__aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems) {
-  using T = Target<Elem, Mx>;
-  if constexpr (!AscendC::IsSameType<Tiling, heuristics::GemmTiling>::value) {
-    constexpr int kBits = int(value_bits<Elem>());
-    static_assert(heuristics::tiling_fits<typename T::Arch, Tiling, kBits, kBits, kBits, Mx>(),
-                  "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
-  }
+__aicore__ inline kernel::GemmArgs args_of(const DgaGemmParams& p, OperandFormat fmt, bool scaled) {
   kernel::GemmArgs args{};
   args.config.swizzle = {p.swizzle_band, p.swizzle_along_m != 0};
-  args.operands = {operand_format<Elem>(), operand_format<Elem>()};
-  args.scaled = Mx;
-  {
+  args.operands = {fmt, fmt};
+  args.scaled = scaled;
+  return args;
+}
+
+// The kernel over `problems` with tiling `t` (heuristics::GemmTiling, or a StaticTiling whose fit in the
+// 950's buffers is checked at compile time), on the cube core; S: how scaled operands are handled.
+// Promoted (a mix kernel): the cube core runs the GEMM kernel, its vector cores the promotion.
+template <class Elem, Scales S, class Tiling, class Problems>
+__aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems) {
+  using T = Target<Elem, S>;
+  if constexpr (!AscendC::IsSameType<Tiling, heuristics::GemmTiling>::value) {
+    constexpr int kBits = int(value_bits<Elem>());
+    static_assert(heuristics::tiling_fits<typename T::Arch, Tiling, kBits, kBits, kBits, T::kMxScales>(),
+                  "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
+  }
+  const kernel::GemmArgs args = args_of(p, operand_format<Elem>(), S != Scales::kNone);
+  if constexpr (S == Scales::kPromoted) {
+    if ASCEND_IS_AIC {
+      typename T::Ctx ctx(t.block_m, t.block_n);
+      kernel::gemm<T>(ctx, args, t, problems);
+    }
+    if ASCEND_IS_AIV {
+      VecCtx<typename T::Arch> ctx;
+      kernel::gemm_promotion<VecTarget<typename T::Arch>>(ctx, args, t, problems, p.promote_k);
+    }
+  } else {
     typename T::Ctx ctx;
     kernel::gemm<T>(ctx, args, t, problems);
   }
   AscendC::PipeBarrier<PIPE_ALL>();
 }
 
-template <class Elem, bool Mx = false, class Tiling>
+template <class Elem, Scales S = Scales::kNone, class Tiling>
 __aicore__ inline void run_gemm(const DgaGemmParams& p, const Tiling& t) {
   const kernel::GemmProblem problem = problem_of<Elem>(p);
-  run<Elem, Mx>(p, t, kernel::ProblemArray{&problem, 1});
+  run<Elem, S>(p, t, kernel::ProblemArray{&problem, 1});
 }
 
-template <class Elem, bool Mx = false>
+template <class Elem, Scales S = Scales::kNone>
 __aicore__ inline void run_gemm(const DgaGemmParams& p) {
-  run_gemm<Elem, Mx>(p, tiling_of(p));
+  run_gemm<Elem, S>(p, tiling_of(p));
 }
 
-template <class Elem, bool Mx = false>
+template <class Elem, Scales S = Scales::kNone>
 __aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
   const kernel::GemmProblem g0 = problem_of<Elem>(p.gemm);
   GmRows rows;
@@ -100,32 +120,32 @@ __aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
   const kernel::MaskedProblems<GmRows> problems{g0.a,      g0.b,       g0.epilogue, p.a_group,   p.b_group,
                                                 p.d_group, p.groups,   rows,        g0.scaling,  p.sfa_group,
                                                 p.sfb_group};
-  run<Elem, Mx>(p.gemm, tiling_of(p.gemm), problems);
+  run<Elem, S>(p.gemm, tiling_of(p.gemm), problems);
 }
 
-template <class Elem, bool Mx = false>
+template <class Elem, Scales S = Scales::kNone>
 __aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
   const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
   GmRows ids;
   ids.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.grouped_layout)));
   if (p.psum) {
-    run<Elem, Mx>(p.gemm, tiling_of(p.gemm),
+    run<Elem, S>(p.gemm, tiling_of(p.gemm),
                   kernel::PsumProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids, w.scaling,
                                                p.sfb_group});
   } else {
-    run<Elem, Mx>(p.gemm, tiling_of(p.gemm),
+    run<Elem, S>(p.gemm, tiling_of(p.gemm),
                   kernel::ContiguousProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids,
                                                      w.scaling, p.sfb_group});
   }
 }
 
-template <class Elem, bool Mx = false>
+template <class Elem, Scales S = Scales::kNone>
 __aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p) {
   const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
   GmRows ends;
   ends.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.ends)));
   // C was copied into D: the kernel accumulates into D[g] (the epilogue's C is not read on the NPU).
-  run<Elem, Mx>(p.gemm, tiling_of(p.gemm),
+  run<Elem, S>(p.gemm, tiling_of(p.gemm),
                 kernel::KGroupedProblems<GmRows>{w.a, w.b, w.epilogue, p.d_group, 0, p.groups, p.align, ends, w.scaling});
 }
 

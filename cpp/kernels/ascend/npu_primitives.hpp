@@ -178,10 +178,22 @@ __aicore__ inline void fixpipe_to_ub(const Local<float>& ub, const Local<float>&
   AscendC::Fixpipe<float, float, kRowMajorToUb>(ub, l0c, p);
 }
 
+// The same tile split by rows between the UBs of both vector cores of the group (dual destination,
+// split M): rows [0, h) to vector core 0, [h, 2h) to vector core 1, h = ceil(m / 2), each at `ub` with
+// `row` values per row (at least n rounded up to 8; the L0C columns beyond n are the zero padding).
+__aicore__ inline uint32_t split_rows(uint32_t m) { return (m + 1) / 2; }
+__aicore__ inline void fixpipe_to_ub_split(const Local<float>& ub, const Local<float>& l0c, uint32_t m, uint32_t row,
+                                           uint32_t m_pad) {
+  auto p = fixpipe_params(2 * split_rows(m), row, m_pad, row);  // m must be even when split
+  p.dualDstCtl = 1;
+  AscendC::Fixpipe<float, float, kRowMajorToUb>(ub, l0c, p);
+}
+
 // ---- cross-core flags (AIC <-> AIV of a group) -----------------------------------------------------
 constexpr uint8_t kCrossCoreAicAiv = 2;  // mode 2: AIC <-> both AIVs of its group
 template <pipe_t P>
 __aicore__ inline void cross_core_set(uint16_t id) { AscendC::CrossCoreSetFlag<kCrossCoreAicAiv, P>(id); }
-__aicore__ inline void cross_core_wait(uint16_t id) { AscendC::CrossCoreWaitFlag(id); }
+template <pipe_t P>
+__aicore__ inline void cross_core_wait(uint16_t id) { AscendC::CrossCoreWaitFlag<kCrossCoreAicAiv, P>(id); }
 
 }  // namespace deepgemm_ascend::tile::npu

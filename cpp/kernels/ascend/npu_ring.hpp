@@ -37,8 +37,8 @@ class Ring {
   static_assert(N >= 1 && Parts >= 1, "a ring needs a stage and a buffer");
 
  public:
-  template <class Arch>
-  __aicore__ inline Ring(Ctx<Arch>& ctx, const RingPart (&parts)[Parts], const char* /*name*/) : pipe_(ctx.pipe()) {
+  template <class C>  // Ctx or VecCtx
+  __aicore__ inline Ring(C& ctx, const RingPart (&parts)[Parts], const char* /*name*/) : pipe_(ctx.pipe()) {
     for (int i = 0; i < N; ++i) {
       for (int p = 0; p < Parts; ++p) stages_[i].part[p] = ctx.alloc(parts[p].pos, parts[p].bytes);
       free_[i] = pipe_.template AllocEventID<kFree>();

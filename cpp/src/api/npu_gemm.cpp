@@ -37,29 +37,59 @@ DgaMatrix device_matrix(const char* arg, const layout::MutMatrixRef& m) {
   return device_matrix(arg, layout::MatrixRef{m.base, m.origin, m.rows, m.cols, m.row_stride, m.col_stride, m.bits});
 }
 
-// The NPU kernel family of a GEMM: its launcher's symbol prefix and operand bits.
+// The NPU kernel family of a GEMM: its launcher's symbol prefix, operand bits and scale handling.
 struct NpuKernel {
-  std::string family;  // launcher dga_npu_launch_gemm_<family>[_masked|_contiguous]
+  std::string family;  // launcher dga_npu_launch_gemm_<family>[_masked|_contiguous|_k_grouped]
   int bits = 16;
   bool mx = false;
+  int64_t promote_k = 0;  // fp32 block scales: promoted per K block on the vector cores
 };
 
+// FP32 block scales are promoted per 128 K values (the K block of DeepSeek's recipes).
+constexpr int64_t kPromoteK = 128;
+// UB bytes per tile value of a promoted GEMM, summed over the group's two vector cores
+// (npu_promotion.hpp: two fp32 product slots, the fp32 accumulator, bf16 output rows).
+constexpr int64_t kPromotionUbBytesPerValue = 4 + 4 + 4 + 2;
+constexpr int64_t kVectorCoresPerGroup = arch::Ascend950::kVectorCoresPerCube;
+
 DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
+  const auto base = uint64_t(reinterpret_cast<uintptr_t>(s.base));
+  if (!s.ue8m0) {  // fp32: strides in floats
+    constexpr int64_t kFloat = sizeof(float);
+    return {base, s.mn_stride * kFloat, s.k_stride * kFloat, s.gran_mn, 1};
+  }
   constexpr int64_t kPairBytes = arch::MxFormat::kMxScalesPerPack;
-  DGA_REQUIRE(s.ue8m0 && s.pack == int(arch::MxFormat::kMxScalesPerPack) && s.gran_k == arch::MxFormat::kMxBlockK,
+  DGA_REQUIRE(s.pack == int(arch::MxFormat::kMxScalesPerPack) && s.gran_k == arch::MxFormat::kMxBlockK,
               kNotImplemented, arg, "the NPU kernels take UE8M0 scales of 32 K values packed in int16 pairs ",
-              "(the Ascend layout, utils.get_mn_major_packed_ue8m0x2_tensor); float32 block scales and gran_k ",
-              s.gran_k, " have no NPU kernel yet");
+              "(the Ascend layout, utils.get_mn_major_packed_ue8m0x2_tensor); gran_k ", s.gran_k,
+              " has no NPU kernel yet");
   DGA_REQUIRE(s.mn_stride == kPairBytes || s.k_stride == kPairBytes, kValue, arg,
               "the NPU copies scale pairs that are MN- or K-major (one unit stride), got byte strides (", s.mn_stride,
               ", ", s.k_stride, ")");
-  return {uint64_t(reinterpret_cast<uintptr_t>(s.base)), s.mn_stride, s.k_stride};
+  return {base, s.mn_stride, s.k_stride, 1, 0};
+}
+
+// FP32 block scales: the mix kernel that promotes on the vector cores.
+NpuKernel promoted_kernel(const block::Operands& ops, const block::Scaling& sc) {
+  using F = tile::OperandFormat;
+  DGA_REQUIRE(!sc.a.ue8m0 && !sc.b.ue8m0, kNotImplemented, sc.a.ue8m0 ? "sfa" : "sfb",
+              "the NPU kernels take float32 scales for both operands or UE8M0 for both");
+  DGA_REQUIRE(ops.a == F::kE4M3 && ops.b == F::kE4M3, kNotImplemented, "b",
+              "FP8 GEMMs with float32 block scales take two float8_e4m3fn operands on the NPU");
+  DGA_REQUIRE(sc.a.gran_k == kPromoteK && sc.b.gran_k == kPromoteK, kNotImplemented, "recipe",
+              "float32 scales are promoted per ", kPromoteK, " K values on the NPU, got gran_k ", sc.a.gran_k, " / ",
+              sc.b.gran_k);
+  DGA_REQUIRE(sc.b.gran_mn % 8 == 0, kNotImplemented, "recipe",
+              "the NPU's vector promotion needs B scales constant over a multiple of 8 columns (gran_n 128 in ",
+              "DeepSeek's recipes), got gran_n ", sc.b.gran_mn);
+  return {"fp8_block", 8, false, kPromoteK};
 }
 
 // Checks the operands and scales an NPU kernel takes and names its family.
 NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64_t k) {
   using F = tile::OperandFormat;
   if (!sc.enabled) return {"bf16", 16, false};
+  if (!sc.a.ue8m0 || !sc.b.ue8m0) return promoted_kernel(ops, sc);
   DGA_REQUIRE(ops.a == ops.b && (ops.a == F::kE4M3 || ops.a == F::kE2M1), kNotImplemented, "b",
               "the NPU MX kernels take two float8_e4m3fn or two packed FP4 operands (the 950's MX cube pairs fp8 with "
               "fp8 and fp4 with fp4); e5m2 and mixed operands have no NPU kernel yet");
@@ -73,8 +103,11 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
 
 heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, int cores, const NpuKernel& kern) {
   namespace h = heuristics;
-  return h::select_gemm_config(h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx),
-                               h::ArchLimits::of<arch::Ascend950>());
+  h::GemmDesc desc = h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx);
+  desc.promote_k = kern.promote_k;
+  if (kern.promote_k > 0)
+    desc.max_tile_values = int64_t(arch::Ascend950::kUBBytes) * kVectorCoresPerGroup / kPromotionUbBytesPerValue;
+  return h::select_gemm_config(desc, h::ArchLimits::of<arch::Ascend950>());
 }
 
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
@@ -83,7 +116,7 @@ DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b
   return {device_matrix("a", a), device_matrix("b", b), device_matrix("d", d),
           sc.enabled ? device_scales("sfa", sc.a) : none, sc.enabled ? device_scales("sfb", sc.b) : none,
           int32_t(d_dtype), has_c ? 1 : 0, cfg.tiling.block_m, cfg.tiling.block_n, cfg.tiling.block_k,
-          cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0};
+          cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0, sc.enabled && !sc.a.ue8m0 ? kPromoteK : 0};
 }
 
 void require_npu(const core::TensorView& t, const char* arg) {

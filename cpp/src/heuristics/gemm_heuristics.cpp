@@ -44,6 +44,7 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
   if (t.block_k % t.l0_k != 0) return false;
   if (d.promote_k > 0 && t.l0_k != d.promote_k) return false;
+  if (d.max_tile_values > 0 && t.block_m * t.block_n > d.max_tile_values) return false;
   if (d.mx_scales && (t.l0_k % arch::MxFormat::kMxBaseK != 0 || t.block_k % arch::MxFormat::kMxBaseK != 0)) return false;
   if (t.block_m % std::max<int64_t>(d.m_multiple, 1) != 0) return false;
   const BufferUsage u = buffer_usage(t, d);

@@ -52,9 +52,10 @@ TEST(NpuGemm, Bf16MatchesTheHostBackendWithinOneUlp) {
   const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
   const int cores = dga::runtime::npu_cube_cores(0);
   const h::GemmConfig c = h::select_gemm_config(h::npu_gemm_desc(m, n, k, 16, 16, 2, cores), limits);
+  const DgaScales none{0, 0, 0, 1, 0};
   const DgaGemmParams p{{uint64_t(da), m, k, k, 1}, {uint64_t(db), n, k, k, 1}, {uint64_t(dd), m, n, n, 1},
-                        int32_t(dga::core::DType::kBF16), 0, c.tiling.block_m, c.tiling.block_n, c.tiling.block_k,
-                        c.tiling.l0_k, c.swizzle.band, c.swizzle.along_m ? 1 : 0};
+                        none, none, int32_t(dga::core::DType::kBF16), 0, c.tiling.block_m, c.tiling.block_n,
+                        c.tiling.block_k, c.tiling.l0_k, c.swizzle.band, c.swizzle.along_m ? 1 : 0, 0};
   dga::runtime::npu_launch(0, "dga_npu_launch_gemm_bf16", unsigned(c.num_blocks), nullptr, &p);
   ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
   aclrtMemcpy(d.data(), d.size() * 2, dd, d.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
@@ -124,5 +125,63 @@ TEST(NpuGemm, MaskedBf16MatchesTheHostBackendWithinOneUlp) {
   }
   EXPECT_EQ(bad, 0);
   for (void* p : {da, db, dd, dm}) aclrtFree(p);
+#endif
+}
+
+// FP8 with fp32 block scales (the vector cores promote) and with UE8M0 MX scales (the MX cube), against
+// the host backend on the same inputs (block: DeepSeek's (1, 128) x (128, 128) recipe).
+TEST(NpuGemm, Fp8BlockAndMxScalesMatchTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  using dga::core::DType;
+  const int64_t m = 300, n = 520, k = 1024, kb = k / 128, kp = k / 64;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> nd;
+  std::uniform_int_distribution<int> ex(120, 130);
+  std::vector<uint8_t> a(size_t(m * k)), b(size_t(n * k));
+  for (auto& v : a) v = dga::core::float_to_e4m3(nd(rng));
+  for (auto& v : b) v = dga::core::float_to_e4m3(nd(rng));
+  std::vector<float> sa(size_t(m * kb)), sb(size_t(((n + 127) / 128) * kb));
+  for (auto& v : sa) v = std::ldexp(1.0f + 0.25f * nd(rng) * nd(rng), -3);
+  for (auto& v : sb) v = std::ldexp(1.0f, ex(rng) - 127);
+  std::vector<int16_t> xa(size_t(m * kp)), xb(size_t(n * kp));  // UE8M0 pairs, K-major
+  for (auto& v : xa) v = int16_t(ex(rng) | (ex(rng) << 8));
+  for (auto& v : xb) v = int16_t(ex(rng) | (ex(rng) << 8));
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  void* da = to_device(a.data(), a.size());
+  void* db = to_device(b.data(), b.size());
+  struct Case {
+    std::vector<void*> host;  // sfa, sfb
+    std::vector<size_t> bytes;
+    DType dt;
+    std::vector<int64_t> sa_shape, sb_shape;
+    dga::ScaleRecipe ra, rb;
+  };
+  const Case cases[] = {
+      {{sa.data(), sb.data()}, {sa.size() * 4, sb.size() * 4}, DType::kFP32, {m, kb}, {(n + 127) / 128, kb}, {1, 128},
+       {128, 128}},
+      {{xa.data(), xb.data()}, {xa.size() * 2, xb.size() * 2}, DType::kInt16, {m, kp}, {n, kp}, {1, 32}, {1, 32}}};
+  for (const Case& c : cases) {
+    void* dsa = to_device(c.host[0], c.bytes[0]);
+    void* dsb = to_device(c.host[1], c.bytes[1]);
+    std::vector<uint16_t> d(size_t(m * n), 0x7FC0), ref(d);
+    void* dd = to_device(d.data(), d.size() * 2);
+    dga::fp8_fp4_gemm("nt", tensor(da, DType::kFP8E4M3, {m, k}), tensor(dsa, c.dt, c.sa_shape),
+                      tensor(db, DType::kFP8E4M3, {n, k}), tensor(dsb, c.dt, c.sb_shape),
+                      tensor(dd, DType::kBF16, {m, n}), nullptr, c.ra, c.rb);
+    ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    aclrtMemcpy(d.data(), d.size() * 2, dd, d.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
+    dga::fp8_fp4_gemm("nt", tensor(a.data(), DType::kFP8E4M3, {m, k}, true), tensor(c.host[0], c.dt, c.sa_shape, true),
+                      tensor(b.data(), DType::kFP8E4M3, {n, k}, true), tensor(c.host[1], c.dt, c.sb_shape, true),
+                      tensor(ref.data(), DType::kBF16, {m, n}, true), nullptr, c.ra, c.rb);
+    int64_t bad = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+      const float x = dga::core::bf16_to_float(d[i]), y = dga::core::bf16_to_float(ref[i]);
+      bad += !(std::fabs(x - y) <= std::ldexp(std::fabs(y), -7) + 1e-3f * std::fabs(y) + 1e-6f);
+    }
+    EXPECT_EQ(bad, 0) << (c.dt == DType::kFP32 ? "block scales" : "MX scales");
+    for (void* p : {dsa, dsb, dd}) aclrtFree(p);
+  }
+  for (void* p : {da, db}) aclrtFree(p);
 #endif
 }

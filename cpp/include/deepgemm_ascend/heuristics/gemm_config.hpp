@@ -18,6 +18,8 @@ struct GemmDesc {
   // MX scales staged with the operands (the 950's MX cube): L1 holds them too, and block_k and l0_k are
   // multiples of arch::MxFormat::kMxBaseK.
   bool mx_scales = false;
+  // block_m * block_n at most this (0: no limit), e.g. the vector cores' UB of a promoted NPU GEMM.
+  int64_t max_tile_values = 0;
 };
 
 // Stages of the GEMM's L1 and L0 rings (double buffering): compile-time, the rings' event ids are.

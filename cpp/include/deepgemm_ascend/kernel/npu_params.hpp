@@ -11,12 +11,16 @@ struct DgaMatrix {
   int64_t rows, cols, row_stride, col_stride;
 };
 
-// UE8M0 MX scales (one per 32 K values) in device memory, as int16 pairs of K-adjacent scales: the pair
-// (row r, pair p) is at addr + r * mn_stride + p * k_stride bytes; one of the strides is 2 (MN- or
-// K-major pairs). addr 0: no scales.
+// Scales in device memory; addr 0: none.
+//   MX (fp32 0): UE8M0, one per 32 K values, as int16 pairs of K-adjacent scales: the pair (row r, pair p)
+//                is at addr + r * mn_stride + p * k_stride bytes; one of the strides is 2 (MN- or K-major).
+//   fp32 1:      one float per gran_mn rows and K block (promote_k values): (r / gran_mn, kb) at
+//                addr + (r / gran_mn) * mn_stride + kb * k_stride bytes.
 struct DgaScales {
   uint64_t addr;
   int64_t mn_stride, k_stride;
+  int64_t gran_mn;
+  int32_t fp32;
 };
 
 // One GEMM D = C + A @ B^T: A logical [M, K], B logical [N, K] (any of the four majors), D and C
@@ -29,6 +33,7 @@ struct DgaGemmParams {
   int32_t has_c;
   int64_t block_m, block_n, block_k, l0_k;  // tile config chosen by the Ascend 950 heuristics
   int32_t swizzle_band, swizzle_along_m;
+  int64_t promote_k;  // fp32 scales: the K block (= l0_k); else 0
 };
 
 // M-grouped masked GEMM: `gemm` describes group 0 (A [M, K], B [N, K], D [M, N]); group g lies

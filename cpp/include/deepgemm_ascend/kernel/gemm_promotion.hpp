@@ -1,0 +1,53 @@
+// The vector side of a GEMM whose K blocks are promoted on the vector cores (FP32 block scales on the
+// Ascend 950, where the cube cannot scale a product by row and by column): each vector core of a cube's
+// group walks the tiles the cube walks (kernel/gemm.hpp: same problems, scheduler and tile order) and,
+// for its half of every tile's rows, adds each K block's fp32 product, received from the cube, times the
+// block's row scale and column scale to an fp32 accumulator; then it stores its rows of the tile to D.
+// Scales are fp32 (layout::ScaleRef); the column scale is constant over gran_n columns, which the target
+// needs to be a multiple of 8 (32 B) here.
+#pragma once
+
+#include "deepgemm_ascend/block/scheduler.hpp"
+#include "deepgemm_ascend/kernel/gemm.hpp"
+
+namespace deepgemm_ascend::kernel {
+
+// acc[r, :cols] += part[r, :cols] * sa(m, kb) * sb(n0 + c, kb), one segment of constant sb at a time.
+template <class VTarget>
+DGA_DEVICE void promote_row(typename VTarget::Promotion& promo, const block::Scaling& s, int64_t r, int64_t m,
+                            int64_t n0, int64_t cols, int64_t kb) {
+  const float fa = VTarget::scale(s.a, m, kb);
+  for (int64_t c = 0; c < cols;) {
+    const int64_t end = layout::imin(cols, (n0 + c) / s.b.gran_mn * s.b.gran_mn + s.b.gran_mn - n0);
+    promo.axpy(r, c, end, fa * VTarget::scale(s.b, n0 + c, kb));
+    c = end;
+  }
+}
+
+template <class VTarget, class Tiling, class Problems>
+DGA_DEVICE void gemm_promotion(typename VTarget::Ctx& ctx, const GemmArgs& args, const Tiling& t,
+                               const Problems& problems, int64_t promote_k) {
+  typename VTarget::Promotion promo(ctx, t.block_m, t.block_n);
+  const int64_t group = VTarget::group_idx(ctx), groups = VTarget::group_num(ctx), sub = VTarget::sub_idx(ctx);
+  int64_t first = 0;
+  for (int64_t p = 0; p < problems.count(); ++p) {
+    const GemmProblem pr = problems.get(p);
+    const int64_t tiles = tile_count(pr, t);
+    const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
+    for (int64_t i = block::first_tile_of_block(first, group, groups); i < tiles; i += groups) {
+      const block::TileSpan sp = sched.span(i);
+      // The cube splits each product by rows: the first ceil(rows / 2) to sub-core 0.
+      const int64_t half = (sp.rows + 1) / 2, r0 = sub * half, rows = layout::imax(layout::imin(sp.rows - r0, half), 0);
+      promo.begin_tile();
+      for (int64_t k = 0; k < pr.a.cols; k += promote_k) {
+        promo.receive();
+        for (int64_t r = 0; r < rows; ++r) promote_row<VTarget>(promo, pr.scaling, r, sp.m0 + r0 + r, sp.n0, sp.cols, k / promote_k);
+        promo.release();
+      }
+      promo.store(pr.epilogue.d.block(sp.m0 + r0, sp.n0, rows, sp.cols), pr.epilogue.d_dtype, pr.epilogue.has_c);
+    }
+    first += tiles;
+  }
+}
+
+}  // namespace deepgemm_ascend::kernel

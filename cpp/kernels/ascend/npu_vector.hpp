@@ -1,0 +1,100 @@
+// The vector-core target of the promoted GEMM's vector side (kernel/gemm_promotion.hpp): the group and
+// sub-core indices, the promotion receiver over the UB layout of npu_promotion.hpp, and the vector
+// primitives it needs, each a few lines over the AscendC API. Part of the NPU primitive layer.
+// [inferred] On a vector core of a mix kernel, GetBlockIdx() counts vector cores, so the cube group is
+// GetBlockIdx() / GetSubBlockNum(). NOT validated on hardware.
+#pragma once
+
+#include "kernel_operator.h"
+
+#include "deepgemm_ascend/arch/ascend950.hpp"
+#include "deepgemm_ascend/core/dtype.hpp"
+#include "deepgemm_ascend/layout/matrix_ref.hpp"
+#include "deepgemm_ascend/layout/scale_ref.hpp"
+#include "npu_ctx.hpp"
+#include "npu_promotion.hpp"
+#include "npu_ring.hpp"
+
+namespace deepgemm_ascend::tile::npu {
+
+template <class ArchTag = arch::Ascend950>
+struct VecTarget {
+  using Arch = ArchTag;
+  using Ctx = VecCtx<Arch>;
+
+  __aicore__ static inline int64_t group_idx(const Ctx&) { return AscendC::GetBlockIdx() / AscendC::GetSubBlockNum(); }
+  __aicore__ static inline int64_t group_num(const Ctx&) { return AscendC::GetBlockNum(); }
+  __aicore__ static inline int64_t sub_idx(const Ctx&) { return AscendC::GetSubBlockIdx(); }
+
+  // The scale of row `mn` and K block `kb` of an fp32 scale tensor in GM (a scalar read).
+  __aicore__ static inline float scale(const layout::ScaleRef& s, int64_t mn, int64_t kb) {
+    Gm<float> g;
+    g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(reinterpret_cast<uintptr_t>(s.base)));
+    return g.GetValue(uint64_t((mn / s.gran_mn) * s.mn_stride + kb * s.k_stride));
+  }
+
+  // The vector core's promotion state: the receiver, its accumulator and an output ring (the store of a
+  // tile must leave the accumulator before the next tile zeroes it).
+  class Promotion {
+    using OutRing = Ring<1, Pipe::kV, Pipe::kMTE3>;
+
+   public:
+    __aicore__ inline Promotion(Ctx& ctx, int64_t block_m, int64_t block_n)
+        : ctx_(ctx), ub_(block_m, block_n), rx_(ub_), out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion") {}
+
+    // Zeroes the accumulator for a tile (after the previous tile's store).
+    __aicore__ inline void begin_tile() {
+      base_ = out_.acquire().offset;
+      AscendC::Duplicate(acc(), 0.0f, int32_t(ub_.rows * ub_.row_values));
+    }
+    __aicore__ inline void receive() { part_ = rx_.receive(); }
+    __aicore__ inline void release() { rx_.release(); }
+
+    // acc[r, c0:c1] += part[r, c0:c1] * f (c0 a multiple of 8: 32 B aligned).
+    __aicore__ inline void axpy(int64_t r, int64_t c0, int64_t c1, float f) {
+      const uint32_t at = uint32_t(r) * ub_.row_values + uint32_t(c0);
+      const Local<float> part = ctx_.template tensor<float>({Pos::kUB, base_ + part_, 0});
+      AscendC::Axpy(acc()[at], part[at], f, int32_t(c1 - c0));
+    }
+
+    // The tile's rows x cols to D (cast to bf16, or fp32; with `accumulate` added to D in GM).
+    __aicore__ inline void store(const layout::MutMatrixRef& d, core::DType dtype, bool accumulate) {
+      out_.commit();
+      out_.consume();
+      if (d.rows > 0) {
+        if (dtype == core::DType::kFP32) store_rows<float>(d, acc(), accumulate);
+        else store_rows<bfloat16_t>(d, cast_bf16(uint32_t(d.rows)), false);
+      }
+      out_.release();
+    }
+
+   private:
+    __aicore__ inline Local<float> acc() { return ctx_.template tensor<float>({Pos::kUB, base_ + ub_.acc(), 0}); }
+    // On the V pipe before the ring's commit: the store waits for it.
+    __aicore__ inline Local<bfloat16_t> cast_bf16(uint32_t rows) {
+      const Local<bfloat16_t> out = ctx_.template tensor<bfloat16_t>({Pos::kUB, base_ + ub_.out(), 0});
+      AscendC::Cast(out, acc(), AscendC::RoundMode::CAST_RINT, rows * ub_.row_values);
+      return out;
+    }
+    template <class T>
+    __aicore__ inline void store_rows(const layout::MutMatrixRef& d, const Local<T>& src, bool accumulate) {
+      Gm<T> g;
+      g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(reinterpret_cast<uintptr_t>(d.base)) + d.origin);
+      const uint32_t row_bytes = uint32_t(d.cols) * sizeof(T), ub_row = ub_.row_values * sizeof(T);
+      constexpr uint32_t kBlock = Arch::kC0Bytes;
+      AscendC::DataCopyExtParams p(uint16_t(d.rows), row_bytes, (ub_row - (row_bytes + kBlock - 1) / kBlock * kBlock) / kBlock,
+                                   int64_t(d.row_stride - d.cols) * int64_t(sizeof(T)), 0);
+      if (accumulate) AscendC::SetAtomicAdd<T>();
+      AscendC::DataCopyPad(g, src, p);
+      if (accumulate) AscendC::SetAtomicNone();
+    }
+
+    Ctx& ctx_;
+    PromotionUb ub_;
+    PromotionReceiver rx_;
+    OutRing out_;
+    uint32_t base_ = 0, part_ = 0;
+  };
+};
+
+}  // namespace deepgemm_ascend::tile::npu
