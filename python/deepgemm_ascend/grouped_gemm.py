@@ -145,6 +145,19 @@ def m_grouped_fp8_fp4_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None,
     _masked(a, b, d, masked_m, expected_m, True, recipe, recipe_a, recipe_b, disable_ue8m0_cast)
 
 
+def _npu_k_grouped_scales(sfa, sfb, ks, gran_k):
+    """Power-of-two scales go to the MX cube (scale pairs by global K); other float32 scales of 128 K
+    values stay float32 and are promoted on the vector cores."""
+    from .utils.layout import k_grouped_mx_pairs
+
+    try:
+        return k_grouped_mx_pairs(sfa, ks, gran_k, "sfa"), k_grouped_mx_pairs(sfb, ks, gran_k, "sfb"), 32
+    except NotImplementedError:
+        if gran_k != 128:
+            raise
+        return sfa, sfb, gran_k
+
+
 def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
     if c is None:
         raise ValueError("c: K-grouped GEMMs accumulate: c is required (it may be d itself)")
@@ -171,12 +184,8 @@ def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
         gm, gn, gran_k = recipe
         if gm != 1 or gn != 1 or gran_k not in (32, 128):
             raise ValueError(f"recipe: K-grouped FP8 GEMMs take (1, 1, 32) or (1, 1, 128), got {recipe!r}")
-        if npu and not use_psum_layout:  # the MX cube's scale pairs by global K
-            from .utils.layout import k_grouped_mx_pairs
-
-            sfa = k_grouped_mx_pairs(sfa, ks, gran_k, "sfa")
-            sfb = k_grouped_mx_pairs(sfb, ks, gran_k, "sfb")
-            gran_k = 32
+        if npu and not use_psum_layout:
+            sfa, sfb, gran_k = _npu_k_grouped_scales(sfa, sfb, ks, gran_k)
     _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, c=c)
     c, c_is_d = _ops.split_acc(c, d)
     _ops.k_grouped_gemm(a, sfa, b, sfb, d, [int(x) for x in ks], c, c_is_d, gran_k,

@@ -54,7 +54,7 @@ def cases():
                                    1, 128, 1, 128), None),
         "k_grouped_gemm": (ops.k_grouped_gemm.default,
                            (torch.randn(256, 16).bfloat16(), None, torch.randn(256, 24).bfloat16(), None,
-                            torch.randn(2, 16, 24), [128, 128], None, True, 128, None), None),
+                            torch.randn(2, 16, 24), [128, 128], None, True, 128, None, None), None),
         "tf32_hc_prenorm_gemm": (ops.tf32_hc_prenorm_gemm.default,
                                  (torch.randn(32, 128).bfloat16(), torch.randn(8, 128), torch.empty(32, 8),
                                   torch.empty(32), 0), None),

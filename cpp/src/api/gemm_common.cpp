@@ -18,7 +18,7 @@ namespace deepgemm_ascend::api {
 using core::DType;
 
 namespace {
-constexpr int64_t kMxGranK = arch::MxFormat::kMxBlockK, kBlockGranK = 128;  // 128: the FP32 block recipes
+constexpr int64_t kMxGranK = arch::MxFormat::kMxBlockK;
 constexpr int kPairPack = arch::MxFormat::kMxScalesPerPack, kQuadPack = 4;  // UE8M0 bytes per int16 / upstream int32
 }  // namespace
 

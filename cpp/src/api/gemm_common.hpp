@@ -17,6 +17,9 @@
 
 namespace deepgemm_ascend::api {
 
+// The K block of the FP32 block-scale recipes ((1, 128, 128) and (1, 1, 128)).
+inline constexpr int64_t kBlockGranK = 128;
+
 struct GemmShape {
   int64_t m, n, k;
 };

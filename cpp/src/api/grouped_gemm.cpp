@@ -276,6 +276,33 @@ std::vector<std::pair<int64_t, int64_t>> k_groups(const std::vector<int64_t>& ks
 
 namespace {
 
+// Scales of an NPU K-grouped FP8 GEMM, indexed by global K (KGroupedProblems): MX scale pairs, int16
+// [ceil(sum K / 64), MN] (pair p covers K [64p, 64p + 64)), or float32 [sum K / 128, MN] when every
+// group's K is a multiple of 128 (then group g's first block row is its start / 128).
+block::Scaling npu_k_grouped_scales(const TensorView& sfa, const TensorView& sfb, const std::vector<int64_t>& ks,
+                                    int64_t align, ScaleRecipe r, int64_t m, int64_t n, int64_t sum_k) {
+  DGA_REQUIRE(!ks.empty(), kNotImplemented, "use_psum_layout",
+              "K-grouped FP8 with the psum layout has no NPU kernel yet (its group sizes are only known on the device)");
+  const bool fp32 = sfa.dtype == DType::kFP32;
+  const int64_t unit = fp32 ? r.gran_k : int64_t(arch::MxFormat::kMxBaseK);  // K per scale row
+  DGA_REQUIRE(r.gran_k == (fp32 ? api::kBlockGranK : int64_t(arch::MxFormat::kMxBlockK)), kValue, "recipe",
+              "the NPU takes float32 scales per ", api::kBlockGranK, " K values or MX scales (gran_k ",
+              arch::MxFormat::kMxBlockK, "), got ", core::name(sfa.dtype), " with gran_k ", r.gran_k);
+  for (size_t g = 0; g < ks.size(); ++g)
+    DGA_REQUIRE(ks[g] % unit == 0, kNotImplemented, "ks", "group ", g, " has K = ", ks[g], "; K-grouped FP8 on the NPU ",
+                "needs every group's K to be a multiple of ", unit, " (alignment ", align, ")");
+  const int64_t rows = layout::ceil_div(sum_k, unit);
+  const auto ref = [&](const TensorView& sf, const char* arg, int64_t mn) {
+    api::require_dtype(sf, arg, {fp32 ? DType::kFP32 : DType::kInt16});
+    api::require_shape(sf, arg, {rows, mn});
+    if (fp32) return layout::ScaleRef{sf.ptr(), false, 1, sf.strides[1], sf.strides[0], 1, r.gran_k};
+    DGA_REQUIRE(sf.strides[1] == 1, kValue, arg, "expected MN-contiguous scale pairs, got strides ", sf.strides_str());
+    constexpr int64_t kPair = arch::MxFormat::kMxScalesPerPack;
+    return layout::ScaleRef{sf.ptr(), true, int(kPair), kPair, sf.strides[0] * kPair, 1, arch::MxFormat::kMxBlockK};
+  };
+  return {true, ref(sfa, "sfa", m), ref(sfb, "sfb", n)};
+}
+
 // K-grouped GEMM of NPU tensors: the groups' end offsets are a device tensor the kernel reads (no host
 // sync); the checks that need their values are the host's only. MX scales by global K (see api.hpp).
 void npu_k_grouped(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
@@ -312,26 +339,7 @@ void npu_k_grouped(const TensorView& a, const TensorView* sfa, const TensorView&
   kernel::KGroupedProblems<kernel::HostRows> problems{
       api::matrix(a, a_bits, true), api::matrix(b, b_bits, true), api::epilogue(group_view(d, 0), &c), d.strides[0],
       c.strides[0], groups, align, {ends->as<const int32_t>()}};
-  if (f.scaled) {
-    // MX scale pairs by global K: int16 [ceil(sum K / 64), MN], MN contiguous (pair p covers K [64p, 64p + 64)).
-    DGA_REQUIRE(!ks.empty(), kNotImplemented, "use_psum_layout",
-                "K-grouped FP8 with the psum layout has no NPU kernel yet (group sizes must be multiples of 64)");
-    DGA_REQUIRE(align % int64_t(arch::MxFormat::kMxBaseK) == 0, kNotImplemented, "alignment",
-                "K-grouped FP8 on the NPU needs an alignment that is a multiple of ", arch::MxFormat::kMxBaseK,
-                ", got ", align);
-    DGA_REQUIRE(ra.gran_k == arch::MxFormat::kMxBlockK, kValue, "recipe", "the NPU path passes MX scales (gran_k ",
-                arch::MxFormat::kMxBlockK, "), got gran_k ", ra.gran_k);
-    const int64_t pairs = layout::ceil_div(sum_k, int64_t(arch::MxFormat::kMxBaseK));
-    const auto pair_scales = [&](const TensorView& sf, const char* arg, int64_t mn) {
-      api::require_dtype(sf, arg, {DType::kInt16});
-      api::require_shape(sf, arg, {pairs, mn});
-      DGA_REQUIRE(sf.strides[1] == 1, kValue, arg, "expected MN-contiguous scale pairs, got strides ", sf.strides_str());
-      return layout::ScaleRef{sf.ptr(), true, int(arch::MxFormat::kMxScalesPerPack),
-                              int64_t(arch::MxFormat::kMxScalesPerPack), sf.strides[0] * 2, 1,
-                              arch::MxFormat::kMxBlockK};
-    };
-    problems.scaling = {true, pair_scales(*sfa, "sfa", m), pair_scales(*sfb, "sfb", n)};
-  }
+  if (f.scaled) problems.scaling = npu_k_grouped_scales(*sfa, *sfb, ks, align, ra, m, n, sum_k);
   api::npu_k_grouped_gemm(problems, {f.a.fmt, f.b.fmt}, *ends, d, c);
 }
 

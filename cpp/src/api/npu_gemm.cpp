@@ -45,8 +45,8 @@ struct NpuKernel {
   int64_t promote_k = 0;  // fp32 block scales: promoted per K block on the vector cores
 };
 
-// FP32 block scales are promoted per 128 K values (the K block of DeepSeek's recipes).
-constexpr int64_t kPromoteK = 128;
+// FP32 block scales are promoted per K block of their recipe.
+constexpr int64_t kPromoteK = kBlockGranK;
 // UB bytes per tile value of a promoted GEMM, summed over the group's two vector cores
 // (npu_promotion.hpp: two fp32 product slots, the fp32 accumulator, bf16 output rows).
 constexpr int64_t kPromotionUbBytesPerValue = 4 + 4 + 4 + 2;

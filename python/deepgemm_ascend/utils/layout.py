@@ -142,8 +142,7 @@ def k_grouped_mx_pairs(sf, ks, gran_k, name="sf"):
     try:
         exps = _ue8m0_bytes(sf, None, name)
     except ValueError as e:
-        raise NotImplementedError(f"{e}. The NPU applies K-grouped FP8 scales in its MX cube (powers of two); "
-                                  "float32 block scales have no NPU kernel yet") from None
+        raise NotImplementedError(f"{e}. The NPU's MX cube takes powers of two only") from None
     b = exps[torch.tensor(blocks, dtype=torch.int64, device=sf.device)]
     if b.size(0) % 2:
         b = torch.cat([b, torch.zeros_like(b[:1])])
