@@ -52,14 +52,16 @@ shared_headers() {  # shared_headers <file.asc> <core defines> <header>...
 
 # The NPU JIT's generated source (the kernel with the tiling as constants) of every family, for tilings
 # the 950 heuristics choose for production shapes (docs/PERFORMANCE.md); needs the built package.
-jit_source() {  # jit_source <family> <block_m> <block_n> <block_k> <l0_k> <file>
-  python -c "from deepgemm_ascend import _C; print(_C.jit_npu_gemm_source($2, $3, $4, $5, '$1'))" > "$6"
+jit_source() {  # jit_source <family[:kind]> <block_m> <block_n> <block_k> <l0_k> <file>
+  local family=${1%%:*} kind=""; [[ $1 == *:* ]] && kind=${1#*:}
+  python -c "from deepgemm_ascend import _C; print(_C.jit_npu_gemm_source($2, $3, $4, $5, '$family', '$kind'))" > "$6"
 }
 jit_sources() {
   local rc=0 t
   for t in "bf16 256 256 128 64" "bf16 128 256 256 64" "fp8_mx 256 256 256 128" "fp4_mx 256 256 512 256" \
-           "fp8_block 128 256 256 128"; do
-    local f="$gen/jit_gemm_${t// /_}.asc"
+           "fp8_block 128 256 256 128" "bf16:masked 128 256 128 64" "fp8_mx:contiguous 256 256 256 128" \
+           "fp8_block:k_grouped 128 256 256 128"; do
+    local f="$gen/jit_gemm_${t//[ :]/_}.asc"
     jit_source $t "$f"
     for cxx in "${compilers[@]}"; do compile "$cxx" "$f" "$root/cpp/kernels/ascend" || rc=1; done
   done

@@ -35,8 +35,14 @@ def test_npu_jit_source_instantiates_the_kernel_with_constants():
     assert "dga_jit_launch_gemm_bf16" in src
     src = dg._C.jit_npu_gemm_source(256, 256, 256, 128, "fp8_mx")
     assert "run_gemm<fp8_e4m3fn_t, deepgemm_ascend::tile::npu::Scales::kMx>(p, Tiling{})" in src and "dga_jit_launch_gemm_fp8_mx" in src
+    src = dg._C.jit_npu_gemm_source(128, 256, 256, 128, "fp8_block", "masked")
+    assert src.startswith("// dga-core: mix\n") and "KERNEL_TYPE_MIX_AIC_1_2" in src
+    assert "run_masked_gemm<fp8_e4m3fn_t, deepgemm_ascend::tile::npu::Scales::kPromoted>(p, Tiling{})" in src
+    assert "dga_jit_launch_gemm_fp8_block_masked(uint32_t block_dim, void* stream, const DgaMaskedGemmParams*" in src
     with pytest.raises(ValueError, match="family"):
         dg._C.jit_npu_gemm_source(256, 256, 256, 128, "fp16")
+    with pytest.raises(ValueError, match="kind"):
+        dg._C.jit_npu_gemm_source(256, 256, 256, 128, "bf16", "dense")
 
 
 def test_every_public_function_is_documented():

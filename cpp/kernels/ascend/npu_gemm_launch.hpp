@@ -112,41 +112,56 @@ __aicore__ inline void run_gemm(const DgaGemmParams& p) {
   run_gemm<Elem, S>(p, tiling_of(p));
 }
 
-template <class Elem, Scales S = Scales::kNone>
-__aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
+template <class Elem, Scales S = Scales::kNone, class Tiling>
+__aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p, const Tiling& t) {
   const kernel::GemmProblem g0 = problem_of<Elem>(p.gemm);
   GmRows rows;
   rows.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.masked_m)));
   const kernel::MaskedProblems<GmRows> problems{g0.a,      g0.b,       g0.epilogue, p.a_group,   p.b_group,
                                                 p.d_group, p.groups,   rows,        g0.scaling,  p.sfa_group,
                                                 p.sfb_group};
-  run<Elem, S>(p.gemm, tiling_of(p.gemm), problems);
+  run<Elem, S>(p.gemm, t, problems);
 }
 
-template <class Elem, Scales S = Scales::kNone>
-__aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
+template <class Elem, Scales S = Scales::kNone, class Tiling>
+__aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p, const Tiling& t) {
   const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
   GmRows ids;
   ids.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.grouped_layout)));
   if (p.psum) {
-    run<Elem, S>(p.gemm, tiling_of(p.gemm),
+    run<Elem, S>(p.gemm, t,
                   kernel::PsumProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids, w.scaling,
                                                p.sfb_group});
   } else {
-    run<Elem, S>(p.gemm, tiling_of(p.gemm),
+    run<Elem, S>(p.gemm, t,
                   kernel::ContiguousProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids,
                                                      w.scaling, p.sfb_group});
   }
 }
 
-template <class Elem, Scales S = Scales::kNone>
-__aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p) {
+template <class Elem, Scales S = Scales::kNone, class Tiling>
+__aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p, const Tiling& t) {
   const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
   GmRows ends;
   ends.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.ends)));
   // C was copied into D: the kernel accumulates into D[g] (the epilogue's C is not read on the NPU).
-  run<Elem, S>(p.gemm, tiling_of(p.gemm),
+  run<Elem, S>(p.gemm, t,
                 kernel::KGroupedProblems<GmRows>{w.a, w.b, w.epilogue, p.d_group, 0, p.groups, p.align, ends, w.scaling});
+}
+
+// The grouped entries with the launch's run-time tiling (the precompiled kernels; the JIT passes a
+// StaticTiling instead).
+template <class Elem, Scales S = Scales::kNone>
+__aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p) {
+  run_masked_gemm<Elem, S>(p, tiling_of(p.gemm));
+}
+template <class Elem, Scales S = Scales::kNone>
+__aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p) {
+  run_contiguous_gemm<Elem, S>(p, tiling_of(p.gemm));
+}
+template <class Elem, Scales S = Scales::kNone>
+__aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p) {
+  run_k_grouped_gemm<Elem, S>(p, tiling_of(p.gemm));
 }
 
 }  // namespace deepgemm_ascend::tile::npu

@@ -110,6 +110,15 @@ heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, 
   return h::select_gemm_config(desc, h::ArchLimits::of<arch::Ascend950>());
 }
 
+// An entry of `family` and `kind` ("" dense, "masked", ...): JIT-specialised for the tiling with
+// DGA_JIT=1, else the precompiled kernel handed the tiling in its parameters.
+void launch(int device, unsigned blocks, void* stream, const void* params, const heuristics::GemmTiling& t,
+            const std::string& family, const std::string& kind) {
+  if (runtime::jit_gemm()) return jit::launch_npu_gemm(device, blocks, stream, params, t, family, kind);
+  const std::string entry = "dga_npu_launch_gemm_" + family + (kind.empty() ? "" : "_" + kind);
+  runtime::npu_launch(device, entry.c_str(), blocks, stream, params);
+}
+
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
                           const block::Scaling& sc, core::DType d_dtype, bool has_c, const heuristics::GemmConfig& cfg) {
   const DgaScales none{0, 0, 0};
@@ -138,7 +147,7 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
   const DgaContiguousGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
                                   problems.b_group, problems.groups, problems.align, problems.sfb_group,
                                   uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
-  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_contiguous").c_str(), unsigned(cores), runtime::current_npu_stream(), &p);
+  launch(device, unsigned(cores), runtime::current_npu_stream(), &p, cfg.tiling, kern.family, "contiguous");
 }
 
 void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
@@ -155,7 +164,7 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
                               problems.a_group,   problems.b_group,   problems.d_group,
                               problems.groups,    problems.sfa_group, problems.sfb_group,
                               uint64_t(reinterpret_cast<uintptr_t>(masked_m.ptr()))};
-  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_masked").c_str(), unsigned(cores), runtime::current_npu_stream(), &p);
+  launch(device, unsigned(cores), runtime::current_npu_stream(), &p, cfg.tiling, kern.family, "masked");
 }
 
 void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
@@ -179,8 +188,7 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
                                 problems.d_group, problems.groups, problems.align,
                                 uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
-  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family + "_k_grouped").c_str(), unsigned(cores), stream,
-                      &p);
+  launch(device, unsigned(cores), stream, &p, cfg.tiling, kern.family, "k_grouped");
 }
 
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
@@ -203,8 +211,7 @@ void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const bloc
     runtime::npu_copy_rows_async(device, d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item,
                                  size_t(s.n) * item, size_t(s.m), stream);
   }
-  if (runtime::jit_gemm()) return jit::launch_npu_gemm(device, unsigned(cfg.num_blocks), stream, p, cfg.tiling, kern.family);
-  runtime::npu_launch(device, ("dga_npu_launch_gemm_" + kern.family).c_str(), unsigned(cfg.num_blocks), stream, &p);
+  launch(device, unsigned(cfg.num_blocks), stream, &p, cfg.tiling, kern.family, "");
 }
 
 }  // namespace deepgemm_ascend::api
