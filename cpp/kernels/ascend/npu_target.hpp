@@ -73,9 +73,11 @@ struct Target {
                                               const layout::MatrixRef& src) {
     const Local<Elem> l1 = ctx.template tensor<Elem>(dst);
     const Gm<Elem> gm = gm_tensor<Elem>(src.base, src.origin);
-    const uint32_t rows = uint32_t(src.rows), cols = uint32_t(src.cols), l1_rows = uint32_t(g.rows_pad);
-    if (src.col_stride == 1) copy_gm_to_l1_nd(l1, gm, rows, cols, elems<Elem>(src.row_stride), l1_rows);
-    else copy_gm_to_l1_dn(l1, gm, rows, cols, elems<Elem>(src.col_stride), l1_rows);
+    // The DMA counts elements of Elem (packed fp4: bytes, two K values each; ISA DataCopy ND2NZ: "b4 data
+    // moves as b8, parameters set for b8"); packed fp4 reaches it K-major only (the launcher checks).
+    const uint32_t rows = uint32_t(src.rows), l1_rows = uint32_t(g.rows_pad);
+    if (src.col_stride == 1) copy_gm_to_l1_nd(l1, gm, rows, elems<Elem>(src.cols), elems<Elem>(src.row_stride), l1_rows);
+    else copy_gm_to_l1_dn(l1, gm, rows, uint32_t(src.cols), elems<Elem>(src.col_stride), l1_rows);
   }
   __aicore__ static inline void load_l1_to_l0a(Ctx& ctx, const Tile& dst, const Tile& src,
                                                const layout::NzGeometry& src_g, int64_t rows, int64_t k_off,

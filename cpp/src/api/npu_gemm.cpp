@@ -86,7 +86,8 @@ NpuKernel promoted_kernel(const block::Operands& ops, const block::Scaling& sc) 
 }
 
 // Checks the operands and scales an NPU kernel takes and names its family.
-NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64_t k) {
+// k_major: both operands have unit stride along K.
+NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64_t k, bool k_major = true) {
   using F = tile::OperandFormat;
   if (!sc.enabled) return {"bf16", 16, false};
   if (!sc.a.ue8m0 || !sc.b.ue8m0) return promoted_kernel(ops, sc);
@@ -98,6 +99,8 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
   device_scales("sfa", sc.a);
   device_scales("sfb", sc.b);
   const bool fp4 = ops.a == F::kE2M1;
+  DGA_REQUIRE(!fp4 || k_major, kNotImplemented, "a", "packed FP4 operands must be K-major on the NPU (the DMA moves "
+              "bytes, so MN-packed nibbles cannot become the cube's K-packed layout)");
   return {fp4 ? "fp4_mx" : "fp8_mx", fp4 ? 4 : 8, true};
 }
 
@@ -138,7 +141,8 @@ void require_npu(const core::TensorView& t, const char* arg) {
 void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, const block::Operands& ops,
                          bool psum, const core::TensorView& grouped_layout, const core::TensorView& d) {
   require_npu(d, "d");
-  const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.a.cols);
+  const NpuKernel kern =
+      npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.a.rows == 0) return;
   const int device = d.device.index;
   const int cores = runtime::npu_cube_cores(device);
@@ -153,7 +157,8 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
 void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
                      const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m) {
   require_npu(d, "d");
-  const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.a.cols);
+  const NpuKernel kern =
+      npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.groups == 0 || problems.a.rows == 0 || problems.b.rows == 0) return;
   DGA_REQUIRE(problems.a.cols != 0, kNotImplemented, "a", "K == 0 on the NPU target");
   const int device = d.device.index;
@@ -194,7 +199,7 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
               const core::TensorView& d, const core::TensorView* c) {
   require_npu(d, "d");
-  const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k);
+  const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
   DGA_REQUIRE(s.k != 0, kNotImplemented, "a", "K == 0 on the NPU target");
   DGA_REQUIRE(c == nullptr || d.dtype == DType::kFP32, kValue, "d",
