@@ -1,0 +1,48 @@
+#include "deepgemm_ascend/npu_model/data_move.hpp"
+
+#include <cstring>
+
+#include "deepgemm_ascend/core/error.hpp"
+
+namespace deepgemm_ascend::npu_model {
+
+Mte2NzPara Mte2NzPara::decode(uint64_t reg) {
+  return {uint16_t(reg & 0xFFFF), uint16_t((reg >> 16) & 0xFFFF), uint16_t((reg >> 32) & 0xFFFF),
+          uint16_t((reg >> 48) & 0xFFFF)};
+}
+
+namespace {
+
+// Moves every (r, c) of `count` matrices; `src_of` gives the source address of element (r, c).
+template <class SrcOf>
+void to_nz(uint8_t* dst, int eb, const GmToL1Nz& op, const Mte2NzPara& p, SrcOf src_of) {
+  DGA_REQUIRE(eb == 1 || eb == 2 || eb == 4, kValue, "elem_bytes", "the NZ DMA moves 1, 2 or 4 byte elements, got ", eb);
+  DGA_REQUIRE(!op.small_c0, kNotImplemented, "small_c0", "the SmallC0 mode is not modelled");
+  if (p.count == 0 || op.n == 0 || op.d == 0) return;
+  const size_t c0 = kC0Bytes / size_t(eb), d_pad = (op.d + c0 - 1) / c0 * c0;
+  for (uint32_t m = 0; m < p.count; ++m) {
+    uint8_t* out = dst + size_t(m) * p.matrix_stride * kC0Bytes;
+    for (uint32_t r = 0; r < op.n; ++r)
+      for (size_t c = 0; c < d_pad; ++c) {
+        uint8_t* at = out + (c / c0) * p.c0_stride * kC0Bytes + size_t(r) * p.row_stride * kC0Bytes + (c % c0) * eb;
+        if (c < op.d) std::memcpy(at, src_of(m, r, uint32_t(c)), size_t(eb));
+        else std::memset(at, 0, size_t(eb));
+      }
+  }
+}
+
+}  // namespace
+
+void copy_gm_to_cbuf_nd2nz(uint8_t* dst, const uint8_t* src, int eb, const GmToL1Nz& op, const Mte2NzPara& para) {
+  to_nz(dst, eb, op, para, [&](uint32_t m, uint32_t r, uint32_t c) {
+    return src + m * op.matrix_stride_bytes + r * op.row_stride_bytes + size_t(c) * size_t(eb);
+  });
+}
+
+void copy_gm_to_cbuf_dn2nz(uint8_t* dst, const uint8_t* src, int eb, const GmToL1Nz& op, const Mte2NzPara& para) {
+  to_nz(dst, eb, op, para, [&](uint32_t m, uint32_t r, uint32_t c) {
+    return src + m * op.matrix_stride_bytes + c * op.row_stride_bytes + size_t(r) * size_t(eb);
+  });
+}
+
+}  // namespace deepgemm_ascend::npu_model

@@ -1,0 +1,140 @@
+// The NPU instruction model's GM -> L1 DMAs (npu_model/data_move.hpp) on the worked examples of the
+// AscendC documentation (cannmirror/asc-devkit, docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/矩阵计算的搬入/
+// 矩阵数据搬入至L1-Buffer/): "GMToL1随路转换-ND2NZ搬运（DataCopy）" and "GMToL1随路转换-DN2NZ搬运（DataCopy）",
+// sections 连续搬运 (continuous) and 非连续搬运 (non-continuous), half data. The API parameters become
+// instruction operands as impl/basic_api/dav_3510/kernel_operator_data_copy_impl.h converts them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "deepgemm_ascend/npu_model/data_move.hpp"
+
+namespace nm = deepgemm_ascend::npu_model;
+
+namespace {
+
+constexpr uint16_t kPoison = 0xFFFF;
+constexpr int kHalf = 2;
+
+// The documentation's Nd2NzParams / Dn2NzParams (elements; dst strides in C0 units, matrix stride in
+// elements), as the devkit hands them to the instruction.
+struct ApiParams {
+  uint16_t num, n;
+  uint32_t d;
+  uint64_t src_matrix_stride, src_d_value;
+  uint16_t dst_c0_stride, dst_n_stride, dst_matrix_stride;
+};
+
+nm::Mte2NzPara para(const ApiParams& p) {
+  const uint64_t loop4 = uint64_t(p.dst_matrix_stride) * kHalf / nm::kC0Bytes;
+  return nm::Mte2NzPara::decode(loop4 << 48 | uint64_t(p.dst_c0_stride) << 32 | uint64_t(p.dst_n_stride) << 16 | p.num);
+}
+nm::GmToL1Nz op(const ApiParams& p) {
+  return {p.n, p.d, p.src_d_value * kHalf, p.src_matrix_stride * kHalf, false};
+}
+
+std::vector<uint16_t> iota(size_t n) {
+  std::vector<uint16_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = uint16_t(i + 1);  // never 0 (the padding) or the poison
+  return v;
+}
+
+uint8_t* bytes(std::vector<uint16_t>& v) { return reinterpret_cast<uint8_t*>(v.data()); }
+const uint8_t* bytes(const std::vector<uint16_t>& v) { return reinterpret_cast<const uint8_t*>(v.data()); }
+
+// Every element of dst is either expected[i] (where set) or untouched.
+void expect_only(const std::vector<uint16_t>& dst, const std::vector<int64_t>& expected) {
+  for (size_t i = 0; i < dst.size(); ++i) {
+    if (expected[i] < 0) EXPECT_EQ(dst[i], kPoison) << "element " << i << " was written";
+    else EXPECT_EQ(dst[i], uint16_t(expected[i])) << "element " << i;
+  }
+}
+
+}  // namespace
+
+TEST(NpuModelDataMove, Mte2NzParaFieldsAreDecoded) {
+  const nm::Mte2NzPara p = nm::Mte2NzPara::decode(uint64_t(20) << 48 | uint64_t(37) << 32 | uint64_t(2) << 16 | 2);
+  EXPECT_EQ(p.count, 2);
+  EXPECT_EQ(p.row_stride, 2);
+  EXPECT_EQ(p.c0_stride, 37);
+  EXPECT_EQ(p.matrix_stride, 20);
+}
+
+// ND2NZ, continuous: ndNum 1, nValue 16, dValue 23, srcDValue 32, dstNzC0Stride 16, dstNzNStride 1. Row r's
+// first 16 values form row r of Z fractal 0; values 16..22 start Z fractal 1 (16 C0 later), padded with 0
+// to 32 B.
+TEST(NpuModelDataMove, Nd2NzContinuousExample) {
+  const ApiParams p{1, 16, 23, 0, 32, 16, 1, 0};
+  const auto src = iota(16 * 32);
+  std::vector<uint16_t> dst(2 * 16 * 16 + 64, kPoison);
+  nm::copy_gm_to_cbuf_nd2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
+  std::vector<int64_t> want(dst.size(), -1);
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 32; ++c) want[size_t((c / 16) * 256 + r * 16 + c % 16)] = c < 23 ? src[size_t(r * 32 + c)] : 0;
+  expect_only(dst, want);
+}
+
+// ND2NZ, non-continuous: ndNum 2, nValue 8, dValue 23, srcNdMatrixStride 384, srcDValue 32,
+// dstNzC0Stride 37, dstNzNStride 2, dstNzMatrixStride 320: the second matrix starts 320 elements on,
+// rows are 2 C0 apart (every other fractal row stays untouched), Z fractals 37 C0 apart.
+TEST(NpuModelDataMove, Nd2NzNonContinuousExample) {
+  const ApiParams p{2, 8, 23, 384, 32, 37, 2, 320};
+  const auto src = iota(2 * 384);
+  std::vector<uint16_t> dst(320 + 37 * 16 + 16 * 16 + 64, kPoison);
+  nm::copy_gm_to_cbuf_nd2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
+  std::vector<int64_t> want(dst.size(), -1);
+  for (int m = 0; m < 2; ++m)
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 32; ++c)
+        want[size_t(m * 320 + (c / 16) * 37 * 16 + r * 2 * 16 + c % 16)] = c < 23 ? src[size_t(m * 384 + r * 32 + c)] : 0;
+  expect_only(dst, want);
+}
+
+// DN2NZ, continuous: dnNum 1, nValue 16 (the DN matrix's columns), dValue 23 (its rows), srcDValue 16,
+// dstNzC0Stride 16, dstNzNStride 1: source column n becomes row n of the Nz matrix, its 23 values split
+// over two Z fractals 16 C0 apart.
+TEST(NpuModelDataMove, Dn2NzContinuousExample) {
+  const ApiParams p{1, 16, 23, 0, 16, 16, 1, 0};
+  const auto src = iota(23 * 16);
+  std::vector<uint16_t> dst(2 * 16 * 16 + 64, kPoison);
+  nm::copy_gm_to_cbuf_dn2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
+  std::vector<int64_t> want(dst.size(), -1);
+  for (int n = 0; n < 16; ++n)
+    for (int d = 0; d < 32; ++d) want[size_t((d / 16) * 256 + n * 16 + d % 16)] = d < 23 ? src[size_t(d * 16 + n)] : 0;
+  expect_only(dst, want);
+}
+
+// DN2NZ, non-continuous: dnNum 2, nValue 8, dValue 23, srcDnMatrixStride 400, srcDValue 16,
+// dstNzC0Stride 37, dstNzNStride 2, dstNzMatrixStride 320.
+TEST(NpuModelDataMove, Dn2NzNonContinuousExample) {
+  const ApiParams p{2, 8, 23, 400, 16, 37, 2, 320};
+  const auto src = iota(2 * 400);
+  std::vector<uint16_t> dst(320 + 37 * 16 + 16 * 16 + 64, kPoison);
+  nm::copy_gm_to_cbuf_dn2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
+  std::vector<int64_t> want(dst.size(), -1);
+  for (int m = 0; m < 2; ++m)
+    for (int n = 0; n < 8; ++n)
+      for (int d = 0; d < 32; ++d)
+        want[size_t(m * 320 + (d / 16) * 37 * 16 + n * 2 * 16 + d % 16)] = d < 23 ? src[size_t(m * 400 + d * 16 + n)] : 0;
+  expect_only(dst, want);
+}
+
+// The constraints section: ndNum, nValue or dValue 0 is a no-op; packed 4-bit data moves as bytes (the
+// parameters count bytes, one C0 holds 64 values).
+TEST(NpuModelDataMove, ZeroExtentsAreNoOpsAndFp4MovesAsBytes) {
+  const auto src = iota(64);
+  std::vector<uint16_t> dst(64, kPoison);
+  for (const ApiParams& p : {ApiParams{0, 4, 8, 0, 8, 4, 1, 0}, ApiParams{1, 0, 8, 0, 8, 4, 1, 0},
+                             ApiParams{1, 4, 0, 0, 8, 4, 1, 0}}) {
+    nm::copy_gm_to_cbuf_nd2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
+    expect_only(dst, std::vector<int64_t>(dst.size(), -1));
+  }
+  // 2 rows of 40 bytes (80 fp4 values): C0 column 0 holds bytes 0..31 of each row, column 1 bytes 32..39
+  // and 24 zero bytes.
+  std::vector<uint8_t> b(2 * 40), out(2 * 2 * 32, 0xAB);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(i + 1);
+  nm::copy_gm_to_cbuf_nd2nz(out.data(), b.data(), 1, {2, 40, 40, 0, false}, nm::Mte2NzPara{1, 1, 2, 0});
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 64; ++c) EXPECT_EQ(out[size_t((c / 32) * 64 + r * 32 + c % 32)], c < 40 ? b[size_t(r * 40 + c)] : 0);
+}
