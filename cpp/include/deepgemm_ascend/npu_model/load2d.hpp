@@ -1,0 +1,29 @@
+// The NPU instruction model (issue 16), L1 -> L0A / L0B: LoadData 2D V2 as the devkit's CPU-debug headers
+// issue it (impl/basic_api/dav_3510/kernel_operator_mm_impl.h: load_cbuf_to_ca / load_cbuf_to_cb(dst, src,
+// mStartPosition, kStartPosition, mStep, kStep, srcStride, dstStride, transpose)), with the semantics of
+// "LoadData（2D矩阵搬运V2）" in the AscendC documentation. Our reading of the documentation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace deepgemm_ascend::npu_model {
+
+// Units (the documentation): start positions and steps count fractals of 16 rows along M and 32 B along K;
+// the strides count 512 B between K-adjacent fractals of the source and of the destination.
+struct Load2d {
+  uint16_t m_start = 0, k_start = 0;
+  uint16_t m_step = 0, k_step = 0;
+  int32_t src_stride = 0;
+  uint16_t dst_stride = 0;
+  bool transpose = false;
+};
+
+inline constexpr size_t kFractalBytes = 512;
+
+// Fractal (mi, ki) of the step, mi < m_step, ki < k_step: source fractal (k_start + ki) * |src_stride| +
+// m_start + mi, destination fractal ki * dst_stride + mi (512 B each). m_step or k_step 0: a no-op.
+// Transposition is not modelled (refused).
+void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op);
+
+}  // namespace deepgemm_ascend::npu_model
