@@ -1,0 +1,34 @@
+// The NPU instruction model (issue 16), L0C -> GM / UB: Fixpipe with NZ2ND as the devkit's CPU-debug
+// headers issue it (impl/basic_api/dav_3510/kernel_operator_fixpipe_impl.h: copy_matrix_cc_to_gm /
+// the UB form), with the semantics of "L0C到GM数据搬运（Fixpipe）" and "L0C到UB数据搬运（Fixpipe）" in the
+// AscendC documentation. Our reading of the documentation.
+#pragma once
+
+#include <cstdint>
+
+namespace deepgemm_ascend::npu_model {
+
+enum class FixQuant : uint8_t { kNone, kF322F16, kF322BF16 };  // NoQuant (fp32 out), casts with CAST_RINT
+
+// Units (the documentation): src_stride counts C0_Size (16 fp32) between the N-adjacent Z columns of the
+// Nz source (align16(m)); with NZ2ND dst_stride counts elements per destination row; src_nd_stride counts
+// 16 x C0_Size between source matrices, dst_nd_stride elements between destination matrices.
+// dual_split_m: rows [0, m / 2) go to dst[0] (sub-block 0), [m / 2, m) to dst[1] at the same offsets; m
+// must be even. atomic_add: the fp32 destination is added to (SetAtomicAdd<float>).
+struct Fixpipe {
+  uint16_t n = 0, m = 0;
+  uint16_t src_stride = 0;
+  uint32_t dst_stride = 0;
+  FixQuant quant = FixQuant::kNone;
+  bool nz2nd = true;
+  uint16_t nd_num = 1, src_nd_stride = 0;
+  uint32_t dst_nd_stride = 0;
+  bool dual_split_m = false;
+  bool atomic_add = false;
+};
+
+// dst[1] is used with dual_split_m only. m, n or nd_num 0: a no-op. Refused (not modelled): NZ2NZ /
+// NZ2DN, quantisation other than the casts, atomic add on a cast output, an odd m split by rows.
+void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op);
+
+}  // namespace deepgemm_ascend::npu_model
