@@ -1,0 +1,51 @@
+// The pieces of the devkit's CPU-debug runtime that are closed (or need securec / dlog), defined for
+// running NPU kernel code on the instruction model in one process: the core globals (stub_def.h), GM
+// allocation, the process lock (one process: nothing to lock), the bf16 class's members (round to nearest
+// even) and the two parameter checks the reached headers call (the model checks what it models).
+#include <cstdlib>
+#include <cstring>
+
+#include "kernel_operator.h"
+
+int64_t block_idx = 0;
+int64_t block_num = 1;
+int32_t sub_block_idx = 0;
+int32_t g_taskRation = 1;
+int32_t g_coreType = AscendC::AIC;
+KernelMode g_kernelMode = KernelMode::AIC_MODE;
+namespace AscendC {
+bool g_isAtomic = false;
+ProcessLock* ProcessLock::processLock = nullptr;
+ProcessLock* ProcessLock::CreateLock() { static ProcessLock lock; return &lock; }
+ProcessLock::ProcessLock() {}
+ProcessLock::~ProcessLock() {}
+int ProcessLock::Write() { return 0; }
+int ProcessLock::Read() { return 0; }
+int ProcessLock::Unlock() { return 0; }
+void* GmAlloc(size_t size) { return std::aligned_alloc(4096, (size + 4095) / 4096 * 4096); }
+void GmFree(void* p) { std::free(p); }
+}  // namespace AscendC
+
+namespace bfloat16 {
+uint16_t Bf16T::FloatToBf16(const float& f) const {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x40u);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return uint16_t(u >> 16);
+}
+float Bf16T::ToFloat() const {
+  const uint32_t u = uint32_t(val) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+Bf16T::operator float() const { return ToFloat(); }
+Bf16T& Bf16T::operator=(const Bf16T& b) { val = b.val; return *this; }
+Bf16T& Bf16T::operator=(const float& f) { val = FloatToBf16(f); return *this; }
+}  // namespace bfloat16
+
+namespace AscendC::check {
+bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return true; }
+}  // namespace AscendC::check
