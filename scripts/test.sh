@@ -10,6 +10,11 @@ python -m pip install -q --no-build-isolation \
 
 ctest --test-dir "$build" --output-on-failure -j 2
 
+# The NPU kernels on the instruction model (ctest label npu-model, above): planted errors in the NPU
+# primitive layer must fail that suite.
+echo "== NPU model: planted errors =="
+bash scripts/check_npu_model.sh "$build"
+
 # The NPU compile step: every NPU translation unit with g++ and clang++ against the AscendC headers
 # (../shared/third_party/asc-devkit), and the planted errors it must catch.
 echo "== NPU compile (dav-3510, CPU-debug mode) =="

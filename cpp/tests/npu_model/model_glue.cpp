@@ -21,6 +21,17 @@ namespace {
 uint64_t g_nz_para = 0;
 int g_atomic = 0;
 std::unique_ptr<nm::EventModel> g_events;
+std::string g_error;  // the core's first model error (instructions also run in destructors: no throwing)
+
+// Runs one modelled instruction; a model error is kept for end_core and the instruction skipped.
+template <class F>
+void guard(const char* instr, F&& f) {
+  try {
+    f();
+  } catch (const deepgemm_ascend::core::Error& e) {
+    if (g_error.empty()) g_error = std::string(instr) + ": " + e.what();
+  }
+}
 
 const char* pipe_name(int p) {  // pipe_t of the devkit's stub (enums.txt)
   static const char* names[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "ALL", "MTE4", "MTE5", "V2", "FIX"};
@@ -29,14 +40,16 @@ const char* pipe_name(int p) {  // pipe_t of the devkit's stub (enums.txt)
 }  // namespace
 
 void begin_core(const std::string& kernel, int core) {
+  g_error.clear();
   g_nz_para = 0;
   g_atomic = 0;
   g_events = std::make_unique<nm::EventModel>(kernel, core);
 }
 
 void end_core() {
-  if (g_events) g_events->finish();
+  if (g_events) guard("end of kernel", [] { g_events->finish(); });
   g_events.reset();
+  DGA_REQUIRE(g_error.empty(), kRuntime, "npu_model", g_error);
 }
 
 void nz_para(uint64_t reg) { g_nz_para = reg; }
@@ -46,41 +59,51 @@ void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint6
   const nm::GmToL1Nz op{uint16_t(n), uint32_t(d), loop1, loop4, small};
   auto* out = static_cast<uint8_t*>(dst);
   const auto* in = static_cast<const uint8_t*>(src);
-  if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, nm::Mte2NzPara::decode(g_nz_para));
-  else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, nm::Mte2NzPara::decode(g_nz_para));
+  guard(dn ? "copy_gm_to_cbuf_multi_dn2nz" : "copy_gm_to_cbuf_multi_nd2nz", [&] {
+    if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, nm::Mte2NzPara::decode(g_nz_para));
+    else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, nm::Mte2NzPara::decode(g_nz_para));
+  });
 }
 
 void load2d(void* dst, const void* src, uint64_t ms, uint64_t ks, uint64_t mst, uint64_t kst, int64_t ss, uint64_t ds,
             bool tr) {
-  nm::load_cbuf_to_l0(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src),
-                      {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr});
+  guard("load_cbuf_to_ca/cb", [&] {
+    nm::load_cbuf_to_l0(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src),
+                        {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr});
+  });
 }
 
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
          bool c_from_bias, bool init) {
-  nm::mad(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), static_cast<const uint8_t*>(b), nm::CubeType(tb),
-          {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init});
+  guard("mad", [&] {
+    nm::mad(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), static_cast<const uint8_t*>(b), nm::CubeType(tb),
+            {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init});
+  });
 }
 
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss,
                  int quant, bool nz2nd) {
-  nm::Fixpipe op;
-  op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;
-  DGA_REQUIRE(quant >= 0, kNotImplemented, "quantPre", "only NoQuant, F322F16 and F322BF16 are modelled");
-  op.quant = nm::FixQuant(quant);
-  DGA_REQUIRE((dst_bytes == 4) == (op.quant == nm::FixQuant::kNone), kValue, "quantPre",
-              "the Fixpipe's conversion does not match its destination type (", dst_bytes, "-byte elements)");
-  op.atomic_add = g_atomic == 1;
-  uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
-  nm::fixpipe(out, src, op);
+  guard("copy_matrix_cc_to_gm", [&] {
+    nm::Fixpipe op;
+    op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;
+    DGA_REQUIRE(quant >= 0, kNotImplemented, "quantPre", "only NoQuant, F322F16 and F322BF16 are modelled");
+    op.quant = nm::FixQuant(quant);
+    DGA_REQUIRE((dst_bytes == 4) == (op.quant == nm::FixQuant::kNone), kValue, "quantPre",
+                "the Fixpipe's conversion does not match its destination type (", dst_bytes, "-byte elements)");
+    op.atomic_add = g_atomic == 1;
+    uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
+    nm::fixpipe(out, src, op);
+  });
 }
 
 void atomic(int mode) { g_atomic = mode; }
 
 void flag(bool set, int src, int dst, int id) {
-  DGA_REQUIRE(g_events != nullptr, kRuntime, "event", "a flag outside a core run");
-  if (set) g_events->set_flag(pipe_name(src), pipe_name(dst), id);
-  else g_events->wait_flag(pipe_name(src), pipe_name(dst), id);
+  guard(set ? "set_flag" : "wait_flag", [&] {
+    DGA_REQUIRE(g_events != nullptr, kRuntime, "event", "a flag outside a core run");
+    if (set) g_events->set_flag(pipe_name(src), pipe_name(dst), id);
+    else g_events->wait_flag(pipe_name(src), pipe_name(dst), id);
+  });
 }
 
 }  // namespace dga_model

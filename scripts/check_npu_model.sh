@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Planted errors in the NPU primitive layer fail the npu-model suite: each mutation below is made in a copy
+# of cpp/kernels/ascend, the model test (cpp/tests/npu_model/test_gemm_on_model.cpp) is compiled against
+# the copy with the build's own commands and run; it must fail, and the unmutated copy must pass.
+#   usage: check_npu_model.sh [build dir]   (default build/test, configured with DGA_BUILD_TESTS=ON)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build/test}" && pwd)
+cmds=$(ninja -C "$build" -t commands dga_npu_model_tests)
+compile=$(grep -F "npu_model/test_gemm_on_model.cpp" <<< "$cmds" | grep -F -- " -c ")
+link=$(grep -E -- "-o cpp/tests/dga_npu_model_tests( |$)" <<< "$cmds")
+obj=$(grep -oE -- "-o [^ ]+test_gemm_on_model.cpp.o" <<< "$compile" | cut -c4-)
+[ -n "$compile" ] && [ -n "$link" ] && [ -n "$obj" ] || { echo "check_npu_model: no model test in $build" >&2; exit 1; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+# run <name> <file> <sed expression> : 0 if the model test passes on the (mutated) copy.
+run() {
+  local name=$1 file=$2 expr=$3
+  rm -rf "$work/k"; cp -r "$root/cpp/kernels/ascend" "$work/k"
+  if [ -n "$expr" ]; then
+    sed -i "$expr" "$work/k/$file"
+    cmp -s "$work/k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
+  fi
+  local c=${compile//-I$root\/cpp\/kernels\/ascend/-I$work\/k}
+  c=${c//$obj/$work/t.o}
+  local l=${link//$obj/$work/t.o}
+  l=${l/-o cpp\/tests\/dga_npu_model_tests/-o $work/t}
+  (cd "$build" && eval "$c" && eval "$l") > "$work/build.log" 2>&1 || { echo "mutation '$name' did not build:"; tail -5 "$work/build.log"; exit 1; }
+  { "$work/t" > "$work/run.log" 2>&1; } 2> /dev/null
+}
+
+run "control" "" "" || { echo "control (no mutation) failed:"; tail -20 "$work/run.log"; exit 1; }
+echo "control (no mutation): the model suite passes"
+mutate() {  # mutate <name> <file> <sed expression>
+  if run "$1" "$2" "$3"; then echo "mutation '$1' was NOT caught"; exit 1; fi
+  echo "mutation '$1': the model suite fails as expected: $(grep -m1 -E "what\(\)|npu_model|Expected equality|Which is" "$work/run.log" | cut -c1-150)"
+}
+mutate "L0 stride in elements instead of fractals" npu_primitives.hpp \
+  's/p.dstStride = uint16_t(ceil_div(mn, kFractalRows));/p.dstStride = uint16_t(mn);/'
+mutate "MN-major operand copied without its transposition (ND instead of DN)" npu_target.hpp \
+  's/if (src.col_stride == 1) copy_gm_to_l1_nd/if (true) copy_gm_to_l1_nd/'
+mutate "B loaded transposed" npu_primitives.hpp 's/p.ifTranspose = false;/p.ifTranspose = true;/'
+mutate "flag set on the wrong event (release sets ready)" npu_ring.hpp \
+  's/AscendC::SetFlag<kFree>(free_\[read_\]);/AscendC::SetFlag<kReady>(ready_[read_]);/'
