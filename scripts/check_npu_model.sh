@@ -42,3 +42,7 @@ mutate "MN-major operand copied without its transposition (ND instead of DN)" np
 mutate "B loaded transposed" npu_primitives.hpp 's/p.ifTranspose = false;/p.ifTranspose = true;/'
 mutate "flag set on the wrong event (release sets ready)" npu_ring.hpp \
   's/AscendC::SetFlag<kFree>(free_\[read_\]);/AscendC::SetFlag<kReady>(ready_[read_]);/'
+mutate "MX scale start counted in 32-value groups instead of 64-value pairs" npu_primitives.hpp \
+  's|mx.yStartPosition = uint16_t(k0 / kMxBaseK);|mx.yStartPosition = uint16_t(k0 / (kMxBaseK / 2));|'
+mutate "MX scale pairs of one layout copied as the other (ND / DN swapped)" npu_target.hpp \
+  's/if (s.mn_stride == kPairBytes)/if (s.k_stride == kPairBytes)/'

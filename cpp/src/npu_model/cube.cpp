@@ -1,5 +1,6 @@
 #include "deepgemm_ascend/npu_model/cube.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -12,7 +13,31 @@ namespace {
 constexpr int64_t kRows = 16, kC0Bytes = 32, kFractalBytes = 512, kCFractalFloats = 256;
 
 bool fp8(CubeType t) { return t == CubeType::kE4M3 || t == CubeType::kE5M2; }
+
+constexpr int kMxBlockK = 32, kMxScalesPerUnit = 2, kMxUnitBytes = 32, kUe8m0Bias = 127;
+
+// Operand values of a Nz (A) / Zn (B) L0 tile: rows x k, c0 values of K per 32 B row.
+std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_t k) {
+  const int64_t r16 = (rows + kRows - 1) / kRows, c0 = kC0Bytes * 8 / cube_type_bits(t);
+  const int64_t per_fractal = kFractalBytes * 8 / cube_type_bits(t);
+  std::vector<double> v(size_t(rows * k));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t x = 0; x < k; ++x)
+      v[size_t(r * k + x)] = cube_value(p, t, (x / c0 * r16 + r / kRows) * per_fractal + (r % kRows) * c0 + x % c0);
+  return v;
+}
+
+double ue8m0(uint8_t e) { return e == 0xFF ? NAN : std::ldexp(1.0, int(e) - kUe8m0Bias); }
+
+// The scale of row r and K group g in an L0 MX scale buffer for k values of K.
+double mx_scale(const uint8_t* s, int64_t r, int64_t g, int64_t k) {
+  const int64_t units_per_block = (k + kMxBlockK * kMxScalesPerUnit - 1) / (kMxBlockK * kMxScalesPerUnit);
+  const int64_t unit = (r / kRows) * units_per_block + g / kMxScalesPerUnit;
+  return ue8m0(s[unit * kMxUnitBytes + (r % kRows) * kMxScalesPerUnit + g % kMxScalesPerUnit]);
+}
 }  // namespace
+
+int cube_type_bits(CubeType t) { return t == CubeType::kE2M1 ? 4 : 8 * cube_type_bytes(t); }
 
 int cube_type_bytes(CubeType t) {
   switch (t) {
@@ -29,6 +54,7 @@ double cube_value(const uint8_t* p, CubeType t, int64_t i) {
     case CubeType::kFP32: { float f; std::memcpy(&f, p + 4 * i, 4); return f; }
     case CubeType::kE4M3: return core::e4m3_to_float(p[i]);
     case CubeType::kE5M2: return core::e5m2_to_float(p[i]);
+    case CubeType::kE2M1: return core::e2m1_to_float(uint8_t((p[i / 2] >> (4 * (i % 2))) & 0xF));
   }
   return 0.0;
 }
@@ -38,21 +64,35 @@ void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
   DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv",
               "GEMV (m == 1, A read as ND) is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
-  const int64_t m16 = (op.m + kRows - 1) / kRows, n16 = (op.n + kRows - 1) / kRows;
-  const int64_t ca = kC0Bytes / cube_type_bytes(ta), cb = kC0Bytes / cube_type_bytes(tb);
-  const int64_t a_elems = kFractalBytes / cube_type_bytes(ta), b_elems = kFractalBytes / cube_type_bytes(tb);
-  std::vector<double> av(size_t(op.m) * op.k), bv(size_t(op.n) * op.k);
-  for (int64_t i = 0; i < op.m; ++i)
-    for (int64_t x = 0; x < op.k; ++x)
-      av[size_t(i * op.k + x)] = cube_value(a, ta, (x / ca * m16 + i / kRows) * a_elems + (i % kRows) * ca + x % ca);
-  for (int64_t j = 0; j < op.n; ++j)
-    for (int64_t x = 0; x < op.k; ++x)
-      bv[size_t(j * op.k + x)] = cube_value(b, tb, (x / cb * n16 + j / kRows) * b_elems + (j % kRows) * cb + x % cb);
+  DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
+  const int64_t m16 = (op.m + kRows - 1) / kRows;
+  const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
   for (int64_t i = 0; i < op.m; ++i)
     for (int64_t j = 0; j < op.n; ++j) {
       float& out = c[(j / kRows * m16 + i / kRows) * kCFractalFloats + (i % kRows) * kRows + j % kRows];
       double s = op.init ? 0.0 : double(out);
       for (int64_t x = 0; x < op.k; ++x) s += av[size_t(i * op.k + x)] * bv[size_t(j * op.k + x)];
+      out = float(s);
+    }
+}
+
+void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
+            const uint8_t* sb, const Mad& op) {
+  const bool fp4 = ta == CubeType::kE2M1 && tb == CubeType::kE2M1;
+  DGA_REQUIRE(fp4 || (fp8(ta) && fp8(tb)), kValue, "b", "the MX cube takes two fp8 or two fp4 operands");
+  DGA_REQUIRE(op.k % (kMxBlockK * kMxScalesPerUnit) == 0, kValue, "k", "the MX Mmad needs K a multiple of 64, got ",
+              op.k);
+  DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv", "GEMV is not modelled");
+  DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
+  const int64_t m16 = (op.m + kRows - 1) / kRows;
+  const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
+  for (int64_t i = 0; i < op.m; ++i)
+    for (int64_t j = 0; j < op.n; ++j) {
+      float& out = c[(j / kRows * m16 + i / kRows) * kCFractalFloats + (i % kRows) * kRows + j % kRows];
+      double s = op.init ? 0.0 : double(out);
+      for (int64_t x = 0; x < op.k; ++x)
+        s += av[size_t(i * op.k + x)] * mx_scale(sa, i, x / kMxBlockK, op.k) * bv[size_t(j * op.k + x)] *
+             mx_scale(sb, j, x / kMxBlockK, op.k);
       out = float(s);
     }
 }

@@ -16,4 +16,11 @@ void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op) {
                   src + ((op.k_start + ki) * src_stride + op.m_start + mi) * kFractalBytes, kFractalBytes);
 }
 
+void load_mx_scales(uint8_t* dst, const uint8_t* src, const LoadMx& op) {
+  for (size_t x = 0; x < op.x_step; ++x)
+    for (size_t y = 0; y < op.y_step; ++y)
+      std::memcpy(dst + (x * op.dst_stride + y) * kMxUnitBytes,
+                  src + ((op.x_start + x) * op.src_stride + op.y_start + y) * kMxUnitBytes, kMxUnitBytes);
+}
+
 }  // namespace deepgemm_ascend::npu_model

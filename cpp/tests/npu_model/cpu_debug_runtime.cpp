@@ -7,6 +7,8 @@
 
 #include "kernel_operator.h"
 
+#include "model_runner.hpp"
+
 int64_t block_idx = 0;
 int64_t block_num = 1;
 int32_t sub_block_idx = 0;
@@ -49,3 +51,12 @@ namespace AscendC::check {
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
 bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return true; }
 }  // namespace AscendC::check
+
+namespace dga_model {
+const uint8_t* mx_scales_of(const void* l0, bool b) {
+  auto& cd = AscendC::ConstDefiner::Instance();
+  const auto* base = cd.GetHardwareBaseAddr(b ? AscendC::Hardware::L0B : AscendC::Hardware::L0A);
+  const uint8_t* mx = b ? cd.cpuL0BMx : cd.cpuL0AMx;
+  return mx + (static_cast<const uint8_t*>(l0) - base) / 16;
+}
+}  // namespace dga_model

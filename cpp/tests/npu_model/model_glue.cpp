@@ -96,6 +96,29 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
   });
 }
 
+void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
+             uint64_t ss, uint64_t ds) {
+  guard(b ? "load_cbuf_to_cb_mx" : "load_cbuf_to_ca_mx", [&] {
+    nm::load_mx_scales(reinterpret_cast<uint8_t*>(uintptr_t(mx_dst)), static_cast<const uint8_t*>(src),
+                       {uint16_t(xs), uint16_t(ys), uint16_t(xst), uint16_t(yst), uint16_t(ss), uint16_t(ds)});
+  });
+}
+
+void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
+            bool c_from_bias, bool init) {
+  guard("mad_mx", [&] {
+    nm::mad_mx(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), mx_scales_of(a, false),
+               static_cast<const uint8_t*>(b), nm::CubeType(tb), mx_scales_of(b, true),
+               {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init});
+  });
+}
+
+void unmodelled(const char* instruction) {
+  guard(instruction, [&] {
+    DGA_REQUIRE(false, kNotImplemented, "npu_model", instruction, " is not modelled");
+  });
+}
+
 void atomic(int mode) { g_atomic = mode; }
 
 void flag(bool set, int src, int dst, int id) {

@@ -17,6 +17,11 @@ void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uin
 // quant: 0 NoQuant, 1 F322F16, 2 F322BF16, -1 any other mode (refused)
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride,
                  uint64_t src_stride, int quant, bool nz2nd);
+void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
+             uint64_t ss, uint64_t ds);
+void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n,
+            bool disable_gemv, bool c_from_bias, bool init);
+void unmodelled(const char* instruction);
 void atomic(int mode);  // 0 none, 1 add (the output type is the fixpipe's)
 void flag(bool set, int src, int dst, int id);
 }  // namespace dga_model
@@ -62,3 +67,30 @@ template <class P, class Q, class E>
 inline void set_flag(P src, Q dst, E id) { dga_model::flag(true, int(src), int(dst), int(id)); }
 template <class P, class Q, class E>
 inline void wait_flag(P src, Q dst, E id) { dga_model::flag(false, int(src), int(dst), int(id)); }
+
+template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
+inline void load_cbuf_to_ca_s4(T* dst, U* src, A ms, B ks, C mst, D kst, E ss, F ds, G tr) {
+  load_cbuf_to_ca(dst, src, ms, ks, mst, kst, ss, ds, tr);  // the same 512 B fractals; 4-bit values
+}
+template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
+inline void load_cbuf_to_cb_s4(T* dst, U* src, A ms, B ks, C mst, D kst, E ss, F ds, G tr) {
+  load_cbuf_to_cb(dst, src, ms, ks, mst, kst, ss, ds, tr);
+}
+template <class S, class A, class B, class C, class D, class E, class F>
+inline void load_cbuf_to_ca_mx(uint64_t mx_dst, S* src, A xs, B ys, C xst, D yst, E ss, F ds) {
+  dga_model::mx_load(false, mx_dst, src, uint64_t(xs), uint64_t(ys), uint64_t(xst), uint64_t(yst), uint64_t(ss),
+                     uint64_t(ds));
+}
+template <class S, class A, class B, class C, class D, class E, class F>
+inline void load_cbuf_to_cb_mx(uint64_t mx_dst, S* src, A xs, B ys, C xst, D yst, E ss, F ds) {
+  dga_model::mx_load(true, mx_dst, src, uint64_t(xs), uint64_t(ys), uint64_t(xst), uint64_t(yst), uint64_t(ss),
+                     uint64_t(ds));
+}
+template <class C, class A, class B, class M, class K, class N, class U, class G, class S, class I>
+inline void mad_mx(C* c, A* a, B* b, M m, K k, N n, U, G gemv_off, S c_from_bias, I init) {
+  dga_model::mad_mx(reinterpret_cast<float*>(c), a, dga_model::CubeTypeOf<A>::value, b, dga_model::CubeTypeOf<B>::value,
+                    uint64_t(m), uint64_t(k), uint64_t(n), bool(gemv_off), bool(c_from_bias), bool(init));
+}
+// Reached by the headers, not modelled yet: refused when a kernel runs them.
+template <class... A>
+inline void copy_matrix_cc_to_ub(A&&...) { dga_model::unmodelled("copy_matrix_cc_to_ub (Fixpipe to UB)"); }

@@ -3,9 +3,13 @@
 // event checker; end_core checks that every flag the core set was waited.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace dga_model {
 void begin_core(const std::string& kernel, int core);
 void end_core();
+// The L0A_MX / L0B_MX scales of an L0A / L0B address (the devkit's CPU buffers: address / 16 from the
+// buffer's start); defined with the CPU-debug runtime.
+const uint8_t* mx_scales_of(const void* l0, bool b);
 }  // namespace dga_model

@@ -13,4 +13,7 @@ template <> struct CubeTypeOf<half> { static constexpr int value = int(CubeType:
 template <> struct CubeTypeOf<float> { static constexpr int value = int(CubeType::kFP32); };
 template <> struct CubeTypeOf<fp8_e4m3fn_t> { static constexpr int value = int(CubeType::kE4M3); };
 template <> struct CubeTypeOf<fp8_e5m2_t> { static constexpr int value = int(CubeType::kE5M2); };
+template <> struct CubeTypeOf<AscendC::mx_fp8_e4m3_t> { static constexpr int value = int(CubeType::kE4M3); };
+template <> struct CubeTypeOf<AscendC::mx_fp8_e5m2_t> { static constexpr int value = int(CubeType::kE5M2); };
+template <> struct CubeTypeOf<fp4x2_e2m1_t> { static constexpr int value = int(CubeType::kE2M1); };
 }  // namespace dga_model

@@ -73,7 +73,65 @@ int64_t run_bf16(const Shape& s) {
   return bad;
 }
 
+// FP8 e4m3 with UE8M0 MX scales (int16 pairs of K-adjacent exponents, K- or MN-major) on the MX kernel.
+int64_t run_fp8_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores) {
+  std::mt19937 rng(uint32_t(m + 5 * n + k));
+  std::normal_distribution<float> nd;
+  std::uniform_int_distribution<int> ex(120, 134);
+  const int64_t pairs = k / 64;
+  std::vector<uint8_t> a(size_t(m * k)), b(size_t(n * k));
+  for (auto& v : a) v = core::float_to_e4m3(nd(rng));
+  for (auto& v : b) v = core::float_to_e4m3(nd(rng));
+  // Scale pair (r, p): two exponent bytes, K group 2p in the low byte.
+  auto make_scales = [&](int64_t rows, std::vector<uint16_t>& sf, DgaScales& ds) {
+    const int64_t rows16 = (rows + 15) / 16 * 16;
+    sf.assign(size_t((mn_major_scales ? rows16 : rows) * pairs), 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t p = 0; p < pairs; ++p)
+        sf[size_t(mn_major_scales ? p * rows16 + r : r * pairs + p)] = uint16_t(ex(rng) | ex(rng) << 8);
+    ds = {uint64_t(uintptr_t(sf.data())), mn_major_scales ? 2 : pairs * 2, mn_major_scales ? rows16 * 2 : 2, 1, 0};
+  };
+  std::vector<uint16_t> sfa, sfb;
+  DgaGemmParams p{};
+  make_scales(m, sfa, p.sfa);
+  make_scales(n, sfb, p.sfb);
+  auto scale = [&](const std::vector<uint16_t>& sf, int64_t rows, int64_t r, int64_t x) {
+    const int64_t rows16 = (rows + 15) / 16 * 16, pr = x / 64;
+    const uint16_t pair = sf[size_t(mn_major_scales ? pr * rows16 + r : r * pairs + pr)];
+    return std::ldexp(1.0, int((pair >> (8 * ((x / 32) % 2))) & 0xFF) - 127);
+  };
+  std::vector<uint16_t> d(size_t(m * n), 0x7FC0);
+  p.a = matrix(a.data(), m, k, false);
+  p.b = matrix(b.data(), n, k, false);
+  p.d = {uint64_t(uintptr_t(d.data())), m, n, n, 1};
+  p.d_dtype = int32_t(core::DType::kBF16);
+  p.block_m = 64, p.block_n = 64, p.block_k = 128, p.l0_k = 64, p.swizzle_band = 1, p.swizzle_along_m = 1;
+  block_num = cores;
+  for (int core_id = 0; core_id < cores; ++core_id) {
+    block_idx = core_id;
+    dga_model::begin_core("dga_gemm_fp8_mx", core_id);
+    npu::run_gemm<fp8_e4m3fn_t, npu::Scales::kMx>(p);
+    dga_model::end_core();
+  }
+  int64_t bad = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (int64_t x = 0; x < k; ++x)
+        want += core::e4m3_to_float(a[size_t(i * k + x)]) * scale(sfa, m, i, x) * core::e4m3_to_float(b[size_t(j * k + x)]) *
+                scale(sfb, n, j, x);
+      const double got = core::bf16_to_float(d[size_t(i * n + j)]);
+      bad += !(std::fabs(got - want) <= std::ldexp(std::fabs(want), -7) + 1e-30);
+    }
+  return bad;
+}
+
 }  // namespace
+
+TEST(NpuKernelsOnModel, Fp8MxGemmMatchesTheReference) {
+  EXPECT_EQ(run_fp8_mx(40, 24, 128, false, 1), 0) << "K-major scale pairs";
+  EXPECT_EQ(run_fp8_mx(100, 70, 320, true, 2), 0) << "MN-major scale pairs";
+}
 
 TEST(NpuKernelsOnModel, Bf16GemmMatchesTheReference) {
   const Shape shapes[] = {

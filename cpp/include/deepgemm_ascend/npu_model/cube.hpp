@@ -10,9 +10,10 @@
 
 namespace deepgemm_ascend::npu_model {
 
-enum class CubeType : uint8_t { kBF16, kFP16, kFP32, kE4M3, kE5M2 };
+enum class CubeType : uint8_t { kBF16, kFP16, kFP32, kE4M3, kE5M2, kE2M1 };  // kE2M1: packed, low nibble first
 
-int cube_type_bytes(CubeType t);
+int cube_type_bytes(CubeType t);  // bytes of one element (kE2M1: 1 byte = 2 values)
+int cube_type_bits(CubeType t);   // bits of one value
 
 // C (+)= A x B over the valid m x k and k x n (init: C = A x B). Layouts, with c0 = 32 B of K values of
 // the operand's type and m16 = ceil(m / 16), n16 = ceil(n / 16):
@@ -30,7 +31,14 @@ struct Mad {
 };
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op);
 
-// The value of element i of a buffer of type t (fp8 and bf16 decoded exactly).
+// The MX Mmad ("MmadMx", asc_mmad_mx: C = (scaleA (x) A) (scaleB (x) B) + C, one UE8M0 scale per 32 K
+// values): A, B and C as for mad (fp8 pairs or fp4 pairs; c0 = 32 B of K, 64 fp4 values), the scales of A
+// in L0A_MX (zZ) and of B in L0B_MX (nN), 16 rows x 2 K-adjacent scales per 32 B unit: the scale of row r
+// and K group g at unit (r / 16) * ceil(k / 64) + g / 2, byte (r % 16) * 2 + g % 2; value 2^(byte - 127).
+void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
+            const uint8_t* sb, const Mad& op);
+
+// The value of value i of a buffer of type t (fp8, fp4 and bf16 decoded exactly).
 double cube_value(const uint8_t* p, CubeType t, int64_t i);
 
 }  // namespace deepgemm_ascend::npu_model

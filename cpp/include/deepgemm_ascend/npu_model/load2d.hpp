@@ -26,4 +26,17 @@ inline constexpr size_t kFractalBytes = 512;
 // Transposition is not modelled (refused).
 void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op);
 
+// The MX scale load that goes with an MX LoadData ("LoadData_2D_MX"; the devkit's load_cbuf_to_ca_mx /
+// load_cbuf_to_cb_mx(mx_dst, src, xStartPosition, yStartPosition, xStep, yStep, srcStride, dstStride)):
+// units of 32 B (16 rows x two K-adjacent UE8M0 scales); x counts 16-row blocks, y and both strides count
+// units along K. Unit (x, y), x < x_step, y < y_step, moves from source unit (x_start + x) * src_stride +
+// y_start + y to destination unit x * dst_stride + y.
+struct LoadMx {
+  uint16_t x_start = 0, y_start = 0;
+  uint16_t x_step = 0, y_step = 0;
+  uint16_t src_stride = 0, dst_stride = 0;
+};
+inline constexpr size_t kMxUnitBytes = 32;
+void load_mx_scales(uint8_t* dst, const uint8_t* src, const LoadMx& op);
+
 }  // namespace deepgemm_ascend::npu_model
