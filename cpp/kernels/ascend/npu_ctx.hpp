@@ -19,6 +19,15 @@ struct Tile {
   uint32_t bytes = 0;
 };
 
+// The LocalTensor index of a byte offset: LocalTensor<T>::operator[] counts values, and a packed 4-bit
+// type (fp4x2) holds two values per byte (impl/basic_api/kernel_tensor_impl.h, IsHalfByteDataType).
+template <class T>
+__aicore__ inline uint32_t index_of(uint32_t byte_offset) {
+  constexpr uint32_t kValuesPerHalfByteElement = 2;
+  if constexpr (AscendC::IsHalfByteDataType<T>()) return byte_offset * kValuesPerHalfByteElement;
+  else return byte_offset / uint32_t(sizeof(T));
+}
+
 // Start-address alignment of a buffer position.
 template <class Arch>
 __aicore__ inline uint32_t pos_align(Pos pos) {
@@ -64,7 +73,7 @@ class Ctx : public BumpAlloc<Arch> {
 
   template <class T>
   __aicore__ inline AscendC::LocalTensor<T> tensor(const Tile& t) {
-    const uint32_t at = t.offset / uint32_t(sizeof(T));
+    const uint32_t at = index_of<T>(t.offset);
     switch (t.pos) {
       case Pos::kL0A: return l0a_.template Get<T>()[at];
       case Pos::kL0B: return l0b_.template Get<T>()[at];
@@ -93,7 +102,7 @@ class VecCtx : public BumpAlloc<Arch> {
   __aicore__ inline AscendC::TPipe& pipe() { return pipe_; }
   template <class T>
   __aicore__ inline AscendC::LocalTensor<T> tensor(const Tile& t) {
-    return ub_.template Get<T>()[t.offset / uint32_t(sizeof(T))];
+    return ub_.template Get<T>()[index_of<T>(t.offset)];
   }
 
  private:

@@ -73,15 +73,23 @@ int64_t run_bf16(const Shape& s) {
   return bad;
 }
 
-// FP8 e4m3 with UE8M0 MX scales (int16 pairs of K-adjacent exponents, K- or MN-major) on the MX kernel.
-int64_t run_fp8_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores) {
+// FP8 e4m3 (or packed FP4 e2m1, fp4) with UE8M0 MX scales (int16 pairs of K-adjacent exponents, K- or
+// MN-major) on the MX kernel.
+int64_t run_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores, bool fp4 = false) {
   std::mt19937 rng(uint32_t(m + 5 * n + k));
   std::normal_distribution<float> nd;
   std::uniform_int_distribution<int> ex(120, 134);
   const int64_t pairs = k / 64;
-  std::vector<uint8_t> a(size_t(m * k)), b(size_t(n * k));
-  for (auto& v : a) v = core::float_to_e4m3(nd(rng));
-  for (auto& v : b) v = core::float_to_e4m3(nd(rng));
+  const int64_t per_byte = fp4 ? 2 : 1;
+  std::vector<uint8_t> a(size_t(m * k / per_byte)), b(size_t(n * k / per_byte));
+  std::uniform_int_distribution<int> nib(0, 15);
+  for (auto* x : {&a, &b})
+    for (auto& v : *x) v = fp4 ? uint8_t(nib(rng) | nib(rng) << 4) : core::float_to_e4m3(nd(rng));
+  // Value x of row r of an operand with `cols` K values.
+  auto value = [&](const std::vector<uint8_t>& x, int64_t r, int64_t c) -> double {
+    if (!fp4) return core::e4m3_to_float(x[size_t(r * k + c)]);
+    return core::e2m1_to_float(uint8_t(x[size_t((r * k + c) / 2)] >> (4 * (c % 2))));
+  };
   // Scale pair (r, p): two exponent bytes, K group 2p in the low byte.
   auto make_scales = [&](int64_t rows, std::vector<uint16_t>& sf, DgaScales& ds) {
     const int64_t rows16 = (rows + 15) / 16 * 16;
@@ -105,12 +113,14 @@ int64_t run_fp8_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int co
   p.b = matrix(b.data(), n, k, false);
   p.d = {uint64_t(uintptr_t(d.data())), m, n, n, 1};
   p.d_dtype = int32_t(core::DType::kBF16);
-  p.block_m = 64, p.block_n = 64, p.block_k = 128, p.l0_k = 64, p.swizzle_band = 1, p.swizzle_along_m = 1;
+  p.block_m = 64, p.block_n = 64, p.block_k = fp4 ? 256 : 128, p.l0_k = fp4 ? 128 : 64, p.swizzle_band = 1,
+  p.swizzle_along_m = 1;
   block_num = cores;
   for (int core_id = 0; core_id < cores; ++core_id) {
     block_idx = core_id;
-    dga_model::begin_core("dga_gemm_fp8_mx", core_id);
-    npu::run_gemm<fp8_e4m3fn_t, npu::Scales::kMx>(p);
+    dga_model::begin_core(fp4 ? "dga_gemm_fp4_mx" : "dga_gemm_fp8_mx", core_id);
+    if (fp4) npu::run_gemm<fp4x2_e2m1_t, npu::Scales::kMx>(p);
+    else npu::run_gemm<fp8_e4m3fn_t, npu::Scales::kMx>(p);
     dga_model::end_core();
   }
   int64_t bad = 0;
@@ -118,8 +128,7 @@ int64_t run_fp8_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int co
     for (int64_t j = 0; j < n; ++j) {
       double want = 0;
       for (int64_t x = 0; x < k; ++x)
-        want += core::e4m3_to_float(a[size_t(i * k + x)]) * scale(sfa, m, i, x) * core::e4m3_to_float(b[size_t(j * k + x)]) *
-                scale(sfb, n, j, x);
+        want += value(a, i, x) * scale(sfa, m, i, x) * value(b, j, x) * scale(sfb, n, j, x);
       const double got = core::bf16_to_float(d[size_t(i * n + j)]);
       bad += !(std::fabs(got - want) <= std::ldexp(std::fabs(want), -7) + 1e-30);
     }
@@ -128,9 +137,11 @@ int64_t run_fp8_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int co
 
 }  // namespace
 
-TEST(NpuKernelsOnModel, Fp8MxGemmMatchesTheReference) {
-  EXPECT_EQ(run_fp8_mx(40, 24, 128, false, 1), 0) << "K-major scale pairs";
-  EXPECT_EQ(run_fp8_mx(100, 70, 320, true, 2), 0) << "MN-major scale pairs";
+TEST(NpuKernelsOnModel, Fp8AndFp4MxGemmsMatchTheReference) {
+  EXPECT_EQ(run_mx(40, 24, 128, false, 1), 0) << "fp8, K-major scale pairs";
+  EXPECT_EQ(run_mx(100, 70, 320, true, 2), 0) << "fp8, MN-major scale pairs";
+  // fp4: a 48-row A puts a second L0 stage 1536 B on; LocalTensor<fp4x2> counts 4-bit values.
+  EXPECT_EQ(run_mx(48, 40, 384, false, 2, true), 0) << "fp4";
 }
 
 TEST(NpuKernelsOnModel, Bf16GemmMatchesTheReference) {
