@@ -29,7 +29,7 @@ compile() {
   esac
   for d in "${defs[@]}"; do
     local core=cube; [[ $d == *VEC* ]] && core=vector
-    if out=$(CXX=$cxx ARCH_DEFS="$d" EXTRA_FLAGS="-Werror -include $dir/cpu_debug/instructions.h" \
+    if out=$(CXX=$cxx ARCH_DEFS="$d" EXTRA_FLAGS="-Werror" \
              bash "$devkit/check_kernels.sh" "$root" "$file" 2>&1); then
       echo "ok    $cxx $core $(basename "$file")"
     else
@@ -42,7 +42,7 @@ compile() {
 # The GEMM kernels' NPU translation units compile the same kernel templates as the host library.
 shared_headers() {  # shared_headers <file.asc> <core defines> <header>...
   local file=$1 defs=$2 heard h; shift 2
-  heard=$(CXX=g++ ARCH_DEFS="$defs" EXTRA_FLAGS="-H -include $root/cpp/kernels/ascend/cpu_debug/instructions.h" \
+  heard=$(CXX=g++ ARCH_DEFS="$defs" EXTRA_FLAGS="-H" \
           bash "$devkit/check_kernels.sh" "$root" "$root/cpp/kernels/ascend/$file" 2>&1)
   for h in "$@"; do
     grep -q "cpp/include/deepgemm_ascend/$h" <<< "$heard" || { echo "$file does not compile $h" >&2; return 1; }

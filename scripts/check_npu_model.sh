@@ -41,7 +41,7 @@ mutate "MN-major operand copied without its transposition (ND instead of DN)" np
   's/if (src.col_stride == 1) copy_gm_to_l1_nd/if (true) copy_gm_to_l1_nd/'
 mutate "B loaded transposed" npu_primitives.hpp 's/p.ifTranspose = false;/p.ifTranspose = true;/'
 mutate "flag set on the wrong event (release sets ready)" npu_ring.hpp \
-  's/AscendC::SetFlag<kFree>(free_\[read_\]);/AscendC::SetFlag<kReady>(ready_[read_]);/'
+  's/set_event<kFree>(free_\[read_\]);/set_event<kReady>(ready_[read_]);/'
 mutate "MX scale start counted in 32-value groups instead of 64-value pairs" npu_primitives.hpp \
   's|mx.yStartPosition = uint16_t(k0 / kMxBaseK);|mx.yStartPosition = uint16_t(k0 / (kMxBaseK / 2));|'
 mutate "MX scale pairs of one layout copied as the other (ND / DN swapped)" npu_target.hpp \

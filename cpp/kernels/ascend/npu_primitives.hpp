@@ -189,6 +189,12 @@ __aicore__ inline void fixpipe_to_ub_split(const Local<float>& ub, const Local<f
   AscendC::Fixpipe<float, float, kRowMajorToUb>(ub, l0c, p);
 }
 
+// ---- events between the pipes of this core: every SetFlag / WaitFlag of the NPU layer is one of these --
+template <AscendC::HardEvent E>
+__aicore__ inline void set_event(AscendC::TEventID id) { AscendC::SetFlag<E>(id); }
+template <AscendC::HardEvent E>
+__aicore__ inline void wait_event(AscendC::TEventID id) { AscendC::WaitFlag<E>(id); }
+
 // ---- cross-core flags (AIC <-> AIV of a group) -----------------------------------------------------
 constexpr uint8_t kCrossCoreAicAiv = 2;  // mode 2: AIC <-> both AIVs of its group
 template <pipe_t P>

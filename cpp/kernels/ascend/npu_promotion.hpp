@@ -55,15 +55,15 @@ class PromotionSender {
 
   // After the Mmad of a K block: L0C (m valid rows of m_pad) -> slot, then L0C is free again.
   __aicore__ inline void send(const Local<float>& ub, const Local<float>& l0c, uint32_t m, uint32_t m_pad) {
-    AscendC::SetFlag<E::M_FIX>(m_fix_);
-    AscendC::WaitFlag<E::M_FIX>(m_fix_);
+    set_event<E::M_FIX>(m_fix_);
+    wait_event<E::M_FIX>(m_fix_);
     if (used_[slot_]) cross_core_wait<PIPE_FIX>(kPromotionFree[slot_]);
     fixpipe_to_ub_split(ub[ub_.slot(slot_) / sizeof(float)], l0c, m, ub_.row_values, m_pad);
     cross_core_set<PIPE_FIX>(kPromotionReady[slot_]);
     used_[slot_] = true;
     slot_ = (slot_ + 1) % kPromotionSlots;
-    AscendC::SetFlag<E::FIX_M>(fix_m_);
-    AscendC::WaitFlag<E::FIX_M>(fix_m_);
+    set_event<E::FIX_M>(fix_m_);
+    wait_event<E::FIX_M>(fix_m_);
   }
 
  private:

@@ -9,6 +9,7 @@
 #include "deepgemm_ascend/tile/pipe.hpp"
 #include "deepgemm_ascend/tile/ring_stage.hpp"
 #include "npu_ctx.hpp"
+#include "npu_primitives.hpp"
 
 namespace deepgemm_ascend::tile::npu {
 
@@ -43,12 +44,12 @@ class Ring {
       for (int p = 0; p < Parts; ++p) stages_[i].part[p] = ctx.alloc(parts[p].pos, parts[p].bytes);
       free_[i] = pipe_.template AllocEventID<kFree>();
       ready_[i] = pipe_.template AllocEventID<kReady>();
-      AscendC::SetFlag<kFree>(free_[i]);
+      set_event<kFree>(free_[i]);
     }
   }
   __aicore__ inline ~Ring() {
     for (int i = 0; i < N; ++i) {
-      AscendC::WaitFlag<kFree>(free_[i]);
+      wait_event<kFree>(free_[i]);
       pipe_.template ReleaseEventID<kFree>(free_[i]);
       pipe_.template ReleaseEventID<kReady>(ready_[i]);
     }
@@ -57,19 +58,19 @@ class Ring {
   Ring& operator=(const Ring&) = delete;
 
   __aicore__ inline decltype(auto) acquire() {
-    AscendC::WaitFlag<kFree>(free_[write_]);
+    wait_event<kFree>(free_[write_]);
     return view(write_);
   }
   __aicore__ inline void commit() {
-    AscendC::SetFlag<kReady>(ready_[write_]);
+    set_event<kReady>(ready_[write_]);
     write_ = (write_ + 1) % N;
   }
   __aicore__ inline decltype(auto) consume() {
-    AscendC::WaitFlag<kReady>(ready_[read_]);
+    wait_event<kReady>(ready_[read_]);
     return view(read_);
   }
   __aicore__ inline void release() {
-    AscendC::SetFlag<kFree>(free_[read_]);
+    set_event<kFree>(free_[read_]);
     read_ = (read_ + 1) % N;
   }
 

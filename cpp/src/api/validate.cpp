@@ -62,7 +62,8 @@ void require_same_device(std::initializer_list<std::pair<const char*, const Tens
 void require_host(const TensorView& t, const char* arg) {
 #ifdef DGA_WITH_NPU
   DGA_REQUIRE(t.device.kind == core::DeviceKind::kHost, kNotImplemented, arg, "is on ", t.device.str(),
-              ", and this entry point has no NPU kernel yet (the NPU target implements bf16_gemm_nt so far)");
+              ", and this entry point has no NPU kernel yet (the NPU target implements the BF16, FP8 and "
+              "FP4 GEMMs; see the missing list in README.md)");
 #else
   DGA_REQUIRE(t.device.kind == core::DeviceKind::kHost, kRuntime, arg, "is on ", t.device.str(),
               ", but this build has no NPU backend (build with CANN to enable it)");

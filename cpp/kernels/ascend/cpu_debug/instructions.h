@@ -1,7 +1,7 @@
 // Instruction-level functions that the devkit headers call in CPU-debug mode and that the shared
-// permissive stub (asc-devkit/stub/stub_fun.h) does not declare yet; force-included ahead of
-// kernel_operator.h by scripts/check_npu.sh. Like the stub's, they accept anything and do nothing:
-// they only let the headers' templates that the kernels reach be type-checked.
+// permissive stub (asc-devkit/stub/stub_fun.h) does not declare yet; the .asc translation units include
+// it ahead of kernel_operator.h in CPU-debug mode (bisheng never sees it). Like the stub's, they accept
+// anything and do nothing: they only let the headers' templates that the kernels reach be type-checked.
 #pragma once
 
 template <class... A>
