@@ -61,63 +61,54 @@ TEST(NpuModelDataMove, Mte2NzParaFieldsAreDecoded) {
   EXPECT_EQ(p.matrix_stride, 20);
 }
 
+// Runs `copy` (nd2nz or dn2nz) on a documentation example and checks every destination element: value c
+// of row r of matrix m (c < d, then zeros to 32 B) lands at m * dstNzMatrixStride + (c / 16) *
+// dstNzC0Stride * 16 + r * dstNzNStride * 16 + c % 16 elements (half: 16 per C0); nothing else is written.
+// src_at(m, r, c) is the value's index in the source.
+template <class Copy, class SrcAt>
+void expect_example(Copy copy, const ApiParams& p, size_t src_size, SrcAt src_at) {
+  constexpr int kC0 = 16;
+  const auto src = iota(src_size);
+  std::vector<uint16_t> dst(size_t(p.dst_matrix_stride) * p.num + size_t(p.dst_c0_stride) * kC0 * 2 + 64, kPoison);
+  copy(bytes(dst), bytes(src), kHalf, op(p), para(p));
+  std::vector<int64_t> want(dst.size(), -1);
+  for (int m = 0; m < p.num; ++m)
+    for (int r = 0; r < p.n; ++r)
+      for (int c = 0; c < 32; ++c)
+        want[size_t(m * p.dst_matrix_stride + (c / kC0) * p.dst_c0_stride * kC0 + r * p.dst_n_stride * kC0 + c % kC0)] =
+            c < int(p.d) ? src[src_at(m, r, c)] : 0;
+  expect_only(dst, want);
+}
+
 // ND2NZ, continuous: ndNum 1, nValue 16, dValue 23, srcDValue 32, dstNzC0Stride 16, dstNzNStride 1. Row r's
 // first 16 values form row r of Z fractal 0; values 16..22 start Z fractal 1 (16 C0 later), padded with 0
 // to 32 B.
 TEST(NpuModelDataMove, Nd2NzContinuousExample) {
-  const ApiParams p{1, 16, 23, 0, 32, 16, 1, 0};
-  const auto src = iota(16 * 32);
-  std::vector<uint16_t> dst(2 * 16 * 16 + 64, kPoison);
-  nm::copy_gm_to_cbuf_nd2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
-  std::vector<int64_t> want(dst.size(), -1);
-  for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 32; ++c) want[size_t((c / 16) * 256 + r * 16 + c % 16)] = c < 23 ? src[size_t(r * 32 + c)] : 0;
-  expect_only(dst, want);
+  expect_example(nm::copy_gm_to_cbuf_nd2nz, {1, 16, 23, 0, 32, 16, 1, 0}, 16 * 32,
+                 [](int, int r, int c) { return size_t(r * 32 + c); });
 }
 
 // ND2NZ, non-continuous: ndNum 2, nValue 8, dValue 23, srcNdMatrixStride 384, srcDValue 32,
 // dstNzC0Stride 37, dstNzNStride 2, dstNzMatrixStride 320: the second matrix starts 320 elements on,
 // rows are 2 C0 apart (every other fractal row stays untouched), Z fractals 37 C0 apart.
 TEST(NpuModelDataMove, Nd2NzNonContinuousExample) {
-  const ApiParams p{2, 8, 23, 384, 32, 37, 2, 320};
-  const auto src = iota(2 * 384);
-  std::vector<uint16_t> dst(320 + 37 * 16 + 16 * 16 + 64, kPoison);
-  nm::copy_gm_to_cbuf_nd2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
-  std::vector<int64_t> want(dst.size(), -1);
-  for (int m = 0; m < 2; ++m)
-    for (int r = 0; r < 8; ++r)
-      for (int c = 0; c < 32; ++c)
-        want[size_t(m * 320 + (c / 16) * 37 * 16 + r * 2 * 16 + c % 16)] = c < 23 ? src[size_t(m * 384 + r * 32 + c)] : 0;
-  expect_only(dst, want);
+  expect_example(nm::copy_gm_to_cbuf_nd2nz, {2, 8, 23, 384, 32, 37, 2, 320}, 2 * 384,
+                 [](int m, int r, int c) { return size_t(m * 384 + r * 32 + c); });
 }
 
 // DN2NZ, continuous: dnNum 1, nValue 16 (the DN matrix's columns), dValue 23 (its rows), srcDValue 16,
 // dstNzC0Stride 16, dstNzNStride 1: source column n becomes row n of the Nz matrix, its 23 values split
 // over two Z fractals 16 C0 apart.
 TEST(NpuModelDataMove, Dn2NzContinuousExample) {
-  const ApiParams p{1, 16, 23, 0, 16, 16, 1, 0};
-  const auto src = iota(23 * 16);
-  std::vector<uint16_t> dst(2 * 16 * 16 + 64, kPoison);
-  nm::copy_gm_to_cbuf_dn2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
-  std::vector<int64_t> want(dst.size(), -1);
-  for (int n = 0; n < 16; ++n)
-    for (int d = 0; d < 32; ++d) want[size_t((d / 16) * 256 + n * 16 + d % 16)] = d < 23 ? src[size_t(d * 16 + n)] : 0;
-  expect_only(dst, want);
+  expect_example(nm::copy_gm_to_cbuf_dn2nz, {1, 16, 23, 0, 16, 16, 1, 0}, 23 * 16,
+                 [](int, int n, int d) { return size_t(d * 16 + n); });
 }
 
 // DN2NZ, non-continuous: dnNum 2, nValue 8, dValue 23, srcDnMatrixStride 400, srcDValue 16,
 // dstNzC0Stride 37, dstNzNStride 2, dstNzMatrixStride 320.
 TEST(NpuModelDataMove, Dn2NzNonContinuousExample) {
-  const ApiParams p{2, 8, 23, 400, 16, 37, 2, 320};
-  const auto src = iota(2 * 400);
-  std::vector<uint16_t> dst(320 + 37 * 16 + 16 * 16 + 64, kPoison);
-  nm::copy_gm_to_cbuf_dn2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
-  std::vector<int64_t> want(dst.size(), -1);
-  for (int m = 0; m < 2; ++m)
-    for (int n = 0; n < 8; ++n)
-      for (int d = 0; d < 32; ++d)
-        want[size_t(m * 320 + (d / 16) * 37 * 16 + n * 2 * 16 + d % 16)] = d < 23 ? src[size_t(m * 400 + d * 16 + n)] : 0;
-  expect_only(dst, want);
+  expect_example(nm::copy_gm_to_cbuf_dn2nz, {2, 8, 23, 400, 16, 37, 2, 320}, 2 * 400,
+                 [](int m, int n, int d) { return size_t(m * 400 + d * 16 + n); });
 }
 
 // The constraints section: ndNum, nValue or dValue 0 is a no-op; packed 4-bit data moves as bytes (the

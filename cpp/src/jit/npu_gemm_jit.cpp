@@ -26,10 +26,16 @@ constexpr Family kFamilies[] = {{"bf16", "bfloat16_t", "kNone"},
                                 {"fp4_mx", "fp4x2_e2m1_t", "kMx"},
                                 {"fp8_block", "fp8_e4m3fn_t", "kPromoted"}};
 
+// The entry of `table` called `name`; `arg` and `choices` name the argument in the error otherwise.
+template <class T, size_t N>
+const T& named(const T (&table)[N], const std::string& name, const char* arg, const char* choices) {
+  for (const T& t : table)
+    if (name == t.name) return t;
+  core::fail(core::ErrorKind::kValue, arg, "unknown NPU GEMM ", arg, " '", name, "' (", choices, ")");
+}
+
 const Family& family_of(const std::string& name) {
-  for (const Family& f : kFamilies)
-    if (name == f.name) return f;
-  core::fail(core::ErrorKind::kValue, "family", "unknown NPU GEMM family '", name, "' (bf16, fp8_mx, fp4_mx or fp8_block)");
+  return named(kFamilies, name, "family", "bf16, fp8_mx, fp4_mx or fp8_block");
 }
 
 // The entry kinds: launch parameters and the launch function of npu_gemm_launch.hpp.
@@ -44,10 +50,7 @@ constexpr Kind kKinds[] = {{"", "DgaGemmParams", "run_gemm"},
                            {"k_grouped", "DgaKGroupedGemmParams", "run_k_grouped_gemm"}};
 
 const Kind& kind_of(const std::string& name) {
-  for (const Kind& k : kKinds)
-    if (name == k.name) return k;
-  core::fail(core::ErrorKind::kValue, "kind", "unknown NPU GEMM entry kind '", name,
-             "' ('' for dense, masked, contiguous or k_grouped)");
+  return named(kKinds, name, "kind", "'' for dense, masked, contiguous or k_grouped");
 }
 
 std::string suffix(const std::string& family, const std::string& kind) {

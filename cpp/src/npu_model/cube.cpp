@@ -27,6 +27,18 @@ std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_
   return v;
 }
 
+// C (fp32 Nz, m x n) = sum(i, j, start): start is 0 with init, else the C element; summed in double and
+// rounded once.
+template <class Sum>
+void accumulate(float* c, const Mad& op, Sum sum) {
+  const int64_t m16 = (op.m + kRows - 1) / kRows;
+  for (int64_t i = 0; i < op.m; ++i)
+    for (int64_t j = 0; j < op.n; ++j) {
+      float& out = c[(j / kRows * m16 + i / kRows) * kCFractalFloats + (i % kRows) * kRows + j % kRows];
+      out = float(sum(i, j, op.init ? 0.0 : double(out)));
+    }
+}
+
 double ue8m0(uint8_t e) { return e == 0xFF ? NAN : std::ldexp(1.0, int(e) - kUe8m0Bias); }
 
 // The scale of row r and K group g in an L0 MX scale buffer for k values of K.
@@ -65,15 +77,11 @@ void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
               "GEMV (m == 1, A read as ND) is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
-  const int64_t m16 = (op.m + kRows - 1) / kRows;
   const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
-  for (int64_t i = 0; i < op.m; ++i)
-    for (int64_t j = 0; j < op.n; ++j) {
-      float& out = c[(j / kRows * m16 + i / kRows) * kCFractalFloats + (i % kRows) * kRows + j % kRows];
-      double s = op.init ? 0.0 : double(out);
-      for (int64_t x = 0; x < op.k; ++x) s += av[size_t(i * op.k + x)] * bv[size_t(j * op.k + x)];
-      out = float(s);
-    }
+  accumulate(c, op, [&](int64_t i, int64_t j, double s) {
+    for (int64_t x = 0; x < op.k; ++x) s += av[size_t(i * op.k + x)] * bv[size_t(j * op.k + x)];
+    return s;
+  });
 }
 
 void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
@@ -84,17 +92,13 @@ void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const ui
               op.k);
   DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv", "GEMV is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
-  const int64_t m16 = (op.m + kRows - 1) / kRows;
   const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
-  for (int64_t i = 0; i < op.m; ++i)
-    for (int64_t j = 0; j < op.n; ++j) {
-      float& out = c[(j / kRows * m16 + i / kRows) * kCFractalFloats + (i % kRows) * kRows + j % kRows];
-      double s = op.init ? 0.0 : double(out);
-      for (int64_t x = 0; x < op.k; ++x)
-        s += av[size_t(i * op.k + x)] * mx_scale(sa, i, x / kMxBlockK, op.k) * bv[size_t(j * op.k + x)] *
-             mx_scale(sb, j, x / kMxBlockK, op.k);
-      out = float(s);
-    }
+  accumulate(c, op, [&](int64_t i, int64_t j, double s) {
+    for (int64_t x = 0; x < op.k; ++x)
+      s += av[size_t(i * op.k + x)] * mx_scale(sa, i, x / kMxBlockK, op.k) * bv[size_t(j * op.k + x)] *
+           mx_scale(sb, j, x / kMxBlockK, op.k);
+    return s;
+  });
 }
 
 }  // namespace deepgemm_ascend::npu_model
