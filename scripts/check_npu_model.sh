@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Planted errors in the NPU primitive layer fail the npu-model suite: each mutation below is made in a copy
-# of cpp/kernels/ascend, the model test (cpp/tests/npu_model/test_gemm_on_model.cpp) is compiled against
-# the copy with the build's own commands and run; it must fail, and the unmutated copy must pass.
+# of cpp/kernels/ascend, the model's launchers (cpp/kernels/model/model_entries.cpp) are compiled against
+# the copy with the build's own commands into a copy of libdga_npu_model.so, and the model test
+# (dga_npu_model_tests) runs on it through DGA_NPU_MODEL_LIB; it must fail, and the unmutated copy must pass.
 #   usage: check_npu_model.sh [build dir]   (default build/test, configured with DGA_BUILD_TESTS=ON)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build/test}" && pwd)
-cmds=$(ninja -C "$build" -t commands dga_npu_model_tests)
-compile=$(grep -F "npu_model/test_gemm_on_model.cpp" <<< "$cmds" | grep -F -- " -c ")
-link=$(grep -E -- "-o cpp/tests/dga_npu_model_tests( |$)" <<< "$cmds")
-obj=$(grep -oE -- "-o [^ ]+test_gemm_on_model.cpp.o" <<< "$compile" | cut -c4-)
-[ -n "$compile" ] && [ -n "$link" ] && [ -n "$obj" ] || { echo "check_npu_model: no model test in $build" >&2; exit 1; }
+cmds=$(ninja -C "$build" -t commands dga_npu_model)
+compile=$(grep -F "model/model_entries.cpp" <<< "$cmds" | grep -F -- " -c ")
+link=$(grep -E -- "-o libdga_npu_model.so( |$)" <<< "$cmds")
+obj=$(grep -oE -- "-o [^ ]+model_entries.cpp.o" <<< "$compile" | cut -c4-)
+[ -n "$compile" ] && [ -n "$link" ] && [ -n "$obj" ] || { echo "check_npu_model: no model library in $build" >&2; exit 1; }
+test_exe="$build/cpp/tests/dga_npu_model_tests"
+[ -x "$test_exe" ] || { echo "check_npu_model: no $test_exe" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # run <name> <file> <sed expression> : 0 if the model test passes on the (mutated) copy.
@@ -22,11 +25,11 @@ run() {
     cmp -s "$work/k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
   fi
   local c=${compile//-I$root\/cpp\/kernels\/ascend/-I$work\/k}
-  c=${c//$obj/$work/t.o}
-  local l=${link//$obj/$work/t.o}
-  l=${l/-o cpp\/tests\/dga_npu_model_tests/-o $work/t}
+  c=${c//$obj/$work/e.o}
+  local l=${link//$obj/$work/e.o}
+  l=${l/-o libdga_npu_model.so/-o $work/libdga_npu_model.so}
   (cd "$build" && eval "$c" && eval "$l") > "$work/build.log" 2>&1 || { echo "mutation '$name' did not build:"; tail -5 "$work/build.log"; exit 1; }
-  { "$work/t" > "$work/run.log" 2>&1; } 2> /dev/null
+  { DGA_NPU_MODEL_LIB="$work/libdga_npu_model.so" "$test_exe" > "$work/run.log" 2>&1; } 2> /dev/null
 }
 
 run "control" "" "" || { echo "control (no mutation) failed:"; tail -20 "$work/run.log"; exit 1; }

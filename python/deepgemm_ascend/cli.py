@@ -143,6 +143,8 @@ def format_info(d: dict) -> str:
     lines = [
         ("version", d.get("version")),
         ("backends", ", ".join(d.get("backends") or []) or "none"),
+        ("CPU tensors run on", d.get("backend")),
+        ("npu-model library", d.get("npu_model")),
         ("CANN found", yes_no.get(d.get("cann"), d.get("cann"))),
         ("CPU vendor", d.get("cpu_vendor")),
         ("CPU features", " ".join(features) or "none detected"),

@@ -66,9 +66,12 @@ MX_GRAN_K = 32  # the 950 MX cube applies one UE8M0 scale per 32 K values
 
 
 def npu_mx_scales(sf, k, gran_k):
-    """(scales, gran_k) as the NPU kernels take them: on an NPU, packed UE8M0 scales of gran_k (128) K
-    values become one scale per 32, each repeated (exact; a new tensor per call). Else unchanged."""
-    if sf.device.type != "npu" or sf.dtype != torch.int16 or gran_k == MX_GRAN_K or gran_k % MX_GRAN_K:
+    """(scales, gran_k) as the NPU kernels take them: on the NPU kernels (runtime.on_npu_kernels), packed
+    UE8M0 scales of gran_k (128) K values become one scale per 32, each repeated (exact; a new tensor per
+    call). Else unchanged."""
+    from .runtime import on_npu_kernels
+
+    if not on_npu_kernels(sf) or sf.dtype != torch.int16 or gran_k == MX_GRAN_K or gran_k % MX_GRAN_K:
         return sf, gran_k
     from .utils.layout import _ue8m0_regrouped
 

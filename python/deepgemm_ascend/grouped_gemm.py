@@ -9,6 +9,7 @@ import torch
 
 from . import _C, _ops
 from .fp8_gemm import logical_size, npu_mx_scales, pair, recipes, required_scales
+from .runtime import on_npu_kernels
 
 _DEFAULT_K_GROUPED_RECIPE = (1, 1, 128)
 
@@ -164,7 +165,7 @@ def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
     sfa = sfb = None
     if scaled:
         (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
-    npu = isinstance(a, torch.Tensor) and a.device.type == "npu"
+    npu = isinstance(a, torch.Tensor) and on_npu_kernels(a)
     ends = device_ends = None
     if use_psum_layout:
         # End offsets with aligned starts; ks_cpu (aligned sizes upstream uses to size buffers) is not needed.

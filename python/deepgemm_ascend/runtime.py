@@ -40,6 +40,31 @@ def is_checked_mode():
     return _C.checked_mode()
 
 
+def set_backend(name):
+    """Where CPU tensors run: 'host' (the host backend, the default) or 'npu-model' (the NPU kernels on
+    the instruction model; entry points without an NPU kernel raise NotImplementedError). DGA_BACKEND
+    sets the default."""
+    global _backend
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a str, got {type(name).__name__}")
+    _C.set_backend(name)
+    _backend = name
+
+
+def get_backend():
+    """'host' or 'npu-model' (see set_backend)."""
+    return _backend
+
+
+# A Python copy of the library's choice, so that torch.compile traces on_npu_kernels without a graph break.
+_backend = _C.get_backend()
+
+
+def on_npu_kernels(t):
+    """True when a call on tensor `t` runs the NPU kernels: an npu tensor, or any tensor under npu-model."""
+    return t.device.type == "npu" or _backend == "npu-model"
+
+
 def info():
     """Build and machine information: version, backends, CPU features, host ISA, AI cores."""
     return dict(_C.info())

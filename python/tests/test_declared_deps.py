@@ -74,9 +74,10 @@ _PROGRAM = textwrap.dedent('''
     except ModuleNotFoundError:
         pass
 
-    # Python modules and the extension _C (libdeepgemm_ascend is the C++ library beside it, not a module).
+    # Python modules and the extension _C (libdeepgemm_ascend and libdga_npu_model are C++ libraries beside
+    # it, not modules).
     modules = [m.name for m in pkgutil.walk_packages(deepgemm_ascend.__path__, "deepgemm_ascend.")
-               if not m.name.endswith(("__main__", "libdeepgemm_ascend"))]
+               if not m.name.endswith(("__main__", "libdeepgemm_ascend", "libdga_npu_model"))]
     for name in modules:
         importlib.import_module(name)
     print("imported", len(modules), "modules")

@@ -1,6 +1,7 @@
 // Dense FP8 / FP4 GEMM entry point: operand formats, scale layouts and recipes.
 #include "deepgemm_ascend/api.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -12,7 +13,7 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
                   ScaleRecipe recipe_b) {
   api::require_gemm_layout(lay);
   api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}, {"c", c}});
-  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  const bool npu = api::on_npu_target(a);
   if (!npu) api::require_host(a, "a");
   const api::Operand oa = api::operand(a, "a"), ob = api::operand(b, "b");
   const bool ta = lay[0] == 't', tb = lay[1] == 'n';

@@ -1,6 +1,7 @@
 // Dense BF16 GEMM entry point.
 #include "deepgemm_ascend/api.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -11,7 +12,7 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
                const TensorView* c) {
   api::require_gemm_layout(lay);
   api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"c", c}});
-  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  const bool npu = api::on_npu_target(a);
   if (!npu) api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kBF16});
   api::require_dtype(b, "b", {DType::kBF16});

@@ -6,6 +6,7 @@
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -111,7 +112,7 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
                                bool use_psum_layout, bool ensure_zero_padding, ScaleRecipe ra, ScaleRecipe rb) {
   DGA_REQUIRE(lay == "nt" || lay == "nn", kValue, "layout", "expected nt or nn, got '", lay, "'");
   api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"grouped_layout", &grouped_layout}});
-  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  const bool npu = api::on_npu_target(a);
   if (!npu) api::require_host(a, "a");
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 3);
@@ -187,7 +188,7 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
                            const TensorView& d, const TensorView& masked_m, int64_t expected_m, ScaleRecipe ra,
                            ScaleRecipe rb) {
   api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"masked_m", &masked_m}});
-  const bool npu = a.device.kind == core::DeviceKind::kNpu;
+  const bool npu = api::on_npu_target(a);
   if (!npu) api::require_host(a, "a");
   api::require_rank(a, "a", 3);
   api::require_rank(b, "b", 3);
@@ -350,7 +351,7 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
                     ScaleRecipe rb, const std::vector<int64_t>* psum_ends, const TensorView* device_ends) {
   api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c},
                             {"grouped_layout", device_ends}});
-  if (a.device.kind == core::DeviceKind::kNpu) return npu_k_grouped(a, sfa, b, sfb, d, ks, c, ra, device_ends);
+  if (api::on_npu_target(a)) return npu_k_grouped(a, sfa, b, sfb, d, ks, c, ra, device_ends);
   api::require_host(a, "a");
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 2);

@@ -54,7 +54,7 @@ Ref plain_ref(const TensorView& t, int64_t group, int bits, void* base) {
 // Argument names follow the Python API: `t` is the input, `out` the output.
 void to_fractal(Fractal f, const TensorView& src, const TensorView& dst, int value_bits) {
   api::require_same_device({{"t", &src}, {"out", &dst}});
-  api::require_host(src, "t");
+  api::require_host_memory(src, "t");
   const Plain p = check_plain(src, "t", value_bits);
   const layout::NzGeometry g = geometry(f, p, value_bits);
   check_fractal(dst, "out", p, g, src);
@@ -69,7 +69,7 @@ void to_fractal(Fractal f, const TensorView& src, const TensorView& dst, int val
 
 void from_fractal(Fractal f, const TensorView& src, const TensorView& dst, int value_bits) {
   api::require_same_device({{"t", &src}, {"out", &dst}});
-  api::require_host(src, "t");
+  api::require_host_memory(src, "t");
   const Plain p = check_plain(dst, "out", value_bits);
   api::require_row_major_output(dst, "out");
   const layout::NzGeometry g = geometry(f, p, value_bits);

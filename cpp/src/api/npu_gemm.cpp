@@ -1,17 +1,15 @@
 // NPU dispatch of the GEMMs (BF16, and FP8 e4m3 / packed FP4 with UE8M0 MX scales; dense: all four
 // layouts, D bf16 or fp32, optional C; M-grouped masked and contiguous): the checks the NPU kernels add
-// to the host's, the Ascend 950 tile config, launch through the ACL backend on the stream the caller
-// made current. NOT validated on hardware.
+// to the host's, the Ascend 950 tile config, launch on the device (through the ACL backend on the stream
+// the caller made current) or on the instruction model (npu_device.hpp). NOT validated on hardware.
 #include <algorithm>
 #include <string>
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
-#include "deepgemm_ascend/jit/npu_gemm_jit.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
-#include "deepgemm_ascend/runtime/acl_backend.hpp"
-#include "deepgemm_ascend/runtime/config.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend::api {
@@ -113,15 +111,6 @@ heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, 
   return h::select_gemm_config(desc, h::ArchLimits::of<arch::Ascend950>());
 }
 
-// An entry of `family` and `kind` ("" dense, "masked", ...): JIT-specialised for the tiling with
-// DGA_JIT=1, else the precompiled kernel handed the tiling in its parameters.
-void launch(int device, unsigned blocks, void* stream, const void* params, const heuristics::GemmTiling& t,
-            const std::string& family, const std::string& kind) {
-  if (runtime::jit_gemm()) return jit::launch_npu_gemm(device, blocks, stream, params, t, family, kind);
-  const std::string entry = "dga_npu_launch_gemm_" + family + (kind.empty() ? "" : "_" + kind);
-  runtime::npu_launch(device, entry.c_str(), blocks, stream, params);
-}
-
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
                           const block::Scaling& sc, core::DType d_dtype, bool has_c, const heuristics::GemmConfig& cfg) {
   const DgaScales none{0, 0, 0};
@@ -131,60 +120,53 @@ DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b
           cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0, sc.enabled && !sc.a.ue8m0 ? kPromoteK : 0};
 }
 
-void require_npu(const core::TensorView& t, const char* arg) {
-  DGA_REQUIRE(runtime::npu_backend_built(), kRuntime, arg, "is on ", t.device.str(), ", but ",
-              runtime::npu_unavailable_reason());
-}
-
 }  // namespace
 
 void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, const block::Operands& ops,
                          bool psum, const core::TensorView& grouped_layout, const core::TensorView& d) {
-  require_npu(d, "d");
+  const NpuDevice dev(d, "d");
   const NpuKernel kern =
       npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.a.rows == 0) return;
-  const int device = d.device.index;
-  const int cores = runtime::npu_cube_cores(device);
+  const int cores = dev.cube_cores();
   // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
   const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
   const DgaContiguousGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
                                   problems.b_group, problems.groups, problems.align, problems.sfb_group,
                                   uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
-  launch(device, unsigned(cores), runtime::current_npu_stream(), &p, cfg.tiling, kern.family, "contiguous");
+  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "contiguous",
+                  problems.a.rows * problems.b.rows * problems.a.cols);
 }
 
 void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
                      const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m) {
-  require_npu(d, "d");
+  const NpuDevice dev(d, "d");
   const NpuKernel kern =
       npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.groups == 0 || problems.a.rows == 0 || problems.b.rows == 0) return;
   DGA_REQUIRE(problems.a.cols != 0, kNotImplemented, "a", "K == 0 on the NPU target");
-  const int device = d.device.index;
-  const int cores = runtime::npu_cube_cores(device);
+  const int cores = dev.cube_cores();
   // The tiles depend on masked_m, which only the kernel reads: every core takes part.
   const heuristics::GemmConfig cfg = npu_config(expected_m, problems.b.rows, problems.a.cols, 2, cores, kern);
   const DgaMaskedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
                               problems.a_group,   problems.b_group,   problems.d_group,
                               problems.groups,    problems.sfa_group, problems.sfb_group,
                               uint64_t(reinterpret_cast<uintptr_t>(masked_m.ptr()))};
-  launch(device, unsigned(cores), runtime::current_npu_stream(), &p, cfg.tiling, kern.family, "masked");
+  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "masked",
+                  problems.groups * problems.a.rows * problems.b.rows * problems.a.cols);
 }
 
 void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
                         const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c) {
-  require_npu(d, "d");
+  const NpuDevice dev(d, "d");
   const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.align);
   DGA_REQUIRE(kern.family != "fp4_mx", kNotImplemented, "a", "K-grouped FP4 GEMMs have no NPU kernel");
-  const int device = d.device.index;
-  const int cores = runtime::npu_cube_cores(device);
-  void* stream = runtime::current_npu_stream();
+  const int cores = dev.cube_cores();
   const int64_t m = problems.a.rows, n = problems.b.rows;
   if (c.ptr() != d.ptr()) {  // D = C first, then every group's product is added to D[g]
     constexpr size_t kItem = sizeof(float);
-    runtime::npu_copy_rows_async(device, d.ptr(), size_t(d.stride(1)) * kItem, c.ptr(), size_t(c.stride(1)) * kItem,
-                                 size_t(n) * kItem, size_t(problems.groups * m), stream);
+    dev.copy_rows(d.ptr(), size_t(d.stride(1)) * kItem, c.ptr(), size_t(c.stride(1)) * kItem, size_t(n) * kItem,
+                  size_t(problems.groups * m));
   }
   if (m == 0 || n == 0 || problems.a.cols == 0) return;
   // The groups' K sizes are only known to the kernel: plan for the mean.
@@ -193,30 +175,27 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
                                 problems.d_group, problems.groups, problems.align,
                                 uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
-  launch(device, unsigned(cores), stream, &p, cfg.tiling, kern.family, "k_grouped");
+  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "k_grouped", m * n * problems.a.cols);
 }
 
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
               const core::TensorView& d, const core::TensorView* c) {
-  require_npu(d, "d");
+  const NpuDevice dev(d, "d");
   const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
   DGA_REQUIRE(s.k != 0, kNotImplemented, "a", "K == 0 on the NPU target");
-  DGA_REQUIRE(c == nullptr || d.dtype == DType::kFP32, kValue, "d",
-              "accumulating C on the NPU target needs an fp32 D (the tile is added to D in fp32), got ",
-              core::name(d.dtype));
-  const int device = d.device.index;
-  const heuristics::GemmConfig cfg =
-      npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), runtime::npu_cube_cores(device), kern);
+  DGA_REQUIRE(c == nullptr || d.dtype == DType::kFP32, kNotImplemented, "d",
+              "accumulating C on the NPU target needs an fp32 D (the tile is added to D in fp32); a ",
+              core::name(d.dtype), " D with C has no NPU kernel yet");
+  const heuristics::GemmConfig cfg = npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), dev.cube_cores(), kern);
   const DgaGemmParams p =
       gemm_params(problem.a, problem.b, problem.epilogue.d, problem.scaling, d.dtype, c != nullptr, cfg);
-  void* stream = runtime::current_npu_stream();
   if (c != nullptr && c->ptr() != d.ptr()) {  // upstream: D is first overwritten with C, then accumulated into
     const size_t item = size_t(core::itemsize(d.dtype));
-    runtime::npu_copy_rows_async(device, d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item,
-                                 size_t(s.n) * item, size_t(s.m), stream);
+    dev.copy_rows(d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item, size_t(s.n) * item,
+                  size_t(s.m));
   }
-  launch(device, unsigned(cfg.num_blocks), stream, &p, cfg.tiling, kern.family, "");
+  dev.launch_gemm(unsigned(cfg.num_blocks), &p, cfg.tiling, kern.family, "", s.m * s.n * s.k);
 }
 
 }  // namespace deepgemm_ascend::api

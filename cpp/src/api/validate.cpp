@@ -4,6 +4,8 @@
 #include <numeric>
 #include <vector>
 
+#include "deepgemm_ascend/runtime/npu_model.hpp"
+
 namespace deepgemm_ascend::api {
 
 using core::ErrorKind;
@@ -60,6 +62,13 @@ void require_same_device(std::initializer_list<std::pair<const char*, const Tens
 }
 
 void require_host(const TensorView& t, const char* arg) {
+  DGA_REQUIRE(t.device.kind != core::DeviceKind::kHost || !runtime::npu_model_selected(), kNotImplemented, arg,
+              "DGA_BACKEND=npu-model runs the NPU kernels on the instruction model, and this entry point has no NPU "
+              "kernel yet (see the missing list in README.md); unset DGA_BACKEND for the host backend");
+  require_host_memory(t, arg);
+}
+
+void require_host_memory(const TensorView& t, const char* arg) {
 #ifdef DGA_WITH_NPU
   DGA_REQUIRE(t.device.kind == core::DeviceKind::kHost, kNotImplemented, arg, "is on ", t.device.str(),
               ", and this entry point has no NPU kernel yet (the NPU target implements the BF16, FP8 and "

@@ -20,6 +20,7 @@
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
+#include "deepgemm_ascend/runtime/npu_model.hpp"
 #include "tensor_desc.hpp"
 
 namespace nb = nanobind;
@@ -112,7 +113,11 @@ nb::dict info() {
 #else
   d["cann"] = false;
 #endif
+  if (dga::runtime::npu_model_available()) backends.emplace_back("npu-model");
   d["backends"] = backends;
+  d["backend"] = dga::runtime::backend();
+  d["npu_model"] = dga::runtime::npu_model_available() ? dga::runtime::npu_model_library_path()
+                                                        : "unavailable: " + dga::runtime::npu_model_unavailable_reason();
   const auto& f = dga::runtime::cpu_features();
   d["cpu_vendor"] = f.vendor;
   d["cpu_features"] = f.names();
@@ -284,6 +289,8 @@ NB_MODULE(_C, m) {
   m.def("get_num_ai_cores", &dga::get_num_ai_cores);
   m.def("set_num_ai_cores", &dga::set_num_ai_cores, nb::arg("num"));
   m.def("set_checked_mode", &dga::runtime::set_checked_mode);
+  m.def("set_backend", &dga::runtime::set_backend, nb::arg("name"), Guard());
+  m.def("get_backend", &dga::runtime::backend);
   m.def("checked_mode", &dga::runtime::checked_mode);
   m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
   m.def("reset_host_isa", &dga::runtime::reset_host_isa);

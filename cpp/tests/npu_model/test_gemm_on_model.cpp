@@ -1,22 +1,22 @@
-// The NPU GEMM kernel (the shared templates on the AscendC primitive layer, cpp/kernels/ascend, as the
-// .asc entries launch them) compiled with the host compiler against the devkit's headers in CPU-debug
-// mode and run on the instruction model (npu_model/), core after core, against a double reference. Every
-// core's flags are checked (set twice, wait without set, left set). Our reading of the documentation,
-// not the 950.
+// The NPU GEMM launchers (the shared templates on the AscendC primitive layer, cpp/kernels/ascend, as the
+// .asc entries launch them) in libdga_npu_model: compiled with the host compiler against the devkit's
+// headers in CPU-debug mode and run on the instruction model (npu_model/), core after core, against a
+// double reference. Every core's flags are checked (set twice, wait without set, left set). Our reading
+// of the documentation, not the 950. DGA_NPU_MODEL_LIB names another build of the library
+// (scripts/check_npu_model.sh plants errors that way).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "npu_gemm_launch.hpp"
-#include "model_types.h"
-
 #include "deepgemm_ascend/core/convert.hpp"
-#include "model_runner.hpp"
+#include "deepgemm_ascend/core/dtype.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/runtime/npu_model.hpp"
 
 namespace core = deepgemm_ascend::core;
-namespace npu = deepgemm_ascend::tile::npu;
+namespace runtime = deepgemm_ascend::runtime;
 
 namespace {
 
@@ -54,13 +54,7 @@ int64_t run_bf16(const Shape& s) {
   p.has_c = s.with_c ? 1 : 0;
   p.block_m = s.block_m, p.block_n = s.block_n, p.block_k = s.block_k, p.l0_k = s.l0_k;
   p.swizzle_band = 2, p.swizzle_along_m = 1;
-  block_num = s.cores;
-  for (int core_id = 0; core_id < s.cores; ++core_id) {
-    block_idx = core_id;
-    dga_model::begin_core("dga_gemm_bf16", core_id);
-    npu::run_gemm<bfloat16_t>(p);
-    dga_model::end_core();
-  }
+  runtime::npu_model_launch("dga_npu_launch_gemm_bf16", unsigned(s.cores), &p);
   int64_t bad = 0;
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j) {
@@ -115,14 +109,7 @@ int64_t run_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores,
   p.d_dtype = int32_t(core::DType::kBF16);
   p.block_m = 64, p.block_n = 64, p.block_k = fp4 ? 256 : 128, p.l0_k = fp4 ? 128 : 64, p.swizzle_band = 1,
   p.swizzle_along_m = 1;
-  block_num = cores;
-  for (int core_id = 0; core_id < cores; ++core_id) {
-    block_idx = core_id;
-    dga_model::begin_core(fp4 ? "dga_gemm_fp4_mx" : "dga_gemm_fp8_mx", core_id);
-    if (fp4) npu::run_gemm<fp4x2_e2m1_t, npu::Scales::kMx>(p);
-    else npu::run_gemm<fp8_e4m3fn_t, npu::Scales::kMx>(p);
-    dga_model::end_core();
-  }
+  runtime::npu_model_launch(fp4 ? "dga_npu_launch_gemm_fp4_mx" : "dga_npu_launch_gemm_fp8_mx", unsigned(cores), &p);
   int64_t bad = 0;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {

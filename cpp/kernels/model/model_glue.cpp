@@ -21,7 +21,10 @@ namespace {
 uint64_t g_nz_para = 0;
 int g_atomic = 0;
 std::unique_ptr<nm::EventModel> g_events;
-std::string g_error;  // the core's first model error (instructions also run in destructors: no throwing)
+// The core's first model error (instructions also run in destructors: no throwing).
+std::string g_error, g_kernel;
+int g_core = 0;
+deepgemm_ascend::core::ErrorKind g_error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
 
 // Runs one modelled instruction; a model error is kept for end_core and the instruction skipped.
 template <class F>
@@ -29,7 +32,11 @@ void guard(const char* instr, F&& f) {
   try {
     f();
   } catch (const deepgemm_ascend::core::Error& e) {
-    if (g_error.empty()) g_error = std::string(instr) + ": " + e.what();
+    if (!g_error.empty()) return;
+    g_error_kind = e.kind();
+    // The event checker's messages name kernel and core themselves.
+    g_error = (e.arg() == "event" ? std::string() : "kernel " + g_kernel + ", core " + std::to_string(g_core) + ": ") +
+              instr + ": " + e.what();
   }
 }
 
@@ -41,6 +48,8 @@ const char* pipe_name(int p) {  // pipe_t of the devkit's stub (enums.txt)
 
 void begin_core(const std::string& kernel, int core) {
   g_error.clear();
+  g_kernel = kernel;
+  g_core = core;
   g_nz_para = 0;
   g_atomic = 0;
   g_events = std::make_unique<nm::EventModel>(kernel, core);
@@ -49,7 +58,7 @@ void begin_core(const std::string& kernel, int core) {
 void end_core() {
   if (g_events) guard("end of kernel", [] { g_events->finish(); });
   g_events.reset();
-  DGA_REQUIRE(g_error.empty(), kRuntime, "npu_model", g_error);
+  if (!g_error.empty()) deepgemm_ascend::core::fail(g_error_kind, "npu_model", g_error);
 }
 
 void nz_para(uint64_t reg) { g_nz_para = reg; }

@@ -1,0 +1,30 @@
+// The npu-model backend: CPU tensors run the NPU kernels (cpp/kernels/ascend, compiled with the host
+// compiler against the AscendC devkit headers) on the instruction model (npu_model/), core after core.
+// Selected by DGA_BACKEND=npu-model or set_backend("npu-model"); the kernels live in libdga_npu_model.so
+// next to this library (or at DGA_NPU_MODEL_LIB), built when the devkit was found at configure time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace deepgemm_ascend::runtime {
+
+// "host" (the default) or "npu-model".
+std::string backend();
+void set_backend(const std::string& name);
+bool npu_model_selected();
+
+// Whether the model library loads, and why not.
+bool npu_model_available();
+std::string npu_model_unavailable_reason();
+std::string npu_model_library_path();
+
+// Runs launcher `entry` (a dga_npu_launch_* name) on `blocks` cores of the model; a model error (an
+// instruction outside its documented range, an event protocol violation) throws naming core and pipe.
+void npu_model_launch(const std::string& entry, unsigned blocks, const void* params);
+
+// The most multiply-accumulates one launch may run on the model (it interprets every instruction):
+// DGA_NPU_MODEL_MAX_MACS, default 2^28.
+int64_t npu_model_max_macs();
+
+}  // namespace deepgemm_ascend::runtime

@@ -1,0 +1,37 @@
+// Where the NPU kernels of a call run: an Ascend device through the ACL backend (npu tensors), or the
+// instruction model (the npu-model backend, CPU tensors; runtime/npu_model.hpp). The NPU dispatch plans,
+// copies and launches through this, so both run the same launch parameters.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "deepgemm_ascend/core/tensor_view.hpp"
+#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+
+namespace deepgemm_ascend::api {
+
+// True when `t`'s call runs the NPU kernels: an npu tensor, or a CPU tensor under DGA_BACKEND=npu-model.
+bool on_npu_target(const core::TensorView& t);
+
+class NpuDevice {
+ public:
+  // The device of output `d` (named `arg` in errors); fails when no NPU backend can run it.
+  NpuDevice(const core::TensorView& d, const char* arg);
+
+  bool model() const { return model_; }
+  int cube_cores() const;
+  // rows x row_bytes from src to dst (ordered before later launches on the device's stream).
+  void copy_rows(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t row_bytes, size_t rows) const;
+  // Launcher dga_npu_launch_gemm_<family>[_<kind>] on `blocks` cores; `macs` bounds the multiply-adds (the
+  // model refuses launches above runtime::npu_model_max_macs()).
+  void launch_gemm(unsigned blocks, const void* params, const heuristics::GemmTiling& t, const std::string& family,
+                   const std::string& kind, int64_t macs) const;
+
+ private:
+  int index_ = 0;
+  bool model_ = false;
+};
+
+}  // namespace deepgemm_ascend::api
