@@ -34,7 +34,7 @@ function(dga_add_npu_model)
   set(stub_dir ${CMAKE_BINARY_DIR}/npu_model_stub)
   set(modelled set_mte2_nz_para copy_gm_to_cbuf_multi_nd2nz copy_gm_to_cbuf_multi_dn2nz load_cbuf_to_ca
       load_cbuf_to_cb load_cbuf_to_ca_s4 load_cbuf_to_cb_s4 load_cbuf_to_ca_mx load_cbuf_to_cb_mx mad mad_mx
-      copy_matrix_cc_to_gm copy_matrix_cc_to_ub set_atomic_none set_atomic_add set_flag wait_flag)
+      copy_matrix_cc_to_gm copy_matrix_cc_to_ub set_atomic_none set_atomic_add set_flag wait_flag pipe_barrier)
   add_custom_command(
     OUTPUT ${stub_dir}/stub_fun.h
     COMMAND ${CMAKE_COMMAND} -E make_directory ${stub_dir}

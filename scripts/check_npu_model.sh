@@ -49,3 +49,7 @@ mutate "MX scale start counted in 32-value groups instead of 64-value pairs" npu
   's|mx.yStartPosition = uint16_t(k0 / kMxBaseK);|mx.yStartPosition = uint16_t(k0 / (kMxBaseK / 2));|'
 mutate "MX scale pairs of one layout copied as the other (ND / DN swapped)" npu_target.hpp \
   's/if (s.mn_stride == kPairBytes)/if (s.k_stride == kPairBytes)/'
+mutate "flag set on the wrong pipe (the L1 ring's MTE2 -> MTE1 ready flag set for the cube pipe M)" npu_ring.hpp \
+  's/src == Pipe::kMTE2 \&\& dst == Pipe::kMTE1   ? E::MTE2_MTE1/src == Pipe::kMTE2 \&\& dst == Pipe::kMTE1   ? E::MTE2_M/'
+mutate "a scale in the wrong half of its pair (the L1 scale tile read one byte off)" npu_target.hpp \
+  's/ctx.template tensor<fp8_e8m0_t>(scales), /ctx.template tensor<fp8_e8m0_t>(scales)[1], /'

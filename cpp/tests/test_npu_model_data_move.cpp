@@ -70,7 +70,7 @@ void expect_example(Copy copy, const ApiParams& p, size_t src_size, SrcAt src_at
   constexpr int kC0 = 16;
   const auto src = iota(src_size);
   std::vector<uint16_t> dst(size_t(p.dst_matrix_stride) * p.num + size_t(p.dst_c0_stride) * kC0 * 2 + 64, kPoison);
-  copy(bytes(dst), bytes(src), kHalf, op(p), para(p));
+  copy(bytes(dst), bytes(src), kHalf, op(p), para(p), nullptr);
   std::vector<int64_t> want(dst.size(), -1);
   for (int m = 0; m < p.num; ++m)
     for (int r = 0; r < p.n; ++r)

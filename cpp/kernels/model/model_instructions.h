@@ -24,6 +24,7 @@ void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, 
 void unmodelled(const char* instruction);
 void atomic(int mode);  // 0 none, 1 add (the output type is the fixpipe's)
 void flag(bool set, int src, int dst, int id);
+void barrier(int pipe);
 }  // namespace dga_model
 
 inline void set_mte2_nz_para(uint64_t reg) { dga_model::nz_para(reg); }
@@ -63,6 +64,8 @@ inline void copy_matrix_cc_to_gm(D* dst, S* src, uint8_t, uint16_t n, uint16_t m
 }
 template <class... A> inline void set_atomic_none(A...) { dga_model::atomic(0); }
 template <class... A> inline void set_atomic_add(A...) { dga_model::atomic(1); }
+template <class P>
+inline void pipe_barrier(P pipe) { dga_model::barrier(int(pipe)); }
 template <class P, class Q, class E>
 inline void set_flag(P src, Q dst, E id) { dga_model::flag(true, int(src), int(dst), int(id)); }
 template <class P, class Q, class E>

@@ -39,6 +39,20 @@ void accumulate(float* c, const Mad& op, Sum sum) {
     }
 }
 
+// The L0 bytes of a Mmad: A and B tiles (whole fractals), C (read unless init, written).
+void note_operands(Accesses* acc, const float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
+                   const Mad& op) {
+  const auto tile = [&](int64_t rows, CubeType t) {
+    const int64_t c0 = kC0Bytes * 8 / cube_type_bits(t);
+    return size_t((rows + kRows - 1) / kRows * ((op.k + c0 - 1) / c0) * kFractalBytes);
+  };
+  note(acc, a, tile(op.m, ta), false);
+  note(acc, b, tile(op.n, tb), false);
+  const size_t c_bytes = size_t((op.m + kRows - 1) / kRows * ((op.n + kRows - 1) / kRows) * kCFractalFloats) * sizeof(float);
+  if (!op.init) note(acc, c, c_bytes, false);
+  note(acc, c, c_bytes, true);
+}
+
 double ue8m0(uint8_t e) { return e == 0xFF ? NAN : std::ldexp(1.0, int(e) - kUe8m0Bias); }
 
 // The scale of row r and K group g in an L0 MX scale buffer for k values of K.
@@ -71,12 +85,13 @@ double cube_value(const uint8_t* p, CubeType t, int64_t i) {
   return 0.0;
 }
 
-void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op) {
+void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op, Accesses* acc) {
   DGA_REQUIRE(ta == tb || (fp8(ta) && fp8(tb)), kValue, "b", "the cube takes equal operand types or two fp8 types");
   DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv",
               "GEMV (m == 1, A read as ND) is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
+  note_operands(acc, c, a, ta, b, tb, op);
   const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
   accumulate(c, op, [&](int64_t i, int64_t j, double s) {
     for (int64_t x = 0; x < op.k; ++x) s += av[size_t(i * op.k + x)] * bv[size_t(j * op.k + x)];
@@ -85,13 +100,17 @@ void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
 }
 
 void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
-            const uint8_t* sb, const Mad& op) {
+            const uint8_t* sb, const Mad& op, Accesses* acc) {
   const bool fp4 = ta == CubeType::kE2M1 && tb == CubeType::kE2M1;
   DGA_REQUIRE(fp4 || (fp8(ta) && fp8(tb)), kValue, "b", "the MX cube takes two fp8 or two fp4 operands");
   DGA_REQUIRE(op.k % (kMxBlockK * kMxScalesPerUnit) == 0, kValue, "k", "the MX Mmad needs K a multiple of 64, got ",
               op.k);
   DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv", "GEMV is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
+  note_operands(acc, c, a, ta, b, tb, op);
+  const size_t units = size_t(op.k / (kMxBlockK * kMxScalesPerUnit)) * kMxUnitBytes;
+  note(acc, sa, size_t((op.m + kRows - 1) / kRows) * units, false);
+  note(acc, sb, size_t((op.n + kRows - 1) / kRows) * units, false);
   const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
   accumulate(c, op, [&](int64_t i, int64_t j, double s) {
     for (int64_t x = 0; x < op.k; ++x)

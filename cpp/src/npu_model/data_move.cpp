@@ -15,7 +15,7 @@ namespace {
 
 // Moves every (r, c) of `count` matrices; `src_of` gives the source address of element (r, c).
 template <class SrcOf>
-void to_nz(uint8_t* dst, int eb, const GmToL1Nz& op, const Mte2NzPara& p, SrcOf src_of) {
+void to_nz(uint8_t* dst, int eb, const GmToL1Nz& op, const Mte2NzPara& p, Accesses* acc, SrcOf src_of) {
   DGA_REQUIRE(eb == 1 || eb == 2 || eb == 4, kValue, "elem_bytes", "the NZ DMA moves 1, 2 or 4 byte elements, got ", eb);
   DGA_REQUIRE(!op.small_c0, kNotImplemented, "small_c0", "the SmallC0 mode is not modelled");
   if (p.count == 0 || op.n == 0 || op.d == 0) return;
@@ -27,20 +27,23 @@ void to_nz(uint8_t* dst, int eb, const GmToL1Nz& op, const Mte2NzPara& p, SrcOf 
         uint8_t* at = out + (c / c0) * p.c0_stride * kC0Bytes + size_t(r) * p.row_stride * kC0Bytes + (c % c0) * eb;
         if (c < op.d) std::memcpy(at, src_of(m, r, uint32_t(c)), size_t(eb));
         else std::memset(at, 0, size_t(eb));
+        if (c % c0 == 0) note(acc, at, kC0Bytes, true);
       }
   }
 }
 
 }  // namespace
 
-void copy_gm_to_cbuf_nd2nz(uint8_t* dst, const uint8_t* src, int eb, const GmToL1Nz& op, const Mte2NzPara& para) {
-  to_nz(dst, eb, op, para, [&](uint32_t m, uint32_t r, uint32_t c) {
+void copy_gm_to_cbuf_nd2nz(uint8_t* dst, const uint8_t* src, int eb, const GmToL1Nz& op, const Mte2NzPara& para,
+                           Accesses* acc) {
+  to_nz(dst, eb, op, para, acc, [&](uint32_t m, uint32_t r, uint32_t c) {
     return src + m * op.matrix_stride_bytes + r * op.row_stride_bytes + size_t(c) * size_t(eb);
   });
 }
 
-void copy_gm_to_cbuf_dn2nz(uint8_t* dst, const uint8_t* src, int eb, const GmToL1Nz& op, const Mte2NzPara& para) {
-  to_nz(dst, eb, op, para, [&](uint32_t m, uint32_t r, uint32_t c) {
+void copy_gm_to_cbuf_dn2nz(uint8_t* dst, const uint8_t* src, int eb, const GmToL1Nz& op, const Mte2NzPara& para,
+                           Accesses* acc) {
+  to_nz(dst, eb, op, para, acc, [&](uint32_t m, uint32_t r, uint32_t c) {
     return src + m * op.matrix_stride_bytes + c * op.row_stride_bytes + size_t(r) * size_t(eb);
   });
 }

@@ -23,7 +23,7 @@ void put(uint8_t* at, float v, FixQuant q, bool add) {
 }
 }  // namespace
 
-void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op) {
+void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op, Accesses* acc) {
   DGA_REQUIRE(op.nz2nd, kNotImplemented, "nz2nd", "only the NZ2ND Fixpipe is modelled");
   DGA_REQUIRE(!(op.atomic_add && op.quant != FixQuant::kNone), kNotImplemented, "atomic_add",
               "atomic add is modelled for fp32 outputs only");
@@ -38,6 +38,8 @@ void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op) {
                             i * kC0Floats + j % kC0Floats];
         const int64_t row = i % half, sub = i / half;
         put(dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride + j) * out_bytes, v, op.quant, op.atomic_add);
+        if (j % kC0Floats == 0) note(acc, &src[nd * op.src_nd_stride * kZFloats + (j / kC0Floats) * op.src_stride * kC0Floats + i * kC0Floats], kC0Floats * sizeof(float), false);
+        if (j == 0) note(acc, dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride) * out_bytes, size_t(op.n * out_bytes), true);
       }
 }
 

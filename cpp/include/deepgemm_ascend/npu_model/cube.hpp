@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/npu_model/access.hpp"
+
 namespace deepgemm_ascend::npu_model {
 
 enum class CubeType : uint8_t { kBF16, kFP16, kFP32, kE4M3, kE5M2, kE2M1 };  // kE2M1: packed, low nibble first
@@ -29,14 +31,15 @@ struct Mad {
   bool c_from_bias = false;
   bool init = false;
 };
-void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op);
+void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op,
+         Accesses* acc = nullptr);
 
 // The MX Mmad ("MmadMx", asc_mmad_mx: C = (scaleA (x) A) (scaleB (x) B) + C, one UE8M0 scale per 32 K
 // values): A, B and C as for mad (fp8 pairs or fp4 pairs; c0 = 32 B of K, 64 fp4 values), the scales of A
 // in L0A_MX (zZ) and of B in L0B_MX (nN), 16 rows x 2 K-adjacent scales per 32 B unit: the scale of row r
 // and K group g at unit (r / 16) * ceil(k / 64) + g / 2, byte (r % 16) * 2 + g % 2; value 2^(byte - 127).
 void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
-            const uint8_t* sb, const Mad& op);
+            const uint8_t* sb, const Mad& op, Accesses* acc = nullptr);
 
 // The value of value i of a buffer of type t (fp8, fp4 and bf16 decoded exactly).
 double cube_value(const uint8_t* p, CubeType t, int64_t i);

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "deepgemm_ascend/npu_model/access.hpp"
+
 namespace deepgemm_ascend::npu_model {
 
 // MTE2_NZ_PARA: [15:0] matrix count (ndNum / dnNum), [31:16] loop2 dst stride (dstNzNStride), [47:32]
@@ -31,10 +33,12 @@ struct GmToL1Nz {
 // of the n x d matrix: C0 = 32 B of d per row, rows `row_stride` C0 apart, C0 columns `c0_stride` C0
 // apart; a partial last C0 column is zero-filled to 32 B. A count, n or d of 0 is a no-op.
 // ND: element (r, c) at src + r * row_stride_bytes + c * elem_bytes.
-void copy_gm_to_cbuf_nd2nz(uint8_t* dst, const uint8_t* src, int elem_bytes, const GmToL1Nz& op, const Mte2NzPara& para);
+void copy_gm_to_cbuf_nd2nz(uint8_t* dst, const uint8_t* src, int elem_bytes, const GmToL1Nz& op, const Mte2NzPara& para,
+                           Accesses* acc = nullptr);
 // DN: element (r, c) of the n x d matrix at src + c * row_stride_bytes + r * elem_bytes (the source's
 // rows are the d index, its columns the n index).
-void copy_gm_to_cbuf_dn2nz(uint8_t* dst, const uint8_t* src, int elem_bytes, const GmToL1Nz& op, const Mte2NzPara& para);
+void copy_gm_to_cbuf_dn2nz(uint8_t* dst, const uint8_t* src, int elem_bytes, const GmToL1Nz& op, const Mte2NzPara& para,
+                           Accesses* acc = nullptr);
 
 // Bytes of one C0 (a fractal row) on dav-3510.
 inline constexpr size_t kC0Bytes = 32;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/npu_model/access.hpp"
+
 namespace deepgemm_ascend::npu_model {
 
 enum class FixQuant : uint8_t { kNone, kF322F16, kF322BF16 };  // NoQuant (fp32 out), casts with CAST_RINT
@@ -29,6 +31,6 @@ struct Fixpipe {
 
 // dst[1] is used with dual_split_m only. m, n or nd_num 0: a no-op. Refused (not modelled): NZ2NZ /
 // NZ2DN, quantisation other than the casts, atomic add on a cast output, an odd m split by rows.
-void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op);
+void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op, Accesses* acc = nullptr);
 
 }  // namespace deepgemm_ascend::npu_model

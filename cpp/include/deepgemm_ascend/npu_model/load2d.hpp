@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "deepgemm_ascend/npu_model/access.hpp"
+
 namespace deepgemm_ascend::npu_model {
 
 // Units (the documentation): start positions and steps count fractals of 16 rows along M and 32 B along K;
@@ -24,7 +26,7 @@ inline constexpr size_t kFractalBytes = 512;
 // Fractal (mi, ki) of the step, mi < m_step, ki < k_step: source fractal (k_start + ki) * |src_stride| +
 // m_start + mi, destination fractal ki * dst_stride + mi (512 B each). m_step or k_step 0: a no-op.
 // Transposition is not modelled (refused).
-void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op);
+void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op, Accesses* acc = nullptr);
 
 // The MX scale load that goes with an MX LoadData ("LoadData_2D_MX"; the devkit's load_cbuf_to_ca_mx /
 // load_cbuf_to_cb_mx(mx_dst, src, xStartPosition, yStartPosition, xStep, yStep, srcStride, dstStride)):
@@ -37,6 +39,6 @@ struct LoadMx {
   uint16_t src_stride = 0, dst_stride = 0;
 };
 inline constexpr size_t kMxUnitBytes = 32;
-void load_mx_scales(uint8_t* dst, const uint8_t* src, const LoadMx& op);
+void load_mx_scales(uint8_t* dst, const uint8_t* src, const LoadMx& op, Accesses* acc = nullptr);
 
 }  // namespace deepgemm_ascend::npu_model

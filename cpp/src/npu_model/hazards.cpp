@@ -1,0 +1,92 @@
+#include "deepgemm_ascend/npu_model/hazards.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "deepgemm_ascend/core/error.hpp"
+
+namespace deepgemm_ascend::npu_model {
+
+namespace {
+constexpr size_t kGranuleBytes = 32;  // the DMA and fractal row unit
+
+}  // namespace
+
+const char* pipe_name(int p) {
+  static const char* names[kPipes] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "ALL", "MTE4", "MTE5", "V2", "FIX"};
+  return p >= 0 && p < kPipes ? names[p] : "?";
+}
+
+Hazards::Hazards(std::string kernel, int core, std::vector<BufferPos> buffers)
+    : kernel_(std::move(kernel)), core_(core), buffers_(std::move(buffers)) {
+  for (const BufferPos& b : buffers_) shadows_.push_back({&b, std::vector<Granule>((b.bytes + kGranuleBytes - 1) / kGranuleBytes)});
+}
+
+void Hazards::fail(const char* name, int pipe, const std::string& what) const {
+  core::fail(core::ErrorKind::kRuntime, "hazard", "kernel ", kernel_, ", core ", core_, ": ", name, " on pipe ",
+             pipe_name(pipe), ": ", what);
+}
+
+Hazards::Shadow* Hazards::find(const uint8_t* p) {
+  for (Shadow& s : shadows_)
+    if (p >= s.buf->base && p < s.buf->base + s.buf->bytes) return &s;
+  return nullptr;
+}
+
+void Hazards::check(int pipe, const char* name, const Run& r, Shadow& s) {
+  const size_t off = size_t(r.p - s.buf->base);
+  if (off + r.bytes > s.buf->bytes) {
+    std::ostringstream os;
+    os << (r.write ? "writes" : "reads") << " bytes [" << off << ", " << off + r.bytes << ") of " << s.buf->name
+       << ", which holds " << s.buf->bytes << " bytes";
+    fail(name, pipe, os.str());
+  }
+  const Clock& mine = ordered_[size_t(pipe)];
+  const uint32_t seq = issued_[size_t(pipe)];
+  for (size_t g = off / kGranuleBytes; g <= (off + r.bytes - 1) / kGranuleBytes; ++g) {
+    Granule& gr = s.granules[g];
+    const auto race = [&](int other, const char* kind) {
+      std::ostringstream os;
+      os << kind << " of " << s.buf->name << " bytes [" << g * kGranuleBytes << ", " << (g + 1) * kGranuleBytes
+         << ") with pipe " << pipe_name(other) << " (no " << pipe_name(other) << " -> " << pipe_name(pipe)
+         << " flag waited, nor a barrier, in between)";
+      fail(name, pipe, os.str());
+    };
+    if (gr.writer >= 0 && gr.writer != pipe && mine[size_t(gr.writer)] < gr.write_seq)
+      race(gr.writer, r.write ? "write after write" : "read after write");
+    if (r.write) {
+      for (int q = 0; q < kPipes; ++q)
+        if (q != pipe && gr.read_seq[size_t(q)] > mine[size_t(q)]) race(q, "write after read");
+      gr.writer = int8_t(pipe), gr.write_seq = seq;
+    } else {
+      gr.read_seq[size_t(pipe)] = seq;
+    }
+  }
+}
+
+void Hazards::instruction(int pipe, const char* name, const Accesses& runs) {
+  ++issued_[size_t(pipe)];
+  ordered_[size_t(pipe)][size_t(pipe)] = issued_[size_t(pipe)];  // a pipe is in program order
+  for (const Run& r : runs)
+    if (Shadow* s = find(r.p)) check(pipe, name, r, *s);
+}
+
+void Hazards::set_flag(int src, int dst, int id) {
+  Clock c = ordered_[size_t(src)];
+  c[size_t(src)] = issued_[size_t(src)];
+  flags_[{src, dst, id}] = c;
+}
+
+void Hazards::wait_flag(int src, int dst, int id) {
+  const auto it = flags_.find({src, dst, id});
+  if (it == flags_.end()) return;  // the event checker reports a wait with no set
+  Clock& mine = ordered_[size_t(dst)];
+  for (int p = 0; p < kPipes; ++p) mine[size_t(p)] = std::max(mine[size_t(p)], it->second[size_t(p)]);
+}
+
+void Hazards::barrier(int pipe) {
+  if (pipe != kPipeAll) return;
+  for (Clock& c : ordered_) c = issued_;
+}
+
+}  // namespace deepgemm_ascend::npu_model
