@@ -20,7 +20,7 @@ function(dga_npu_model_sources target)
       cpudebug/include stub cpudebug/utils cpudebug/utils/include)
   list(TRANSFORM devkit_dirs PREPEND "${DGA_ASC_DEVKIT}/")
   set_target_properties(${target} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON)
-  target_compile_definitions(${target} PRIVATE ASCENDC_CPU_DEBUG=1 __NPU_ARCH__=3510 __DAV_C310__ __DAV_C310_CUBE__)
+  target_compile_definitions(${target} PRIVATE ASCENDC_CPU_DEBUG=1 __NPU_ARCH__=3510 __DAV_C310__)
   # The devkit's headers are third-party: no warnings from them (they are system includes).
   target_include_directories(${target} SYSTEM BEFORE PRIVATE ${CMAKE_BINARY_DIR}/npu_model_stub ${model_dir}
                              ${devkit_dirs})

@@ -1,0 +1,121 @@
+#include "deepgemm_ascend/npu_model/group.hpp"
+
+#include <exception>
+#include <thread>
+
+#include "deepgemm_ascend/core/error.hpp"
+
+namespace deepgemm_ascend::npu_model {
+
+GroupScheduler::GroupScheduler(int cores, std::function<void(int)> on_switch)
+    : on_switch_(std::move(on_switch)), state_(size_t(cores), State::kRunnable), ready_(size_t(cores)),
+      what_(size_t(cores)) {}
+
+void GroupScheduler::take(int core, std::unique_lock<std::mutex>& lock) {
+  cv_.wait(lock, [&] { return current_ == core; });
+  state_[size_t(core)] = State::kRunnable;
+  on_switch_(core);
+}
+
+void GroupScheduler::pass_from(int core, std::unique_lock<std::mutex>&) {
+  const int n = int(state_.size());
+  for (int step = 1; step <= n; ++step) {
+    const int next = (core + step) % n;
+    const State s = state_[size_t(next)];
+    if (s == State::kRunnable || (s == State::kWaiting && (ready_[size_t(next)]() || !deadlock_.empty()))) {
+      current_ = next;
+      cv_.notify_all();
+      return;
+    }
+  }
+  // Nobody can run: every core left is waiting for a flag no core will set.
+  bool any = false;
+  for (int c = 0; c < n; ++c)
+    if (state_[size_t(c)] == State::kWaiting) {
+      deadlock_ += (any ? "; " : "") + what_[size_t(c)];
+      any = true;
+    }
+  if (!any) return;  // every core has returned
+  for (int step = 0; step < n; ++step) {
+    const int next = (core + step) % n;
+    if (state_[size_t(next)] == State::kWaiting) {
+      current_ = next;
+      cv_.notify_all();
+      return;
+    }
+  }
+}
+
+bool GroupScheduler::wait_until(int core, const std::function<bool()>& ready, const std::string& what) {
+  if (ready()) return true;
+  if (!deadlock_.empty()) return false;
+  std::unique_lock<std::mutex> lock(mu_);
+  state_[size_t(core)] = State::kWaiting;
+  ready_[size_t(core)] = ready;
+  what_[size_t(core)] = what;
+  pass_from(core, lock);
+  take(core, lock);
+  return ready() && deadlock_.empty();
+}
+
+void GroupScheduler::run(const std::function<void(int)>& body) {
+  const int n = int(state_.size());
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < n; ++c)
+    threads.emplace_back([&, c] {
+      std::unique_lock<std::mutex> lock(mu_);
+      take(c, lock);
+      lock.unlock();
+      try {
+        body(c);
+      } catch (...) {
+        errors[size_t(c)] = std::current_exception();
+      }
+      lock.lock();
+      state_[size_t(c)] = State::kDone;
+      pass_from(c, lock);
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+std::string CrossCoreFlags::set(int sub, int id) {
+  if (id < 0 || id >= kIds) return "flag id " + std::to_string(id) + " is outside 0-15 (modes 0-2)";
+  for (int v = 0; v < kVectorCores; ++v) {
+    if (sub >= 0 && v != sub) continue;
+    int& count = sub < 0 ? to_aiv_[size_t(v)][size_t(id)] : from_aiv_[size_t(v)][size_t(id)];
+    if (count == kMaxCount) return "flag id " + std::to_string(id) + " set more than 15 times without a wait";
+    ++count;
+  }
+  return {};
+}
+
+bool CrossCoreFlags::can_wait(int sub, int id) const {
+  if (id < 0 || id >= kIds) return false;
+  if (sub >= 0) return to_aiv_[size_t(sub)][size_t(id)] > 0;
+  for (int v = 0; v < kVectorCores; ++v)
+    if (from_aiv_[size_t(v)][size_t(id)] == 0) return false;
+  return true;
+}
+
+void CrossCoreFlags::take(int sub, int id) {
+  if (sub >= 0) {
+    --to_aiv_[size_t(sub)][size_t(id)];
+    return;
+  }
+  for (int v = 0; v < kVectorCores; ++v) --from_aiv_[size_t(v)][size_t(id)];
+}
+
+std::vector<std::string> CrossCoreFlags::left_set() const {
+  std::vector<std::string> out;
+  for (int v = 0; v < kVectorCores; ++v)
+    for (int id = 0; id < kIds; ++id) {
+      if (to_aiv_[size_t(v)][size_t(id)] > 0) out.push_back("AIC -> AIV" + std::to_string(v) + " id " + std::to_string(id));
+      if (from_aiv_[size_t(v)][size_t(id)] > 0) out.push_back("AIV" + std::to_string(v) + " -> AIC id " + std::to_string(id));
+    }
+  return out;
+}
+
+}  // namespace deepgemm_ascend::npu_model
