@@ -53,13 +53,14 @@ bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return tru
 }  // namespace AscendC::check
 
 namespace dga_model {
-std::vector<deepgemm_ascend::npu_model::BufferPos> buffer_positions() {
+std::vector<deepgemm_ascend::npu_model::BufferPos> buffer_positions(bool vector) {
   using AscendC::Hardware;
   auto& cd = AscendC::ConstDefiner::Instance();
+  if (vector) return {{"UB", cd.GetHardwareBaseAddr(Hardware::UB), cd.bufferInitLen.at(Hardware::UB)}};
   constexpr size_t kMxShare = 16;  // L0A_MX / L0B_MX: one byte per 16 bytes of L0A / L0B
   std::vector<deepgemm_ascend::npu_model::BufferPos> out;
   for (auto [hw, name] : {std::pair{Hardware::L1, "L1"}, {Hardware::L0A, "L0A"}, {Hardware::L0B, "L0B"},
-                          {Hardware::L0C, "L0C"}, {Hardware::UB, "UB"}})
+                          {Hardware::L0C, "L0C"}})
     out.push_back({name, cd.GetHardwareBaseAddr(hw), cd.bufferInitLen.at(hw)});
   out.push_back({"L0A_MX", cd.cpuL0AMx, cd.bufferInitLen.at(Hardware::L0A) / kMxShare});
   out.push_back({"L0B_MX", cd.cpuL0BMx, cd.bufferInitLen.at(Hardware::L0B) / kMxShare});

@@ -1,6 +1,5 @@
-// The instruction calls of model_instructions.h on the model (deepgemm_ascend::npu_model), with the
-// per-core state the instructions read: MTE2_NZ_PARA, the atomic mode, the core's events. Compiled as
-// plain C++ (no devkit headers).
+// The cube instructions of model_instructions.h on the model (deepgemm_ascend::npu_model), with the
+// current core's state (model_core.hpp), and the run of one cube core. Plain C++ (no devkit headers).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,69 +11,34 @@
 #include "deepgemm_ascend/npu_model/fixpipe.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "deepgemm_ascend/npu_model/load2d.hpp"
+#include "model_core.hpp"
 #include "model_runner.hpp"
-
-namespace nm = deepgemm_ascend::npu_model;
 
 namespace dga_model {
 
 namespace {
-uint64_t g_nz_para = 0;
-int g_atomic = 0;
-std::unique_ptr<nm::EventModel> g_events;
-std::unique_ptr<nm::Hazards> g_hazards;
-// The core's first model error (instructions also run in destructors: no throwing).
-std::string g_error, g_kernel;
-int g_core = 0;
-deepgemm_ascend::core::ErrorKind g_error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
-
-// Runs one modelled instruction; a model error is kept for end_core and the instruction skipped.
-template <class F>
-void guard(const char* instr, F&& f) {
-  try {
-    f();
-  } catch (const deepgemm_ascend::core::Error& e) {
-    if (!g_error.empty()) return;
-    g_error_kind = e.kind();
-    // The event and hazard checkers' messages name kernel and core themselves.
-    g_error = (e.arg() == "event" || e.arg() == "hazard" ? std::string() : "kernel " + g_kernel + ", core " + std::to_string(g_core) + ": ") +
-              instr + ": " + e.what();
-  }
-}
-
-// Pipes of the instructions (the devkit's pipe_t numbers).
-constexpr int kPipeV = 1, kPipeM = 2, kPipeMte1 = 3, kPipeMte2 = 4, kPipeFix = 10;
-
-// Runs instruction `instr` on `pipe`: `f(acc)` moves or computes and notes its on-chip runs, which the
-// checker then checks against the buffer bounds and the pipe order.
-template <class F>
-void run(const char* instr, int pipe, F&& f) {
-  guard(instr, [&] {
-    nm::Accesses acc;
-    f(&acc);
-    if (g_hazards) g_hazards->instruction(pipe, instr, acc);
-  });
-}
+std::unique_ptr<Core> g_single;  // the core of a cube-only run (begin_core / end_core)
 }  // namespace
 
+Core::Core(const std::string& k, int core, const std::string& n, int s)
+    : kernel(k), name(n), sub(s), events(k, core), hazards(k, core, buffer_positions(s >= 0)) {}
+
 void begin_core(const std::string& kernel, int core) {
-  g_error.clear();
-  g_kernel = kernel;
-  g_core = core;
-  g_nz_para = 0;
-  g_atomic = 0;
-  g_events = std::make_unique<nm::EventModel>(kernel, core);
-  g_hazards = std::make_unique<nm::Hazards>(kernel, core, buffer_positions());
+  g_single = std::make_unique<Core>(kernel, core, "core " + std::to_string(core), -1);
+  select(g_single.get());
 }
 
 void end_core() {
-  if (g_events) guard("end of kernel", [] { g_events->finish(); });
-  g_events.reset();
-  g_hazards.reset();
-  if (!g_error.empty()) deepgemm_ascend::core::fail(g_error_kind, "npu_model", g_error);
+  Core& c = current();
+  guard("end of kernel", [&] { c.events.finish(); });
+  const std::string error = c.error;
+  const auto kind = c.error_kind;
+  select(nullptr);
+  g_single.reset();
+  if (!error.empty()) deepgemm_ascend::core::fail(kind, "npu_model", error);
 }
 
-void nz_para(uint64_t reg) { g_nz_para = reg; }
+void nz_para(uint64_t reg) { current().nz_para = reg; }
 
 void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint64_t d, uint64_t loop4, bool small,
            bool dn) {
@@ -82,8 +46,8 @@ void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint6
   auto* out = static_cast<uint8_t*>(dst);
   const auto* in = static_cast<const uint8_t*>(src);
   run(dn ? "copy_gm_to_cbuf_multi_dn2nz" : "copy_gm_to_cbuf_multi_nd2nz", kPipeMte2, [&](nm::Accesses* acc) {
-    if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, nm::Mte2NzPara::decode(g_nz_para), acc);
-    else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, nm::Mte2NzPara::decode(g_nz_para), acc);
+    if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, nm::Mte2NzPara::decode(current().nz_para), acc);
+    else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, nm::Mte2NzPara::decode(current().nz_para), acc);
   });
 }
 
@@ -112,7 +76,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     op.quant = nm::FixQuant(quant);
     DGA_REQUIRE((dst_bytes == 4) == (op.quant == nm::FixQuant::kNone), kValue, "quantPre",
                 "the Fixpipe's conversion does not match its destination type (", dst_bytes, "-byte elements)");
-    op.atomic_add = g_atomic == 1;
+    op.atomic_add = current().atomic == 1;
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
     nm::fixpipe(out, src, op, acc);
   });
@@ -141,22 +105,20 @@ void unmodelled(const char* instruction) {
   });
 }
 
-void atomic(int mode) { g_atomic = mode; }
+void atomic(int mode) { current().atomic = mode; }
 
 void flag(bool set, int src, int dst, int id) {
   guard(set ? "set_flag" : "wait_flag", [&] {
-    DGA_REQUIRE(g_events != nullptr, kRuntime, "event", "a flag outside a core run");
-    if (set) g_events->set_flag(nm::pipe_name(src), nm::pipe_name(dst), id);
-    else g_events->wait_flag(nm::pipe_name(src), nm::pipe_name(dst), id);
-    if (set) g_hazards->set_flag(src, dst, id);
-    else g_hazards->wait_flag(src, dst, id);
+    Core& c = current();
+    if (set) c.events.set_flag(nm::pipe_name(src), nm::pipe_name(dst), id);
+    else c.events.wait_flag(nm::pipe_name(src), nm::pipe_name(dst), id);
+    if (set) c.hazards.set_flag(src, dst, id);
+    else c.hazards.wait_flag(src, dst, id);
   });
 }
 
 void barrier(int pipe) {
-  guard("pipe_barrier", [&] {
-    if (g_hazards) g_hazards->barrier(pipe);
-  });
+  guard("pipe_barrier", [&] { current().hazards.barrier(pipe); });
 }
 
 }  // namespace dga_model

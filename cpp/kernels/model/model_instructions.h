@@ -25,6 +25,11 @@ void unmodelled(const char* instruction);
 void atomic(int mode);  // 0 none, 1 add (the output type is the fixpipe's)
 void flag(bool set, int src, int dst, int id);
 void barrier(int pipe);
+void cross_set(int pipe, uint64_t msg);
+void cross_wait(int pipe, int id);
+// dual: dualDstCtl (0 one UB: sub's, 1 rows split over both); quant as for fixpipe_out
+void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride, uint64_t src_stride, int dual,
+                int sub, int quant, bool nz2nd);
 }  // namespace dga_model
 
 inline void set_mte2_nz_para(uint64_t reg) { dga_model::nz_para(reg); }
@@ -94,6 +99,15 @@ inline void mad_mx(C* c, A* a, B* b, M m, K k, N n, U, G gemv_off, S c_from_bias
   dga_model::mad_mx(reinterpret_cast<float*>(c), a, dga_model::CubeTypeOf<A>::value, b, dga_model::CubeTypeOf<B>::value,
                     uint64_t(m), uint64_t(k), uint64_t(n), bool(gemv_off), bool(c_from_bias), bool(init));
 }
-// Reached by the headers, not modelled yet: refused when a kernel runs them.
-template <class... A>
-inline void copy_matrix_cc_to_ub(A&&...) { dga_model::unmodelled("copy_matrix_cc_to_ub (Fixpipe to UB)"); }
+template <class D, class S, class... R>
+inline void copy_matrix_cc_to_ub(D* dst, S* src, uint8_t, uint16_t n, uint16_t m, uint32_t dst_stride,
+                                 uint16_t src_stride, uint8_t dual, uint8_t sub, uint8_t, uint8_t, uint64_t quant, uint8_t,
+                                 bool, bool nz2nd, R...) {
+  static_assert(sizeof(D) == 4, "the model's Fixpipe to UB writes fp32");
+  dga_model::fixpipe_ub(dst, reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, dual, sub,
+                        quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd);
+}
+template <class P, class M>
+inline void ffts_cross_core_sync(P pipe, M msg) { dga_model::cross_set(int(pipe), uint64_t(msg)); }
+template <class P, class I>
+inline void wait_flag_dev(P pipe, I id) { dga_model::cross_wait(int(pipe), int(id)); }

@@ -1,9 +1,11 @@
-// Running NPU kernel code on the instruction model, core after core in one process (cube-only kernels:
-// their cores do not wait on each other): begin_core sets the per-core instruction state and a fresh
-// event checker; end_core checks that every flag the core set was waited.
+// Running NPU kernel code on the instruction model. A cube-only kernel's cores run one after the other
+// (they do not wait on each other): begin_core sets the core's instruction state and fresh checkers,
+// end_core checks that every flag the core set was waited and throws the core's first model error. A mix
+// kernel's group (the AIC and its two AIVs) runs with run_group.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,9 +14,16 @@
 namespace dga_model {
 void begin_core(const std::string& kernel, int core);
 void end_core();
+// The cores of group `group` (slots 0 AIC, 1 AIV0, 2 AIV1) as threads, one at a time: switch_core(slot)
+// makes the devkit's per-core globals those of the slot, body(slot) runs the kernel on it. ub: the slots'
+// UB bases (the AIC addresses its AIVs' UBs through its own). Throws the group's first model error, a
+// deadlock, or a cross-core flag left set.
+void run_group(const std::string& kernel, int group, const uint8_t* const ub[3],
+               const std::function<void(int)>& switch_core, const std::function<void(int)>& body);
 // The L0A_MX / L0B_MX scales of an L0A / L0B address (the devkit's CPU buffers: address / 16 from the
 // buffer's start); defined with the CPU-debug runtime.
 const uint8_t* mx_scales_of(const void* l0, bool b);
-// The core's buffer positions (the devkit's CPU buffers, with the 950's capacities).
-std::vector<deepgemm_ascend::npu_model::BufferPos> buffer_positions();
+// A core's buffer positions (the devkit's CPU buffers, with the 950's capacities): a cube core's L1, L0A,
+// L0B, L0C, L0A_MX, L0B_MX, or a vector core's UB (the current one).
+std::vector<deepgemm_ascend::npu_model::BufferPos> buffer_positions(bool vector);
 }  // namespace dga_model

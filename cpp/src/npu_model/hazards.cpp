@@ -13,7 +13,8 @@ constexpr size_t kGranuleBytes = 32;  // the DMA and fractal row unit
 }  // namespace
 
 const char* pipe_name(int p) {
-  static const char* names[kPipes] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "ALL", "MTE4", "MTE5", "V2", "FIX"};
+  static const char* names[kPipes] = {"S",    "V",    "M",  "MTE1", "MTE2", "MTE3",
+                                      "ALL", "MTE4", "MTE5", "V2", "FIX",  "AIC FIX"};
   return p >= 0 && p < kPipes ? names[p] : "?";
 }
 
@@ -71,17 +72,25 @@ void Hazards::instruction(int pipe, const char* name, const Accesses& runs) {
     if (Shadow* s = find(r.p)) check(pipe, name, r, *s);
 }
 
-void Hazards::set_flag(int src, int dst, int id) {
-  Clock c = ordered_[size_t(src)];
-  c[size_t(src)] = issued_[size_t(src)];
-  flags_[{src, dst, id}] = c;
+Hazards::Clock Hazards::clock_of(int pipe) const {
+  Clock c = ordered_[size_t(pipe)];
+  c[size_t(pipe)] = issued_[size_t(pipe)];
+  return c;
 }
+
+void Hazards::order_after(int pipe, const Clock& c) {
+  for (int q = 0; q < kPipes; ++q) {
+    if (pipe >= 0 && q != pipe) continue;
+    for (int p = 0; p < kPipes; ++p) ordered_[size_t(q)][size_t(p)] = std::max(ordered_[size_t(q)][size_t(p)], c[size_t(p)]);
+  }
+}
+
+void Hazards::set_flag(int src, int dst, int id) { flags_[{src, dst, id}] = clock_of(src); }
 
 void Hazards::wait_flag(int src, int dst, int id) {
   const auto it = flags_.find({src, dst, id});
   if (it == flags_.end()) return;  // the event checker reports a wait with no set
-  Clock& mine = ordered_[size_t(dst)];
-  for (int p = 0; p < kPipes; ++p) mine[size_t(p)] = std::max(mine[size_t(p)], it->second[size_t(p)]);
+  order_after(dst, it->second);
 }
 
 void Hazards::barrier(int pipe) {

@@ -24,9 +24,11 @@
 
 namespace deepgemm_ascend::npu_model {
 
-// Pipes as the devkit's pipe_t numbers them (PIPE_S 0 ... PIPE_FIX 10).
-inline constexpr int kPipes = 11;
+// Pipes as the devkit's pipe_t numbers them (PIPE_S 0 ... PIPE_FIX 10), and on a vector core the group's
+// cube Fixpipe writing into its UB (kPipeAicFix).
+inline constexpr int kPipes = 12;
 inline constexpr int kPipeAll = 6;
+inline constexpr int kPipeAicFix = 11;
 const char* pipe_name(int pipe);
 
 struct BufferPos {
@@ -46,8 +48,13 @@ class Hazards {
   // PipeBarrier<PIPE_ALL> orders every pipe after every other; a barrier on one pipe orders nothing across.
   void barrier(int pipe);
 
- private:
   using Clock = std::array<uint32_t, kPipes>;  // per pipe: the last instruction ordered before
+  // Cross-core order: what pipe `pipe` has issued and is ordered after (for a flag another core waits),
+  // and ordering pipe `pipe` (-1: every pipe) after a clock.
+  Clock clock_of(int pipe) const;
+  void order_after(int pipe, const Clock& c);
+
+ private:
   struct Granule {
     int8_t writer = -1;
     uint32_t write_seq = 0;

@@ -1,0 +1,64 @@
+// The model state of the core whose code runs (model_glue.cpp, model_group.cpp, model_vector.cpp): the
+// instruction registers the model reads (MTE2_NZ_PARA, the atomic mode), the core's event and access
+// checkers, its first error. Plain C++ (no devkit headers).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/access.hpp"
+#include "deepgemm_ascend/npu_model/events.hpp"
+#include "deepgemm_ascend/npu_model/hazards.hpp"
+
+namespace dga_model {
+
+namespace nm = deepgemm_ascend::npu_model;
+
+// Pipes of the instructions (the devkit's pipe_t numbers).
+constexpr int kPipeV = 1, kPipeM = 2, kPipeMte1 = 3, kPipeMte2 = 4, kPipeMte3 = 5, kPipeFix = 10;
+
+struct Core {
+  Core(const std::string& kernel, int core, const std::string& name, int sub);
+
+  std::string kernel, name;  // name: "core 3", "group 3 AIV1", ...
+  int sub = -1;              // -1: a cube core (AIC), else the vector core's index in its group
+  uint64_t nz_para = 0;
+  int atomic = 0;  // 0 none, 1 add
+  nm::EventModel events;
+  nm::Hazards hazards;
+  std::string error;  // the first model error (instructions also run in destructors: no throwing)
+  deepgemm_ascend::core::ErrorKind error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
+};
+
+// The core that runs now (begin_core, run_group).
+Core& current();
+void select(Core* core);
+
+// Runs one modelled instruction; a model error is kept for the end of the run and the instruction skipped.
+template <class F>
+void guard(const char* instr, F&& f) {
+  try {
+    f();
+  } catch (const deepgemm_ascend::core::Error& e) {
+    Core& c = current();
+    if (!c.error.empty()) return;
+    c.error_kind = e.kind();
+    // The event and hazard checkers' messages name kernel and core themselves.
+    c.error = (e.arg() == "event" || e.arg() == "hazard" ? std::string() : "kernel " + c.kernel + ", " + c.name + ": ") +
+              instr + ": " + e.what();
+  }
+}
+
+// Runs instruction `instr` on `pipe`: `f(acc)` moves or computes and notes its on-chip runs, which the
+// access checker then checks against the buffer bounds and the pipe order.
+template <class F>
+void run(const char* instr, int pipe, F&& f) {
+  guard(instr, [&] {
+    nm::Accesses acc;
+    f(&acc);
+    current().hazards.instruction(pipe, instr, acc);
+  });
+}
+
+}  // namespace dga_model
