@@ -35,7 +35,9 @@ function(dga_add_npu_model)
   set(modelled set_mte2_nz_para copy_gm_to_cbuf_multi_nd2nz copy_gm_to_cbuf_multi_dn2nz load_cbuf_to_ca
       load_cbuf_to_cb load_cbuf_to_ca_s4 load_cbuf_to_cb_s4 load_cbuf_to_ca_mx load_cbuf_to_cb_mx mad mad_mx
       copy_matrix_cc_to_gm copy_matrix_cc_to_ub set_atomic_none set_atomic_add set_flag wait_flag pipe_barrier
-      ffts_cross_core_sync wait_flag_dev)
+      ffts_cross_core_sync wait_flag_dev pset_b32 pset_b16 plt_b32 plt_b16 vlds vsts vdup vaxpy vcvt
+      copy_ubuf_to_gm_align_v2 set_loop_size_ubtoout set_loop1_stride_ubtoout set_loop2_stride_ubtoout set_atomic_f32
+      set_atomic_bf16 get_ctrl set_ctrl)
   add_custom_command(
     OUTPUT ${stub_dir}/stub_fun.h
     COMMAND ${CMAKE_COMMAND} -E make_directory ${stub_dir}
@@ -47,11 +49,12 @@ function(dga_add_npu_model)
   add_library(dga_npu_model_kernels OBJECT ${model_dir}/model_entries.cpp ${model_dir}/cpu_debug_runtime.cpp
               ${DGA_ASC_DEVKIT}/cpudebug/src/acl_stub/kernel_fp16.cpp ${stub_dir}/stub_fun.h)
   dga_npu_model_sources(dga_npu_model_kernels)
-  add_library(dga_npu_model SHARED ${model_dir}/model_glue.cpp ${model_dir}/model_group.cpp
+  add_library(dga_npu_model SHARED ${model_dir}/model_glue.cpp ${model_dir}/model_group.cpp ${model_dir}/model_vector.cpp
               $<TARGET_OBJECTS:dga_npu_model_kernels>)
   target_include_directories(dga_npu_model PRIVATE ${model_dir})
   target_compile_options(dga_npu_model PRIVATE -Wall -Wextra)
   target_link_libraries(dga_npu_model PRIVATE deepgemm_ascend)
+  target_link_options(dga_npu_model PRIVATE -Wl,--no-undefined)  # a closed devkit symbol would fail at load
   # Beside libdeepgemm_ascend (runtime/npu_model.cpp looks there), in the build tree and installed.
   set_target_properties(dga_npu_model PROPERTIES LIBRARY_OUTPUT_DIRECTORY $<TARGET_FILE_DIR:deepgemm_ascend>
                                                  INSTALL_RPATH "$ORIGIN")

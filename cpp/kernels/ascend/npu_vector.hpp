@@ -57,24 +57,27 @@ struct VecTarget {
       AscendC::Axpy(acc()[at], part[at], f, int32_t(c1 - c0));
     }
 
-    // The tile's rows x cols to D (cast to bf16, or fp32; with `accumulate` added to D in GM).
+    // The tile's rows x cols to D (cast to bf16, or fp32; with `accumulate` added to D in GM). The cast
+    // runs on V before the ring's commit, so that the store (MTE3) waits for it.
     __aicore__ inline void store(const layout::MutMatrixRef& d, core::DType dtype, bool accumulate) {
+      const bool fp32 = dtype == core::DType::kFP32;
+      if (d.rows > 0 && !fp32) cast_bf16(uint32_t(d.rows));
       out_.commit();
       out_.consume();
       if (d.rows > 0) {
-        if (dtype == core::DType::kFP32) store_rows<float>(d, acc(), accumulate);
-        else store_rows<bfloat16_t>(d, cast_bf16(uint32_t(d.rows)), false);
+        if (fp32) store_rows<float>(d, acc(), accumulate);
+        else store_rows<bfloat16_t>(d, out_rows(), false);
       }
       out_.release();
     }
 
    private:
     __aicore__ inline Local<float> acc() { return ctx_.template tensor<float>({Pos::kUB, base_ + ub_.acc(), 0}); }
-    // On the V pipe before the ring's commit: the store waits for it.
-    __aicore__ inline Local<bfloat16_t> cast_bf16(uint32_t rows) {
-      const Local<bfloat16_t> out = ctx_.template tensor<bfloat16_t>({Pos::kUB, base_ + ub_.out(), 0});
-      AscendC::Cast(out, acc(), AscendC::RoundMode::CAST_RINT, rows * ub_.row_values);
-      return out;
+    __aicore__ inline Local<bfloat16_t> out_rows() {
+      return ctx_.template tensor<bfloat16_t>({Pos::kUB, base_ + ub_.out(), 0});
+    }
+    __aicore__ inline void cast_bf16(uint32_t rows) {
+      AscendC::Cast(out_rows(), acc(), AscendC::RoundMode::CAST_RINT, rows * ub_.row_values);
     }
     template <class T>
     __aicore__ inline void store_rows(const layout::MutMatrixRef& d, const Local<T>& src, bool accumulate) {

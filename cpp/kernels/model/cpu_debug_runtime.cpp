@@ -1,7 +1,7 @@
 // The pieces of the devkit's CPU-debug runtime that are closed (or need securec / dlog), defined for
 // running NPU kernel code on the instruction model in one process: the core globals (stub_def.h), GM
 // allocation, the process lock (one process: nothing to lock), the bf16 class's members (round to nearest
-// even) and the two parameter checks the reached headers call (the model checks what it models).
+// even) and the parameter checks the reached headers call (the model checks what it models).
 #include <cstdlib>
 #include <cstring>
 
@@ -49,6 +49,8 @@ Bf16T& Bf16T::operator=(const float& f) { val = FloatToBf16(f); return *this; }
 
 namespace AscendC::check {
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { return true; }
+bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
 bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return true; }
 }  // namespace AscendC::check
 

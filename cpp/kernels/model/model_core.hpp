@@ -5,11 +5,13 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/access.hpp"
 #include "deepgemm_ascend/npu_model/events.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
+#include "deepgemm_ascend/npu_model/vector.hpp"
 
 namespace dga_model {
 
@@ -24,7 +26,10 @@ struct Core {
   std::string kernel, name;  // name: "core 3", "group 3 AIV1", ...
   int sub = -1;              // -1: a cube core (AIC), else the vector core's index in its group
   uint64_t nz_para = 0;
-  int atomic = 0;  // 0 none, 1 add
+  int atomic = 0;       // 0 none, 1 add
+  int atomic_type = 1;  // the vector copies' atomic type (npu_model::AtomicType; set_atomic_f32 ...)
+  nm::VectorCore vec;   // a vector core's predicates, CTRL and loop registers
+  std::unordered_map<const void*, const uint8_t*> loaded_from;  // register -> the UB bytes vlds loaded
   nm::EventModel events;
   nm::Hazards hazards;
   std::string error;  // the first model error (instructions also run in destructors: no throwing)

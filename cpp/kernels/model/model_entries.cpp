@@ -1,8 +1,10 @@
 // The NPU launchers (dga_npu_launch_gemm_<family>[_<kind>] of cpp/kernels/ascend/*.asc) on the instruction
 // model: the same run_* templates the .asc kernels call, compiled with the host compiler against the
-// devkit headers in CPU-debug mode (cube core), run core after core with the model's checks. The cube-only
-// families run; the promoted FP8 family (a mix kernel: cube and vector cores exchange flags) is refused
-// until the model runs a group's cores together. Our reading of the documentation, not the 950.
+// devkit headers in CPU-debug mode (mix mode: the core type is chosen at run time), run with the model's
+// checks: a cube-only kernel's cores one after the other, a mix kernel's groups (the cube core and its two
+// vector cores, which exchange cross-core flags) one after the other, each as threads that take turns.
+// Our reading of the documentation, not the 950.
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -32,20 +34,67 @@ void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<co
 struct Entry {
   const char* name;
   Run run;
+  bool mix = false;  // a mix kernel: each cube core with its two vector cores
 };
 
 // The four launchers of a family, named as in its .asc file.
-#define DGA_MODEL_FAMILY(name, Elem, S)                                                    \
-  {"dga_npu_launch_gemm_" name, &dense<Elem, S>},                                          \
-      {"dga_npu_launch_gemm_" name "_masked", &masked<Elem, S>},                           \
-      {"dga_npu_launch_gemm_" name "_contiguous", &contiguous<Elem, S>},                   \
-      {"dga_npu_launch_gemm_" name "_k_grouped", &k_grouped<Elem, S>}
+#define DGA_MODEL_FAMILY(name, Elem, S, mix)                                               \
+  {"dga_npu_launch_gemm_" name, &dense<Elem, S>, mix},                                     \
+      {"dga_npu_launch_gemm_" name "_masked", &masked<Elem, S>, mix},                      \
+      {"dga_npu_launch_gemm_" name "_contiguous", &contiguous<Elem, S>, mix},              \
+      {"dga_npu_launch_gemm_" name "_k_grouped", &k_grouped<Elem, S>, mix}
 
 const Entry kEntries[] = {
-    DGA_MODEL_FAMILY("bf16", bfloat16_t, npu::Scales::kNone),
-    DGA_MODEL_FAMILY("fp8_mx", fp8_e4m3fn_t, npu::Scales::kMx),
-    DGA_MODEL_FAMILY("fp4_mx", fp4x2_e2m1_t, npu::Scales::kMx),
+    DGA_MODEL_FAMILY("bf16", bfloat16_t, npu::Scales::kNone, false),
+    DGA_MODEL_FAMILY("fp8_mx", fp8_e4m3fn_t, npu::Scales::kMx, false),
+    DGA_MODEL_FAMILY("fp4_mx", fp4x2_e2m1_t, npu::Scales::kMx, false),
+    DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, true),
 };
+
+// A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.
+struct UbBuffer {
+  static constexpr size_t kAlign = 4096;
+  explicit UbBuffer(size_t bytes) : p(static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign))) {}
+  ~UbBuffer() { std::free(p); }
+  UbBuffer(const UbBuffer&) = delete;
+  UbBuffer& operator=(const UbBuffer&) = delete;
+  uint8_t* p;
+};
+
+// The devkit's per-core globals, swapped when the model switches between the cores of a group: the
+// core type and indices (GetBlockIdx on an AIV is block_idx * g_taskRation + sub_block_idx), the core's
+// TPipe and its UB.
+void run_mix(const std::string& kernel, unsigned groups, Run run, const void* params) {
+  constexpr int kSlots = 3, kSubBlocks = 2;
+  auto& cd = AscendC::ConstDefiner::Instance();
+  const size_t ub_bytes = cd.bufferInitLen.at(AscendC::Hardware::UB);
+  UbBuffer ub[kSlots] = {UbBuffer(ub_bytes), UbBuffer(ub_bytes), UbBuffer(ub_bytes)};
+  const uint8_t* const bases[kSlots] = {ub[0].p, ub[1].p, ub[2].p};
+  uint8_t* const process_ub = cd.cpuUB;
+  block_num = int64_t(groups);
+  g_taskRation = kSubBlocks;
+  struct Restore {
+    uint8_t* ub;
+    ~Restore() {
+      auto& c = AscendC::ConstDefiner::Instance();
+      c.cpuUB = ub, c.hardwareCpuBufferMap[AscendC::Hardware::UB] = ub;
+      g_coreType = AscendC::AIC, g_taskRation = 1, sub_block_idx = 0, g_tPipePtr = nullptr;
+    }
+  } restore{process_ub};
+  for (unsigned g = 0; g < groups; ++g) {
+    AscendC::TPipe* pipes[kSlots] = {};
+    int last = -1;
+    const auto switch_core = [&](int s) {
+      if (last >= 0) pipes[last] = g_tPipePtr;
+      g_tPipePtr = pipes[s];
+      block_idx = int64_t(g), sub_block_idx = s == 0 ? 0 : s - 1;
+      g_coreType = s == 0 ? AscendC::AIC : AscendC::AIV;
+      cd.cpuUB = ub[s].p, cd.hardwareCpuBufferMap[AscendC::Hardware::UB] = ub[s].p;
+      last = s;
+    };
+    dga_model::run_group(kernel, int(g), bases, switch_core, [&](int) { run(params); });
+  }
+}
 
 // The kernel name of a launcher (the .asc kernel the launcher starts).
 std::string kernel_name(const std::string& entry) {
@@ -67,17 +116,20 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
                                                                            const void* params, char* err, size_t len) {
   constexpr int kError = -1, kRefused = -2;
   const std::string name = entry;
-  Run run = nullptr;
+  const Entry* found = nullptr;
   for (const Entry& e : kEntries)
-    if (name == e.name) run = e.run;
-  if (run == nullptr) {
-    const bool promoted = name.rfind("dga_npu_launch_gemm_fp8_block", 0) == 0;
-    return report(err, len,
-                  promoted ? "the promoted FP8 kernel (a mix kernel: the cube sends each K block's product to its "
-                             "vector cores) does not run on the instruction model yet: the model runs cube-only "
-                             "kernels, core after core"
-                           : "no such NPU launcher on the instruction model",
-                  kRefused);
+    if (name == e.name) found = &e;
+  if (found == nullptr) return report(err, len, "no such NPU launcher on the instruction model", kRefused);
+  const Run run = found->run;
+  if (found->mix) {
+    try {
+      run_mix(kernel_name(name), blocks, run, params);
+    } catch (const deepgemm_ascend::core::Error& e) {
+      return report(err, len, e.what(), e.kind() == deepgemm_ascend::core::ErrorKind::kNotImplemented ? kRefused : kError);
+    } catch (const std::exception& e) {
+      return report(err, len, e.what(), kError);
+    }
+    return 0;
   }
   block_num = int64_t(blocks);
   for (unsigned core = 0; core < blocks; ++core) {

@@ -55,10 +55,13 @@ void run_group(const std::string& kernel, int index, const uint8_t* const ub[3],
   const std::string prefix = "group " + std::to_string(index) + " ";
   const char* names[kSlots] = {"AIC", "AIV0", "AIV1"};
   for (int s = 0; s < kSlots; ++s) g.ub[size_t(s)] = ub[s];
+  for (int s = 0; s < kSlots; ++s) {  // each core's checkers see its own buffers
+    switch_core(s);
+    g.cores[size_t(s)] = std::make_unique<Core>(kernel, index, prefix + names[s], s - 1);
+  }
   nm::GroupScheduler scheduler(kSlots, [&](int s) {
     switch_core(s);
     g.slot = s;
-    if (!g.cores[size_t(s)]) g.cores[size_t(s)] = std::make_unique<Core>(kernel, index, prefix + names[s], s - 1);
     select(g.cores[size_t(s)].get());
   });
   g.scheduler = &scheduler;
@@ -66,7 +69,11 @@ void run_group(const std::string& kernel, int index, const uint8_t* const ub[3],
   std::string error;
   auto kind = deepgemm_ascend::core::ErrorKind::kRuntime;
   try {
-    scheduler.run(body);
+    // The vector cores start: the devkit's CPU-debug TPipe fills every buffer of its core with random
+    // values when it is built (kernel_tpipe_impl_c310.h, SetBufferCtx), so the AIVs' TPipes must exist
+    // before the AIC writes into their UBs. On the 950 building a TPipe does not touch buffer contents.
+    constexpr int kFirstVectorCore = 1;
+    scheduler.run(body, kFirstVectorCore);
   } catch (const std::exception& e) {
     error = e.what();
   }

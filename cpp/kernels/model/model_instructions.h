@@ -5,6 +5,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
 
 namespace dga_model {
 template <class T> struct CubeTypeOf;  // specialised after kernel_operator.h (model_types.h)
@@ -30,6 +33,37 @@ void cross_wait(int pipe, int id);
 // dual: dualDstCtl (0 one UB: sub's, 1 rows split over both); quant as for fixpipe_out
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride, uint64_t src_stride, int dual,
                 int sub, int quant, bool nz2nd);
+// The vector core (model_vector.cpp): registers as their 256 bytes; enum operands as the stub numbers them.
+uint16_t v_pset(int width, int pattern);
+uint16_t v_plt(int width, uint32_t& scalar, bool post_update);
+void v_lds(void* reg, const void* addr, int dist);
+void v_sts(const void* reg, void* addr, int dist, uint16_t mask);
+void v_dup(void* reg, uint32_t bits, int width, uint16_t mask, int mode);
+void v_axpy(void* dst, const void* src, float scalar, uint16_t mask, int mode);
+void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
+void ub_to_gm(void* gm, const void* ub, uint64_t n_burst, uint64_t len_burst, uint64_t dst_stride, uint64_t src_stride);
+void loop_ubtoout(int which, uint64_t reg);  // 0 LOOP_SIZE, 1 LOOP1_STRIDE, 2 LOOP2_STRIDE
+void atomic_type(int type);                  // npu_model::AtomicType
+uint64_t get_ctrl();
+void set_ctrl(uint64_t value);
+
+// A vector register's bytes and element type: Reg::RegTensor<T> (its reg[0]) or the stub's std::array.
+template <class R, class = void>
+struct HasReg : std::false_type {};
+template <class R>
+struct HasReg<R, std::void_t<decltype(std::declval<R&>().reg)>> : std::true_type {};
+template <class R>
+void* reg_bytes(R& r) {
+  if constexpr (HasReg<R>::value) return static_cast<void*>(r.reg[0].data());
+  else return static_cast<void*>(r.data());
+}
+template <class R>
+struct RegElem {
+  using type = typename std::remove_cv_t<R>::value_type;
+};
+template <class R>
+using reg_elem_t = typename std::conditional_t<HasReg<R>::value, std::decay<decltype(std::declval<R&>().reg[0][0])>,
+                                               RegElem<R>>::type;
 }  // namespace dga_model
 
 inline void set_mte2_nz_para(uint64_t reg) { dga_model::nz_para(reg); }
@@ -107,6 +141,70 @@ inline void copy_matrix_cc_to_ub(D* dst, S* src, uint8_t, uint16_t n, uint16_t m
   dga_model::fixpipe_ub(dst, reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, dual, sub,
                         quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd);
 }
+// ---- the vector core -------------------------------------------------------------------------------
+template <class P>
+inline vector_bool pset_b32(P pattern) { return dga_model::v_pset(4, int(pattern)); }
+template <class P>
+inline vector_bool pset_b16(P pattern) { return dga_model::v_pset(2, int(pattern)); }
+template <class P>
+inline vector_bool plt_b32(uint32_t& scalar, P post) { return dga_model::v_plt(4, scalar, int(post) == int(POST_UPDATE)); }
+template <class P>
+inline vector_bool plt_b16(uint32_t& scalar, P post) { return dga_model::v_plt(2, scalar, int(post) == int(POST_UPDATE)); }
+template <class R, class T, class O, class D>
+inline void vlds(R& reg, T* addr, O offset, D dist) {
+  dga_model::v_lds(dga_model::reg_bytes(reg), addr + offset, int(dist));
+}
+template <class R, class T, class O, class D, class M>
+inline void vsts(R& reg, T* addr, O offset, D dist, M mask) {
+  dga_model::v_sts(dga_model::reg_bytes(reg), addr + offset, int(dist), uint16_t(mask));
+}
+template <class R, class S, class M, class Mode>
+inline void vdup(R& reg, S scalar, M mask, Mode mode) {
+  using E = dga_model::reg_elem_t<R>;
+  if constexpr (std::is_convertible_v<S, E> && sizeof(E) <= sizeof(uint32_t)) {
+    const E v = E(scalar);
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(E));
+    dga_model::v_dup(dga_model::reg_bytes(reg), bits, int(sizeof(E)), uint16_t(mask), int(mode));
+  } else {
+    dga_model::unmodelled("vdup (from a register, or 64-bit elements)");
+  }
+}
+template <class R, class Q, class S, class M, class Mode>
+inline void vaxpy(R& dst, Q& src, S scalar, M mask, Mode mode) {
+  if constexpr (std::is_same_v<dga_model::reg_elem_t<R>, float>)
+    dga_model::v_axpy(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), float(scalar), uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vaxpy (not float)");
+}
+template <class R, class Q, class M, class Rd, class Sat, class Part, class Mode>
+inline void vcvt(R& dst, Q& src, M mask, Rd round, Sat sat, Part part, Mode mode) {
+  if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, float> && sizeof(dga_model::reg_elem_t<R>) == 2 &&
+                !std::is_integral_v<dga_model::reg_elem_t<R>>)
+    dga_model::v_cvt_f32_bf16(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(round),
+                              int(sat), int(part), int(mode));
+  else
+    dga_model::unmodelled("vcvt (other than float -> bf16 with a rounding)");
+}
+// Other forms of these instructions (post-update addressing, two registers, other conversions): refused.
+template <class... A> inline void vlds(A&&...) { dga_model::unmodelled("vlds (this form)"); }
+template <class... A> inline void vsts(A&&...) { dga_model::unmodelled("vsts (this form)"); }
+template <class... A> inline void vcvt(A&&...) { dga_model::unmodelled("vcvt (this form)"); }
+template <class... A> inline void vdup(A&&...) { dga_model::unmodelled("vdup (this form)"); }
+template <class... A> inline void vaxpy(A&&...) { dga_model::unmodelled("vaxpy (this form)"); }
+template <class G, class U, class... R>
+inline void copy_ubuf_to_gm_align_v2(G* gm, U* ub, uint8_t, uint16_t n_burst, uint32_t len_burst, uint8_t,
+                                     uint64_t dst_stride, uint32_t src_stride) {
+  dga_model::ub_to_gm(gm, ub, n_burst, len_burst, dst_stride, src_stride);
+}
+template <class V> inline void set_loop_size_ubtoout(V v) { dga_model::loop_ubtoout(0, uint64_t(v)); }
+template <class V> inline void set_loop1_stride_ubtoout(V v) { dga_model::loop_ubtoout(1, uint64_t(v)); }
+template <class V> inline void set_loop2_stride_ubtoout(V v) { dga_model::loop_ubtoout(2, uint64_t(v)); }
+inline void set_atomic_f32() { dga_model::atomic_type(1); }
+inline void set_atomic_bf16() { dga_model::atomic_type(6); }
+inline uint64_t get_ctrl() { return dga_model::get_ctrl(); }
+template <class V> inline void set_ctrl(V v) { dga_model::set_ctrl(uint64_t(v)); }
+
 template <class P, class M>
 inline void ffts_cross_core_sync(P pipe, M msg) { dga_model::cross_set(int(pipe), uint64_t(msg)); }
 template <class P, class I>

@@ -58,8 +58,9 @@ bool GroupScheduler::wait_until(int core, const std::function<bool()>& ready, co
   return ready() && deadlock_.empty();
 }
 
-void GroupScheduler::run(const std::function<void(int)>& body) {
+void GroupScheduler::run(const std::function<void(int)>& body, int first) {
   const int n = int(state_.size());
+  current_ = first;
   std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
   std::vector<std::thread> threads;
   for (int c = 0; c < n; ++c)

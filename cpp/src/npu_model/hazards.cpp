@@ -42,6 +42,7 @@ void Hazards::check(int pipe, const char* name, const Run& r, Shadow& s) {
        << ", which holds " << s.buf->bytes << " bytes";
     fail(name, pipe, os.str());
   }
+  if (!r.ordered) return;
   const Clock& mine = ordered_[size_t(pipe)];
   const uint32_t seq = issued_[size_t(pipe)];
   for (size_t g = off / kGranuleBytes; g <= (off + r.bytes - 1) / kGranuleBytes; ++g) {

@@ -13,11 +13,14 @@ struct Run {
   const uint8_t* p = nullptr;
   size_t bytes = 0;
   bool write = false;
+  // false: bounds only. A vector register load reads 256 B whatever lanes its users keep; the lanes they
+  // use are checked for order when they are used (the V pipe runs in order).
+  bool ordered = true;
 };
 using Accesses = std::vector<Run>;
 
 inline void note(Accesses* acc, const void* p, size_t bytes, bool write) {
-  if (acc != nullptr && bytes > 0) acc->push_back({static_cast<const uint8_t*>(p), bytes, write});
+  if (acc != nullptr && bytes > 0) acc->push_back({static_cast<const uint8_t*>(p), bytes, write, true});
 }
 
 }  // namespace deepgemm_ascend::npu_model

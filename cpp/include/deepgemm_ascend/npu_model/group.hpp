@@ -27,9 +27,9 @@ class GroupScheduler {
   // on_switch(core) runs on a core's thread each time it (re)gains control, before its code continues.
   GroupScheduler(int cores, std::function<void(int)> on_switch);
 
-  // Runs body(core) for every core, core 0 first; returns when all have returned. Exceptions escaping a
-  // body are rethrown (the first one) after every core has returned.
-  void run(const std::function<void(int)>& body);
+  // Runs body(core) for every core, core `first` first; returns when all have returned. Exceptions
+  // escaping a body are rethrown (the first one) after every core has returned.
+  void run(const std::function<void(int)>& body, int first = 0);
   // From core `core`'s thread: waits until ready() holds. `what` names the wait for a deadlock report.
   // False when the group deadlocked (the caller goes on without the flag).
   bool wait_until(int core, const std::function<bool()>& ready, const std::string& what);

@@ -1,0 +1,178 @@
+// The NPU instruction model (issue 16), the vector side of the Ascend 950 (dav-3510): the register-compute
+// micro-ops that Duplicate(dst, scalar, count), Axpy(dst, src, scalar, count) (float), Cast(bf16 <- float,
+// CAST_RINT, count) and DataCopyPad(GM <- UB, DataCopyExtParams) issue in the devkit's CPU-debug headers,
+// with the semantics of the AscendC documentation. Our reading of the documentation, over host memory.
+//
+// Call sites (asc-devkit, impl/basic_api/):
+//   dav_3510/kernel_operator_vec_duplicate_impl.h      DuplicateFromScalarImpl: pset_b32(ALL), vdup, then per
+//                                                      256 B: plt_b32(count, POST_UPDATE), vsts NORM_B32
+//   dav_3510/kernel_operator_vec_ternary_scalar_impl.h VecAxpyLevel2VFImpl: plt, vlds x2, vaxpy, vsts
+//   dav_3510/kernel_operator_vec_vconv_impl.h          CastIntrinsicsImplVF: plt_b32, vlds, vcvt(RINT, SAT,
+//                                                      PART_EVEN, ZEROING), vsts PK_B32 (GenStoreL2)
+//   dav_3510/kernel_operator_data_copy_impl.h          CopyUbufToGmAlignV2 -> copy_ubuf_to_gm_align_v2;
+//                                                      SetLoopModeParaImpl -> set_loop*_ubtoout
+//   dav_3510/kernel_operator_set_atomic_impl.h         SetAtomicAdd<float>: set_atomic_f32, set_atomic_add
+//   reg_compute/dav_3510/kernel_reg_compute_{maskreg,datacopy_load,datacopy_store,vec_duplicate,
+//                                             vec_ternary_scalar,vec_vconv}_impl.h: the micro-ops' operands
+// Documentation (cannmirror/asc-devkit, docs/zh/api/SIMD-API/; R = 基础API/Reg矢量计算/):
+//   R寄存器数据类型/MaskReg.md (CreateMask, UpdateMask, 1 predicate bit per register byte), R数据填充/Duplicate.md,
+//   R复合计算/Axpy.md, R类型转换/Cast.md, R辅助数据类型/{RegLayout,MaskMergeMode}.md,
+//   R Reg数据搬入/连续对齐搬入（LoadAlign）.md, R Reg数据搬出/连续对齐搬出（StoreAlign）.md,
+//   基础API/特殊寄存器访问/SetCtrlSpr(ISASI).md (CTRL bits), 基础API/原子操作/SetAtomicAdd.md,
+//   基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/UBToGM非对齐数据搬运(DataCopyPad).md,
+//   .../寄存器配置说明/SetLoopModePara.md, C-API/vector_datamove/asc_copy_ub2gm_align/
+//   asc_copy_ub2gm_align_arch_3510.md and asc_set_ub2gm_loop{_size,1_stride,2_stride}.md.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "deepgemm_ascend/npu_model/access.hpp"
+
+namespace deepgemm_ascend::npu_model {
+
+inline constexpr size_t kVregBytes = 256;        // VL: one vector register (vector_f32 = 64 floats)
+inline constexpr size_t kPregBits = kVregBytes;  // a predicate holds one bit per register byte (VL / 8 bytes)
+inline constexpr size_t kUbBlockBytes = 32;      // the UB data block
+// CTRL at reset (ResetCtrlSprImpl's defaultCtrl): CTRL[60] = 1 (global saturation control), CTRL[48] = 0
+// (saturating float conversions), no atomic.
+inline constexpr uint64_t kDefaultCtrl = 0x1000000000000008ull;
+
+// A vector register as bytes; get / set read element i of type T (little endian, as std::array<T, N>).
+struct Vreg {
+  std::array<uint8_t, kVregBytes> bytes{};
+  template <class T>
+  T get(size_t i) const {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    return v;
+  }
+  template <class T>
+  void set(size_t i, T v) {
+    std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+  }
+};
+
+// Bit k of a predicate governs register byte k. For elements of w bytes, element i is active when bit i * w
+// is set (MaskReg.md: b16 elements own 2 bits, b32 elements 4, only the lowest counts); the model's
+// pset / plt set exactly those lowest bits.
+using Pred = std::bitset<kPregBits>;
+
+enum class Width : uint8_t { kB8 = 1, kB16 = 2, kB32 = 4 };  // element bytes
+// MaskPattern of MaskReg.md, numbered as the devkit's enum (ALLF = 15).
+enum class Pattern : uint8_t { kAll, kVl1, kVl2, kVl3, kVl4, kVl8, kVl16, kVl32, kVl64, kVl128, kM3, kM4, kH, kQ,
+                               kAllF = 15 };
+enum class Post : uint8_t { kNoUpdate, kUpdate };  // plt's POST_UPDATE literal
+enum class Merge : uint8_t { kMerging, kZeroing };  // MaskMergeMode: inactive lanes keep dst / become 0
+enum class LoadDist : uint8_t { kNorm = 0 };        // numbered as the stub's Dist
+// Numbered as the stub's DistVST (DIST_NORM_B8.., DIST_PK_B16 = 6, DIST_PK_B32 = 7).
+enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kPackB16 = 6, kPackB32 = 7 };
+enum class Round : uint8_t { kRint, kRound, kFloor, kCeil, kTrunc, kOdd, kHybrid };  // the stub's ROUND order
+enum class Sat : uint8_t { kDisable, kEnable };  // RoundingSaturation (SatMode::NO_SAT / SAT)
+enum class Part : uint8_t { kEven, kOdd };       // RegLayout ZERO / ONE of a b32 -> b16 conversion
+enum class AtomicType : uint8_t { kNone, kF32, kF16, kS16, kS32, kS8, kBF16 };  // CTRL[8:6]
+enum class AtomicOp : uint8_t { kAdd, kMax, kMin };                            // CTRL[10:9]
+
+// copy_ubuf_to_gm_align_v2's operands (asc_copy_ub2gm_align_arch_3510.md): n_burst blocks of len_burst
+// bytes; strides are head to head in bytes; the UB stride is a multiple of 32 B unless equal to len_burst.
+struct UbToGm {
+  uint16_t n_burst = 0;
+  uint32_t len_burst = 0;
+  uint64_t dst_stride = 0;
+  uint32_t src_stride = 0;
+};
+
+// DataCopyPad(GlobalTensor, LocalTensor, DataCopyExtParams{blockCount, blockLen, srcStride, dstStride}) in
+// the default PaddingMode::Normal, as CopyUbufToGmAlignV2 turns it into the instruction's operands: UB rows
+// start every align32(srcStride * 32 + blockLen) bytes (srcStride counts 32 B blocks after a row padded to
+// 32 B), GM rows every dstStride + blockLen bytes (dstStride counts bytes after a row).
+UbToGm data_copy_pad_ub_to_gm(uint16_t block_count, uint32_t block_len, uint32_t src_stride_blocks,
+                              uint64_t dst_stride_bytes);
+
+// One AI Vector core's vector state: the predicate file, CTRL (saturation and atomic mode) and the MTE3
+// loop registers. Predicates are values: a handle (the devkit's vector_bool, a uint16_t index) names one
+// distinct 256-bit value for the core's lifetime; handle 0 is the all-off predicate.
+class VectorCore {
+ public:
+  VectorCore();
+
+  // ---- predicates (MaskReg.md) -------------------------------------------------------------------
+  // pset_bN(pattern): ALL = every element of N bits, VLk = elements [0, k), H / Q = the lower half /
+  // quarter, ALLF = none. Refused: M3, M4 (not modelled) and VLk beyond the register's elements.
+  uint16_t pset_b16(Pattern pattern);
+  uint16_t pset_b32(Pattern pattern);
+  // plt_bN(scalar, POST_UPDATE): elements [0, min(scalar, E)) on, E = 256 / (N / 8) elements; then
+  // scalar = scalar < E ? 0 : scalar - E (UpdateMask in MaskReg.md). Refused: kNoUpdate.
+  uint16_t plt_b16(uint32_t& scalar, Post post);
+  uint16_t plt_b32(uint32_t& scalar, Post post);
+  const Pred& pred(uint16_t handle) const;
+  uint16_t intern(const Pred& p);  // the handle of a value (new on first use)
+
+  // ---- register micro-ops ------------------------------------------------------------------------
+  // vlds NORM: the 256 bytes at src, no mask (连续对齐搬入). Other distributions are refused.
+  void vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* acc = nullptr) const;
+  // vsts (连续对齐搬出): NORM_Bn writes element i (n bits) to dst + i * n / 8 when it is active under mask
+  // (b n element rule); PK_B16 / PK_B32 write the low half of active element i (b16 / b32 rule) to
+  // dst + i * n / 16. Inactive elements leave memory untouched. A packing store with a mask that is not
+  // a prefix of elements is refused ("low halves of the valid elements stored contiguously" reads either
+  // as compaction or as positional; they agree on prefixes, which is what plt makes).
+  void vsts(const Vreg& src, uint8_t* dst, StoreDist dist, uint16_t mask, Accesses* acc = nullptr) const;
+  // vdup(dst, scalar, mask, mode): active elements of width w get the low w bytes of bits; inactive ones
+  // become 0 (kZeroing) or keep dst (kMerging).
+  void vdup(Vreg& dst, uint32_t bits, Width w, uint16_t mask, Merge merge) const;
+  // vaxpy, float: dst_i = scalar * src_i + dst_i on active b32 elements, inactive ones 0. The product and
+  // the sum are rounded to fp32 separately (Axpy.md does not call it fused, unlike asc_madd). MERGING is
+  // refused (Axpy.md: not supported).
+  void vaxpy(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const;
+  // vcvt f32 -> bf16 (Cast.md, RegLayout.md cast_b32_to_b16): dst is zeroed, then active b32 element i
+  // (b32 rule) is converted to 16-bit slot 2 i + part. Rounding RINT (nearest, ties to even). Saturation
+  // (SetCtrlSpr(ISASI).md table 6): CTRL[60] = 1 -> saturating iff CTRL[48] = 0, else as sat says.
+  // Saturating: NaN -> +0, +-inf and overflow -> +-max (0x7F7F); otherwise IEEE (quiet NaN, +-inf).
+  // Refused: other roundings, kMerging.
+  void vcvt_f322bf16(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part part,
+                     Merge merge) const;
+
+  // ---- CTRL and atomics (SetCtrlSpr(ISASI).md, SetAtomicAdd.md) -----------------------------------
+  void set_ctrl(uint64_t value) { ctrl_ = value; }
+  uint64_t ctrl() const { return ctrl_; }
+  void set_atomic_type(AtomicType t);  // set_atomic_f32 / _bf16 / ...: CTRL[8:6]
+  void set_atomic_add() { set_atomic_op(AtomicOp::kAdd); }
+  void set_atomic_max() { set_atomic_op(AtomicOp::kMax); }
+  void set_atomic_min() { set_atomic_op(AtomicOp::kMin); }
+  void set_atomic_none() { set_atomic_type(AtomicType::kNone); }  // DisableDmaAtomic: CTRL[8:6] = 0
+  AtomicType atomic_type() const;
+  AtomicOp atomic_op() const;
+
+  // ---- MTE3, UB -> GM ---------------------------------------------------------------------------
+  // LOOP_SIZE_UBTOOUT: [20:0] loop1 size, [41:21] loop2 size (reset value: 1, 1 = no loop).
+  // LOOP{1,2}_STRIDE_UBTOOUT: [60:40] UB stride, [39:0] GM stride, bytes, between loop iterations.
+  void set_loop_size_ubtoout(uint64_t reg);
+  void set_loop1_stride_ubtoout(uint64_t reg);
+  void set_loop2_stride_ubtoout(uint64_t reg);
+  // For l2 < loop2, l1 < loop1, b < n_burst: len_burst bytes from ub + l2 * s2 + l1 * s1 + b * src_stride
+  // to gm + l2 * d2 + l1 * d1 + b * dst_stride (SetLoopModePara.md: loop2 outer, loop1 inner). With the
+  // atomic type F32 and op ADD the GM floats are added to (IEEE fp32 sums). n_burst or len_burst 0: a
+  // no-op. Refused: other atomic types / ops, a loop size 0, UB strides breaking the 32 B rule (kValue).
+  void copy_ubuf_to_gm_align_v2(uint8_t* gm, const uint8_t* ub, const UbToGm& op, Accesses* acc = nullptr) const;
+
+ private:
+  uint16_t pset(Width w, Pattern pattern);
+  uint16_t plt(Width w, uint32_t& scalar, Post post);
+  bool active(uint16_t mask, size_t element, Width w) const { return pred(mask).test(element * size_t(w)); }
+  bool saturating(Sat sat) const;
+  void set_atomic_op(AtomicOp op);
+  void copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const;
+
+  std::vector<Pred> preds_;
+  std::unordered_map<Pred, uint16_t> handles_;
+  uint64_t ctrl_ = kDefaultCtrl;
+  uint32_t loop1_ = 1, loop2_ = 1;
+  uint64_t loop1_src_ = 0, loop1_dst_ = 0, loop2_src_ = 0, loop2_dst_ = 0;
+};
+
+}  // namespace deepgemm_ascend::npu_model

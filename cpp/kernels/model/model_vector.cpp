@@ -1,0 +1,149 @@
+// The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
+// vector core: the register micro-ops of Duplicate / Axpy / Cast (V pipe) and the UB -> GM DataCopyPad
+// (MTE3), with the core's predicate file, CTRL and loop registers. Plain C++ (no devkit headers).
+#include <cstring>
+
+#include "deepgemm_ascend/npu_model/vector.hpp"
+#include "model_core.hpp"
+
+namespace dga_model {
+
+namespace {
+
+nm::Vreg load_reg(const void* r) {
+  nm::Vreg v;
+  std::memcpy(v.bytes.data(), r, nm::kVregBytes);
+  return v;
+}
+void store_reg(void* r, const nm::Vreg& v) { std::memcpy(r, v.bytes.data(), nm::kVregBytes); }
+
+nm::VectorCore& vec() {
+  Core& c = current();
+  DGA_REQUIRE(c.sub >= 0, kRuntime, "core", "a vector instruction on the cube core (", c.name, ")");
+  return c.vec;
+}
+
+// The mask-merge mode as GetMaskMergeMode passes it (MaskMergeMode: MERGING 1, ZEROING 2).
+nm::Merge merge_of(int mode) {
+  constexpr int kMerging = 1, kZeroing = 2;
+  DGA_REQUIRE(mode == kMerging || mode == kZeroing, kValue, "mode", "unknown mask-merge mode ", mode);
+  return mode == kZeroing ? nm::Merge::kZeroing : nm::Merge::kMerging;
+}
+
+// The UB bytes of the lanes of `reg` active under `mask` (elements of `width` bytes), if vlds loaded it:
+// the reads the access checker orders (the load itself is checked for bounds only).
+void note_used(nm::Accesses* acc, const void* reg, uint16_t mask, int width) {
+  const auto& from = current().loaded_from;
+  const auto it = from.find(reg);
+  if (it == from.end()) return;
+  const nm::Pred& p = vec().pred(mask);
+  for (size_t e = 0; e < nm::kVregBytes / size_t(width); ++e)
+    if (p.test(e * size_t(width))) nm::note(acc, it->second + e * size_t(width), size_t(width), false);
+}
+
+// The element width a store's mask governs (NORM_Bn, PK_Bn: n bits).
+int element_bytes(nm::StoreDist d) {
+  switch (d) {
+    case nm::StoreDist::kNormB8: return 1;
+    case nm::StoreDist::kNormB16: case nm::StoreDist::kPackB16: return 2;
+    default: return 4;
+  }
+}
+
+void forget(const void* reg) { current().loaded_from.erase(reg); }
+
+}  // namespace
+
+uint16_t v_pset(int width, int pattern) {
+  uint16_t h = 0;
+  guard(width == 2 ? "pset_b16" : "pset_b32", [&] {
+    h = width == 2 ? vec().pset_b16(nm::Pattern(pattern)) : vec().pset_b32(nm::Pattern(pattern));
+  });
+  return h;
+}
+
+uint16_t v_plt(int width, uint32_t& scalar, bool post_update) {
+  uint16_t h = 0;
+  guard(width == 2 ? "plt_b16" : "plt_b32", [&] {
+    const nm::Post p = post_update ? nm::Post::kUpdate : nm::Post::kNoUpdate;
+    h = width == 2 ? vec().plt_b16(scalar, p) : vec().plt_b32(scalar, p);
+  });
+  return h;
+}
+
+void v_lds(void* reg, const void* addr, int dist) {
+  run("vlds", kPipeV, [&](nm::Accesses* acc) {
+    nm::Vreg v;
+    vec().vlds(v, static_cast<const uint8_t*>(addr), nm::LoadDist(dist), acc);
+    store_reg(reg, v);
+    for (nm::Run& r : *acc) r.ordered = false;
+    current().loaded_from[reg] = static_cast<const uint8_t*>(addr);
+  });
+}
+
+void v_sts(const void* reg, void* addr, int dist, uint16_t mask) {
+  run("vsts", kPipeV, [&](nm::Accesses* acc) {
+    vec().vsts(load_reg(reg), static_cast<uint8_t*>(addr), nm::StoreDist(dist), mask, acc);
+    note_used(acc, reg, mask, element_bytes(nm::StoreDist(dist)));
+  });
+}
+
+void v_dup(void* reg, uint32_t bits, int width, uint16_t mask, int mode) {
+  run("vdup", kPipeV, [&](nm::Accesses*) {
+    forget(reg);
+    nm::Vreg v = load_reg(reg);
+    vec().vdup(v, bits, nm::Width(width), mask, merge_of(mode));
+    store_reg(reg, v);
+  });
+}
+
+void v_axpy(void* dst, const void* src, float scalar, uint16_t mask, int mode) {
+  run("vaxpy", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, dst, mask, kFloat);
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vaxpy(v, load_reg(src), scalar, mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
+  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;  // SatMode: UNKNOWN -1, NO_SAT 0, SAT 1
+    vec().vcvt_f322bf16(v, load_reg(src), mask, nm::Round(round), s, nm::Part(part), merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void ub_to_gm(void* gm, const void* ub, uint64_t n_burst, uint64_t len_burst, uint64_t dst_stride,
+              uint64_t src_stride) {
+  run("copy_ubuf_to_gm_align_v2", kPipeMte3, [&](nm::Accesses* acc) {
+    nm::VectorCore& v = vec();
+    const Core& c = current();
+    if (c.atomic == 1) v.set_atomic_type(nm::AtomicType(c.atomic_type)), v.set_atomic_add();
+    else v.set_atomic_none();
+    v.copy_ubuf_to_gm_align_v2(static_cast<uint8_t*>(gm), static_cast<const uint8_t*>(ub),
+                               {uint16_t(n_burst), uint32_t(len_burst), dst_stride, uint32_t(src_stride)}, acc);
+  });
+}
+
+void loop_ubtoout(int which, uint64_t reg) {
+  guard("set_loop*_ubtoout", [&] {
+    if (which == 0) vec().set_loop_size_ubtoout(reg);
+    else if (which == 1) vec().set_loop1_stride_ubtoout(reg);
+    else vec().set_loop2_stride_ubtoout(reg);
+  });
+}
+
+void atomic_type(int type) { current().atomic_type = type; }
+
+uint64_t get_ctrl() { return current().vec.ctrl(); }
+void set_ctrl(uint64_t value) { current().vec.set_ctrl(value); }
+
+}  // namespace dga_model

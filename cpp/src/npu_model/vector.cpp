@@ -1,0 +1,238 @@
+#include "deepgemm_ascend/npu_model/vector.hpp"
+
+#include <cmath>
+
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/core/error.hpp"
+
+namespace deepgemm_ascend::npu_model {
+
+namespace {
+
+constexpr size_t kMaxPreds = size_t(UINT16_MAX) + 1;  // handles are uint16_t
+constexpr int kCtrlAtomicTypeShift = 6, kCtrlAtomicOpShift = 9;
+constexpr uint64_t kCtrlAtomicTypeMask = 0x7, kCtrlAtomicOpMask = 0x3;
+constexpr int kCtrlNoSaturationBit = 48, kCtrlGlobalSaturationBit = 60;
+constexpr int kLoopSizeBits = 21, kLoopUbStrideShift = 40, kLoopUbStrideBits = 21, kLoopGmStrideBits = 40;
+constexpr uint16_t kBf16SignBit = 0x8000, kBf16Abs = 0x7FFF, kBf16Inf = 0x7F80, kBf16Max = 0x7F7F, kBf16Zero = 0;
+
+constexpr uint64_t low_bits(int n) { return (uint64_t(1) << n) - 1; }
+size_t elements(Width w) { return kVregBytes / size_t(w); }
+
+// The element count a pattern turns on, for e elements; 0 for ALLF.
+size_t pattern_count(Pattern p, size_t e) {
+  switch (p) {
+    case Pattern::kAll: return e;
+    case Pattern::kAllF: return 0;
+    case Pattern::kH: return e / 2;
+    case Pattern::kQ: return e / 4;
+    case Pattern::kVl1: return 1;
+    case Pattern::kVl2: return 2;
+    case Pattern::kVl3: return 3;
+    case Pattern::kVl4: return 4;
+    case Pattern::kVl8: return 8;
+    case Pattern::kVl16: return 16;
+    case Pattern::kVl32: return 32;
+    case Pattern::kVl64: return 64;
+    case Pattern::kVl128: return 128;
+    default: break;
+  }
+  core::fail(core::ErrorKind::kNotImplemented, "pattern", "mask pattern ", int(p),
+             " is not modelled (M3, M4 or unknown)");
+}
+
+// Elements [0, n) of width w on (the lowest predicate bit of each).
+Pred prefix(size_t n, Width w) {
+  Pred p;
+  for (size_t i = 0; i < n; ++i) p.set(i * size_t(w));
+  return p;
+}
+
+// fp32 -> bf16, nearest even; saturating: NaN -> +0, infinities -> +-max.
+uint16_t to_bf16(float x, bool saturate) {
+  if (std::isnan(x)) return saturate ? kBf16Zero : core::float_to_bf16(x);
+  const uint16_t h = core::float_to_bf16(x);
+  if (saturate && (h & kBf16Abs) == kBf16Inf) return uint16_t((h & kBf16SignBit) | kBf16Max);
+  return h;
+}
+
+// fl(fl(a * b) + c) in fp32, computed in double (exact product, correctly rounded sum) so that the
+// compiler cannot contract it into one fused operation.
+float mul_then_add(float a, float b, float c) {
+  const float product = float(double(a) * double(b));
+  return float(double(product) + double(c));
+}
+
+}  // namespace
+
+UbToGm data_copy_pad_ub_to_gm(uint16_t block_count, uint32_t block_len, uint32_t src_stride_blocks,
+                              uint64_t dst_stride_bytes) {
+  const uint64_t src = uint64_t(src_stride_blocks) * kUbBlockBytes + block_len;
+  return {block_count, block_len, dst_stride_bytes + block_len,
+          uint32_t((src + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes)};
+}
+
+VectorCore::VectorCore() { intern(Pred{}); }
+
+// ---- predicates ------------------------------------------------------------------------------------
+
+uint16_t VectorCore::intern(const Pred& p) {
+  const auto it = handles_.find(p);
+  if (it != handles_.end()) return it->second;
+  DGA_REQUIRE(preds_.size() < kMaxPreds, kRuntime, "mask", "more than ", kMaxPreds, " distinct predicates");
+  preds_.push_back(p);
+  return handles_[p] = uint16_t(preds_.size() - 1);
+}
+
+const Pred& VectorCore::pred(uint16_t handle) const {
+  DGA_REQUIRE(handle < preds_.size(), kValue, "mask", "predicate handle ", handle, " was never created");
+  return preds_[handle];
+}
+
+uint16_t VectorCore::pset(Width w, Pattern pattern) {
+  const size_t n = pattern_count(pattern, elements(w));
+  DGA_REQUIRE(n <= elements(w), kNotImplemented, "pattern", "VL", n, " exceeds the ", elements(w),
+              " elements of a register");
+  return intern(prefix(n, w));
+}
+
+uint16_t VectorCore::plt(Width w, uint32_t& scalar, Post post) {
+  DGA_REQUIRE(post == Post::kUpdate, kNotImplemented, "post", "plt without POST_UPDATE is not modelled");
+  const size_t e = elements(w);
+  const uint16_t handle = intern(prefix(scalar < e ? scalar : e, w));
+  scalar = scalar < e ? 0 : uint32_t(scalar - e);
+  return handle;
+}
+
+uint16_t VectorCore::pset_b16(Pattern pattern) { return pset(Width::kB16, pattern); }
+uint16_t VectorCore::pset_b32(Pattern pattern) { return pset(Width::kB32, pattern); }
+uint16_t VectorCore::plt_b16(uint32_t& scalar, Post post) { return plt(Width::kB16, scalar, post); }
+uint16_t VectorCore::plt_b32(uint32_t& scalar, Post post) { return plt(Width::kB32, scalar, post); }
+
+// ---- register micro-ops ------------------------------------------------------------------------------
+
+void VectorCore::vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* acc) const {
+  DGA_REQUIRE(dist == LoadDist::kNorm, kNotImplemented, "dist", "vlds distribution ", int(dist), " is not modelled");
+  std::memcpy(dst.bytes.data(), src, kVregBytes);
+  note(acc, src, kVregBytes, false);
+}
+
+void VectorCore::vsts(const Vreg& src, uint8_t* dst, StoreDist dist, uint16_t mask, Accesses* acc) const {
+  Width w = Width::kB8;
+  bool pack = false;
+  switch (dist) {
+    case StoreDist::kNormB8: break;
+    case StoreDist::kNormB16: w = Width::kB16; break;
+    case StoreDist::kNormB32: w = Width::kB32; break;
+    case StoreDist::kPackB16: w = Width::kB16, pack = true; break;
+    case StoreDist::kPackB32: w = Width::kB32, pack = true; break;
+    default: core::fail(core::ErrorKind::kNotImplemented, "dist", "vsts distribution ", int(dist), " is not modelled");
+  }
+  const size_t in = size_t(w), out = pack ? in / 2 : in;
+  size_t count = 0;  // active elements so far; a packing store needs them to be a prefix
+  for (size_t i = 0; i < elements(w); ++i) {
+    if (!active(mask, i, w)) continue;
+    DGA_REQUIRE(!pack || count == i, kNotImplemented, "mask",
+                "a packing store under a mask that is not a prefix of elements is not modelled");
+    std::memcpy(dst + i * out, src.bytes.data() + i * in, out);  // little endian: the low half comes first
+    note(acc, dst + i * out, out, true);
+    ++count;
+  }
+}
+
+void VectorCore::vdup(Vreg& dst, uint32_t bits, Width w, uint16_t mask, Merge merge) const {
+  for (size_t i = 0; i < elements(w); ++i) {
+    const bool on = active(mask, i, w);
+    if (!on && merge == Merge::kMerging) continue;
+    const uint32_t v = on ? bits : 0;
+    std::memcpy(dst.bytes.data() + i * size_t(w), &v, size_t(w));  // the low w bytes of v
+  }
+}
+
+void VectorCore::vaxpy(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "Axpy supports ZEROING only");
+  for (size_t i = 0; i < elements(Width::kB32); ++i)
+    dst.set<float>(i, active(mask, i, Width::kB32) ? mul_then_add(scalar, src.get<float>(i), dst.get<float>(i)) : 0.0f);
+}
+
+void VectorCore::vcvt_f322bf16(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part part,
+                               Merge merge) const {
+  DGA_REQUIRE(round == Round::kRint, kNotImplemented, "round", "only CAST_RINT is modelled for f32 -> bf16");
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "only ZEROING is modelled for f32 -> bf16");
+  const bool saturate = saturating(sat);
+  Vreg out;
+  for (size_t i = 0; i < elements(Width::kB32); ++i)
+    if (active(mask, i, Width::kB32)) out.set<uint16_t>(2 * i + size_t(part), to_bf16(src.get<float>(i), saturate));
+  dst = out;
+}
+
+// ---- CTRL ----------------------------------------------------------------------------------------------
+
+bool VectorCore::saturating(Sat sat) const {
+  if ((ctrl_ >> kCtrlGlobalSaturationBit) & 1) return ((ctrl_ >> kCtrlNoSaturationBit) & 1) == 0;
+  return sat == Sat::kEnable;
+}
+
+void VectorCore::set_atomic_type(AtomicType t) {
+  ctrl_ = (ctrl_ & ~(kCtrlAtomicTypeMask << kCtrlAtomicTypeShift)) | (uint64_t(t) << kCtrlAtomicTypeShift);
+}
+void VectorCore::set_atomic_op(AtomicOp op) {
+  ctrl_ = (ctrl_ & ~(kCtrlAtomicOpMask << kCtrlAtomicOpShift)) | (uint64_t(op) << kCtrlAtomicOpShift);
+}
+AtomicType VectorCore::atomic_type() const {
+  return AtomicType((ctrl_ >> kCtrlAtomicTypeShift) & kCtrlAtomicTypeMask);
+}
+AtomicOp VectorCore::atomic_op() const { return AtomicOp((ctrl_ >> kCtrlAtomicOpShift) & kCtrlAtomicOpMask); }
+
+// ---- MTE3 ------------------------------------------------------------------------------------------------
+
+void VectorCore::set_loop_size_ubtoout(uint64_t reg) {
+  loop1_ = uint32_t(reg & low_bits(kLoopSizeBits));
+  loop2_ = uint32_t((reg >> kLoopSizeBits) & low_bits(kLoopSizeBits));
+}
+void VectorCore::set_loop1_stride_ubtoout(uint64_t reg) {
+  loop1_dst_ = reg & low_bits(kLoopGmStrideBits);
+  loop1_src_ = (reg >> kLoopUbStrideShift) & low_bits(kLoopUbStrideBits);
+}
+void VectorCore::set_loop2_stride_ubtoout(uint64_t reg) {
+  loop2_dst_ = reg & low_bits(kLoopGmStrideBits);
+  loop2_src_ = (reg >> kLoopUbStrideShift) & low_bits(kLoopUbStrideBits);
+}
+
+void VectorCore::copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const {
+  note(acc, from, bytes, false);
+  note(acc, to, bytes, true);
+  if (atomic_type() == AtomicType::kNone) {
+    std::memcpy(to, from, bytes);
+    return;
+  }
+  for (uint32_t k = 0; k < bytes; k += sizeof(float)) {
+    float a, b;
+    std::memcpy(&a, to + k, sizeof a);
+    std::memcpy(&b, from + k, sizeof b);
+    const float sum = a + b;
+    std::memcpy(to + k, &sum, sizeof sum);
+  }
+}
+
+void VectorCore::copy_ubuf_to_gm_align_v2(uint8_t* gm, const uint8_t* ub, const UbToGm& op, Accesses* acc) const {
+  if (op.n_burst == 0 || op.len_burst == 0) return;
+  DGA_REQUIRE(op.src_stride % kUbBlockBytes == 0 || op.src_stride == op.len_burst, kValue, "src_stride",
+              "a UB stride other than len_burst (", op.len_burst, ") must be a multiple of 32 B, got ", op.src_stride);
+  DGA_REQUIRE(loop1_src_ % kUbBlockBytes == 0 && loop2_src_ % kUbBlockBytes == 0, kValue, "loop_stride",
+              "the UB loop strides must be multiples of 32 B, got ", loop1_src_, " and ", loop2_src_);
+  DGA_REQUIRE(loop1_ > 0 && loop2_ > 0, kNotImplemented, "loop_size", "a loop size of 0 is not modelled");
+  const AtomicType type = atomic_type();
+  DGA_REQUIRE(type == AtomicType::kNone || (type == AtomicType::kF32 && atomic_op() == AtomicOp::kAdd),
+              kNotImplemented, "atomic", "only the fp32 atomic add is modelled (type ", int(type), ", op ",
+              int(atomic_op()), ")");
+  DGA_REQUIRE(type == AtomicType::kNone || op.len_burst % sizeof(float) == 0, kValue, "len_burst",
+              "an fp32 atomic add moves whole floats, got ", op.len_burst, " bytes");
+  for (uint64_t l2 = 0; l2 < loop2_; ++l2)
+    for (uint64_t l1 = 0; l1 < loop1_; ++l1)
+      for (uint64_t b = 0; b < op.n_burst; ++b)
+        copy_burst(gm + l2 * loop2_dst_ + l1 * loop1_dst_ + b * op.dst_stride,
+                   ub + l2 * loop2_src_ + l1 * loop1_src_ + b * op.src_stride, op.len_burst, acc);
+}
+
+}  // namespace deepgemm_ascend::npu_model
