@@ -53,3 +53,7 @@ mutate "flag set on the wrong pipe (the L1 ring's MTE2 -> MTE1 ready flag set fo
   's/src == Pipe::kMTE2 \&\& dst == Pipe::kMTE1   ? E::MTE2_MTE1/src == Pipe::kMTE2 \&\& dst == Pipe::kMTE1   ? E::MTE2_M/'
 mutate "a scale in the wrong half of its pair (the L1 scale tile read one byte off)" npu_target.hpp \
   's/ctx.template tensor<fp8_e8m0_t>(scales), /ctx.template tensor<fp8_e8m0_t>(scales)[1], /'
+mutate "the promotion's bf16 cast after the store ring's commit (the store no longer waits for it; found by the model)" \
+  npu_vector.hpp '/if (d.rows > 0 \&\& !fp32) cast_bf16/d; s/      out_.consume();/&\n      if (d.rows > 0 \&\& !fp32) cast_bf16(uint32_t(d.rows));/'
+mutate "a cross-core flag id wrong (the vector cores release a slot with its ready id: the cube waits forever)" \
+  npu_promotion.hpp 's/cross_core_set<PIPE_V>(kPromotionFree\[slot_\]);/cross_core_set<PIPE_V>(kPromotionReady[slot_]);/'

@@ -27,6 +27,7 @@ struct Core {
   int sub = -1;              // -1: a cube core (AIC), else the vector core's index in its group
   uint64_t nz_para = 0;
   int atomic = 0;       // 0 none, 1 add
+  uint64_t loop3 = 1;   // LOOP3_PARA: [15:0] ND matrices of a Fixpipe (1), [31:16] src, [63:32] dst strides
   int atomic_type = 1;  // the vector copies' atomic type (npu_model::AtomicType; set_atomic_f32 ...)
   nm::VectorCore vec;   // a vector core's predicates, CTRL and loop registers
   std::unordered_map<const void*, const uint8_t*> loaded_from;  // register -> the UB bytes vlds loaded
@@ -35,6 +36,9 @@ struct Core {
   std::string error;  // the first model error (instructions also run in destructors: no throwing)
   deepgemm_ascend::core::ErrorKind error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
 };
+
+// A Fixpipe's LOOP3_PARA must name one ND matrix (several are not modelled).
+void require_one_nd(uint64_t loop3);
 
 // The core that runs now (begin_core, run_group).
 Core& current();

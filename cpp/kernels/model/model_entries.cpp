@@ -112,6 +112,8 @@ int report(char* err, size_t len, const std::string& msg, int rc) {
 
 }  // namespace
 
+// An error inside a run (an instruction the model does not implement included) is a model error: the
+// kernels must run on the model, so it is reported as such (RuntimeError), never as a missing kernel.
 extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const char* entry, unsigned blocks,
                                                                            const void* params, char* err, size_t len) {
   constexpr int kError = -1, kRefused = -2;
@@ -125,7 +127,7 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
     try {
       run_mix(kernel_name(name), blocks, run, params);
     } catch (const deepgemm_ascend::core::Error& e) {
-      return report(err, len, e.what(), e.kind() == deepgemm_ascend::core::ErrorKind::kNotImplemented ? kRefused : kError);
+      return report(err, len, e.what(), kError);
     } catch (const std::exception& e) {
       return report(err, len, e.what(), kError);
     }
@@ -139,7 +141,7 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
       run(params);
       dga_model::end_core();
     } catch (const deepgemm_ascend::core::Error& e) {
-      return report(err, len, e.what(), e.kind() == deepgemm_ascend::core::ErrorKind::kNotImplemented ? kRefused : kError);
+      return report(err, len, e.what(), kError);
     } catch (const std::exception& e) {
       return report(err, len, std::string("core ") + std::to_string(core) + ": " + e.what(), kError);
     }

@@ -77,6 +77,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     DGA_REQUIRE((dst_bytes == 4) == (op.quant == nm::FixQuant::kNone), kValue, "quantPre",
                 "the Fixpipe's conversion does not match its destination type (", dst_bytes, "-byte elements)");
     op.atomic_add = current().atomic == 1;
+    require_one_nd(current().loop3);
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
     nm::fixpipe(out, src, op, acc);
   });
@@ -106,6 +107,24 @@ void unmodelled(const char* instruction) {
 }
 
 void atomic(int mode) { current().atomic = mode; }
+
+void loop3_para(uint64_t reg) { current().loop3 = reg; }
+
+// SetStoreAtomicConfig<type, op>: the atomic type of later stores; ATOMIC_NONE (0) turns atomics off. The
+// only op is ATOMIC_SUM.
+void store_atomic(int type, int op) {
+  guard("set_st_atomic_cfg", [&] {
+    DGA_REQUIRE(op == 0, kNotImplemented, "op", "store atomics other than ATOMIC_SUM are not modelled");
+    current().atomic_type = type;
+    current().atomic = type == 0 ? 0 : 1;
+  });
+}
+
+void require_one_nd(uint64_t loop3) {
+  constexpr uint64_t kNdMask = 0xFFFF;
+  DGA_REQUIRE((loop3 & kNdMask) == 1, kNotImplemented, "LOOP3_PARA", "a Fixpipe of ", loop3 & kNdMask,
+              " ND matrices is not modelled (1)");
+}
 
 void flag(bool set, int src, int dst, int id) {
   guard(set ? "set_flag" : "wait_flag", [&] {

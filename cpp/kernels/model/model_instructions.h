@@ -26,6 +26,8 @@ void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, 
             bool disable_gemv, bool c_from_bias, bool init);
 void unmodelled(const char* instruction);
 void atomic(int mode);  // 0 none, 1 add (the output type is the fixpipe's)
+void loop3_para(uint64_t reg);         // the Fixpipe's ND parameters (LOOP3_PARA)
+void store_atomic(int type, int op);   // SetStoreAtomicConfig: atomic_type_t, atomic_op_t
 void flag(bool set, int src, int dst, int id);
 void barrier(int pipe);
 void cross_set(int pipe, uint64_t msg);
@@ -105,6 +107,13 @@ template <class... A> inline void set_atomic_none(A...) { dga_model::atomic(0); 
 template <class... A> inline void set_atomic_add(A...) { dga_model::atomic(1); }
 template <class P>
 inline void pipe_barrier(P pipe) { dga_model::barrier(int(pipe)); }
+template <class V>
+inline void set_loop3_para(V v) { dga_model::loop3_para(uint64_t(v)); }
+template <class T, class O>
+inline void set_st_atomic_cfg(T type, O op) { dga_model::store_atomic(int(type), int(op)); }
+// The one-operand form: the raw reset value InitSplitArchSpr writes (kernel_utils_base.h): no atomics.
+template <class V>
+inline void set_st_atomic_cfg(V) { dga_model::store_atomic(0, 0); }
 template <class P, class Q, class E>
 inline void set_flag(P src, Q dst, E id) { dga_model::flag(true, int(src), int(dst), int(id)); }
 template <class P, class Q, class E>
