@@ -10,7 +10,7 @@ namespace nm = deepgemm_ascend::npu_model;
 using deepgemm_ascend::core::Error;
 
 TEST(NpuModelEvents, ABalancedTwoStageRingPasses) {
-  nm::EventModel e("ring", 0);
+  nm::EventModel e("ring", "core 0");
   for (int id : {0, 1}) e.set_flag("M", "MTE1", id);  // both stages free
   for (int step = 0; step < 5; ++step) {
     const int id = step % 2;
@@ -24,7 +24,7 @@ TEST(NpuModelEvents, ABalancedTwoStageRingPasses) {
 }
 
 TEST(NpuModelEvents, DoubleSetWaitWithoutSetAndLeftoverFlagsAreErrorsNamingTheEvent) {
-  nm::EventModel e("gemm_bf16", 3);
+  nm::EventModel e("gemm_bf16", "core 3");
   e.set_flag("M", "MTE1", 0);
   try {
     e.set_flag("M", "MTE1", 0);

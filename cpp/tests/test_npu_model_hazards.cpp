@@ -21,7 +21,7 @@ constexpr size_t kL1 = 4096, kL0A = 1024;
 
 struct Core {
   std::vector<uint8_t> l1 = std::vector<uint8_t>(kL1), l0a = std::vector<uint8_t>(kL0A), gm = std::vector<uint8_t>(64);
-  nm::Hazards h{"k", 3, {{"L1", l1.data(), kL1}, {"L0A", l0a.data(), kL0A}}};
+  nm::Hazards h{"k", "core 3", {{"L1", l1.data(), kL1}, {"L0A", l0a.data(), kL0A}}};
 
   void write(int pipe, const uint8_t* p, size_t n) { h.instruction(pipe, "w", {{p, n, true}}); }
   void read(int pipe, const uint8_t* p, size_t n) { h.instruction(pipe, "r", {{p, n, false}}); }

@@ -143,3 +143,45 @@ def test_threads_calling_kernels_concurrently():
     for t in threads:
         t.join()
     assert not errors
+
+
+# ---- the npu-model backend ---------------------------------------------------------------------------
+from deepgemm_ascend import runtime as _rt  # noqa: E402
+
+needs_model = pytest.mark.skipif("npu-model" not in dg.info()["backends"],
+                                 reason="built without the AscendC devkit (no libdga_npu_model)")
+
+
+def test_backend_knob_validates_its_argument():
+    before = _rt.get_backend()
+    with pytest.raises(TypeError, match="^name: expected a str"):
+        _rt.set_backend(1)
+    with pytest.raises(ValueError, match="unknown backend 'gpu'"):
+        _rt.set_backend("gpu")
+    assert _rt.get_backend() == before
+    assert dg.info()["backend"] == before
+
+
+@needs_model
+def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none():
+    before = _rt.get_backend()
+    _rt.set_backend("npu-model")
+    try:
+        assert dg.info()["backend"] == "npu-model"
+        a, b = torch.randn(33, 96).bfloat16(), torch.randn(40, 96).bfloat16()
+        d = torch.full((33, 40), float("nan")).bfloat16()
+        dg.bf16_gemm_nt(a, b, d)
+        ref = a.double() @ b.double().T
+        assert (d.double() - ref).abs().max() <= 2.0 ** -7 * ref.abs().max()
+        # An entry point with no NPU kernel says so instead of running the host backend.
+        with pytest.raises(NotImplementedError, match="npu-model"):
+            dg.tf32_hc_prenorm_gemm(torch.randn(8, 64), torch.randn(24, 64), torch.empty(8, 24),
+                                    torch.empty(8), 1)
+        # A launch too large to interpret is refused before it runs; nothing is written.
+        big_a, big_b = torch.randn(1024, 1024).bfloat16(), torch.randn(1024, 1024).bfloat16()
+        out = torch.full((1024, 1024), 3.0).bfloat16()
+        with pytest.raises(NotImplementedError, match="too large for the model"):
+            dg.bf16_gemm_nt(big_a, big_b, out)
+        assert bool((out == 3.0).all())
+    finally:
+        _rt.set_backend(before)

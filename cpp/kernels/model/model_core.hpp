@@ -21,7 +21,7 @@ namespace nm = deepgemm_ascend::npu_model;
 constexpr int kPipeV = 1, kPipeM = 2, kPipeMte1 = 3, kPipeMte2 = 4, kPipeMte3 = 5, kPipeFix = 10;
 
 struct Core {
-  Core(const std::string& kernel, int core, const std::string& name, int sub);
+  Core(const std::string& kernel, const std::string& name, int sub);
 
   std::string kernel, name;  // name: "core 3", "group 3 AIV1", ...
   int sub = -1;              // -1: a cube core (AIC), else the vector core's index in its group

@@ -20,11 +20,11 @@ namespace {
 std::unique_ptr<Core> g_single;  // the core of a cube-only run (begin_core / end_core)
 }  // namespace
 
-Core::Core(const std::string& k, int core, const std::string& n, int s)
-    : kernel(k), name(n), sub(s), events(k, core), hazards(k, core, buffer_positions(s >= 0)) {}
+Core::Core(const std::string& k, const std::string& n, int s)
+    : kernel(k), name(n), sub(s), events(k, n), hazards(k, n, buffer_positions(s >= 0)) {}
 
 void begin_core(const std::string& kernel, int core) {
-  g_single = std::make_unique<Core>(kernel, core, "core " + std::to_string(core), -1);
+  g_single = std::make_unique<Core>(kernel, "core " + std::to_string(core), -1);
   select(g_single.get());
 }
 

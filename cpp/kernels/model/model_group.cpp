@@ -57,7 +57,7 @@ void run_group(const std::string& kernel, int index, const uint8_t* const ub[3],
   for (int s = 0; s < kSlots; ++s) g.ub[size_t(s)] = ub[s];
   for (int s = 0; s < kSlots; ++s) {  // each core's checkers see its own buffers
     switch_core(s);
-    g.cores[size_t(s)] = std::make_unique<Core>(kernel, index, prefix + names[s], s - 1);
+    g.cores[size_t(s)] = std::make_unique<Core>(kernel, prefix + names[s], s - 1);
   }
   nm::GroupScheduler scheduler(kSlots, [&](int s) {
     switch_core(s);

@@ -5,7 +5,7 @@
 namespace deepgemm_ascend::npu_model {
 
 void EventModel::fail(const std::string& what, const std::string& src, const std::string& dst, int id) const {
-  core::fail(core::ErrorKind::kRuntime, "event", "kernel ", kernel_, ", core ", core_, ": ", what, " (", src, " -> ",
+  core::fail(core::ErrorKind::kRuntime, "event", "kernel ", kernel_, ", ", core_, ": ", what, " (", src, " -> ",
              dst, ", event id ", id, ")");
 }
 

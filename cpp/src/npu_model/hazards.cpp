@@ -18,13 +18,13 @@ const char* pipe_name(int p) {
   return p >= 0 && p < kPipes ? names[p] : "?";
 }
 
-Hazards::Hazards(std::string kernel, int core, std::vector<BufferPos> buffers)
-    : kernel_(std::move(kernel)), core_(core), buffers_(std::move(buffers)) {
+Hazards::Hazards(std::string kernel, std::string core, std::vector<BufferPos> buffers)
+    : kernel_(std::move(kernel)), core_(std::move(core)), buffers_(std::move(buffers)) {
   for (const BufferPos& b : buffers_) shadows_.push_back({&b, std::vector<Granule>((b.bytes + kGranuleBytes - 1) / kGranuleBytes)});
 }
 
 void Hazards::fail(const char* name, int pipe, const std::string& what) const {
-  core::fail(core::ErrorKind::kRuntime, "hazard", "kernel ", kernel_, ", core ", core_, ": ", name, " on pipe ",
+  core::fail(core::ErrorKind::kRuntime, "hazard", "kernel ", kernel_, ", ", core_, ": ", name, " on pipe ",
              pipe_name(pipe), ": ", what);
 }
 

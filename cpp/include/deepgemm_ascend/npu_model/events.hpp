@@ -14,7 +14,8 @@ namespace deepgemm_ascend::npu_model {
 
 class EventModel {
  public:
-  EventModel(std::string kernel, int core) : kernel_(std::move(kernel)), core_(core) {}
+  // core: the core's name in errors ("core 3", "group 0 AIV1").
+  EventModel(std::string kernel, std::string core) : kernel_(std::move(kernel)), core_(std::move(core)) {}
 
   // Pipes by name as the documentation writes them (MTE1, MTE2, M, FIX, V, MTE3, S).
   void set_flag(const std::string& src, const std::string& dst, int id);
@@ -26,7 +27,7 @@ class EventModel {
   [[noreturn]] void fail(const std::string& what, const std::string& src, const std::string& dst, int id) const;
 
   std::string kernel_;
-  int core_;
+  std::string core_;
   std::map<std::tuple<std::string, std::string, int>, bool> set_;
 };
 

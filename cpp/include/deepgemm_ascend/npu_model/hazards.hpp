@@ -39,7 +39,8 @@ struct BufferPos {
 
 class Hazards {
  public:
-  Hazards(std::string kernel, int core, std::vector<BufferPos> buffers);
+  // core: the core's name in errors ("core 3", "group 0 AIV1").
+  Hazards(std::string kernel, std::string core, std::vector<BufferPos> buffers);
 
   // Checks and records the runs of one instruction on `pipe`.
   void instruction(int pipe, const char* name, const Accesses& runs);
@@ -70,7 +71,7 @@ class Hazards {
   [[noreturn]] void fail(const char* name, int pipe, const std::string& what) const;
 
   std::string kernel_;
-  int core_;
+  std::string core_;
   std::vector<BufferPos> buffers_;
   std::vector<Shadow> shadows_;
   Clock issued_{};                      // instructions issued per pipe
