@@ -45,7 +45,7 @@ DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselec
 # model (CPU tensors, DGA_BACKEND=npu-model); the summary counts the cases per family.
 echo "== npu-model backend =="
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
-  python/tests/test_grouped_gemm.py
+  python/tests/test_grouped_gemm.py python/tests/test_einsum.py
 
 # The JIT module end to end: the dense GEMM suites through entries compiled at first use, in a fresh cache.
 echo "== JIT-specialised GEMMs =="

@@ -60,9 +60,11 @@ __aicore__ inline heuristics::GemmTiling tiling_of(const DgaGemmParams& p) {
 }
 
 // masked_m / grouped_layout in device memory.
+// (all >= 0: every group has `all` rows, nothing is read.)
 struct GmRows {
   Gm<int32_t> counts;
-  __aicore__ inline int32_t operator()(int64_t g) const { return counts.GetValue(uint64_t(g)); }
+  int32_t all = -1;
+  __aicore__ inline int32_t operator()(int64_t g) const { return all >= 0 ? all : counts.GetValue(uint64_t(g)); }
 };
 
 __aicore__ inline kernel::GemmArgs args_of(const DgaGemmParams& p, OperandFormat fmt, bool scaled) {
@@ -117,6 +119,7 @@ __aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p, const Tilin
   const kernel::GemmProblem g0 = problem_of<Elem>(p.gemm);
   GmRows rows;
   rows.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.masked_m)));
+  if (p.masked_m == 0) rows.all = int32_t(g0.a.rows);
   const kernel::MaskedProblems<GmRows> problems{g0.a,      g0.b,       g0.epilogue, p.a_group,   p.b_group,
                                                 p.d_group, p.groups,   rows,        g0.scaling,  p.sfa_group,
                                                 p.sfb_group};

@@ -4,6 +4,7 @@
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -29,6 +30,17 @@ void require_unit_last(const TensorView& t, const char* arg) {
               t.strides_str());
 }
 
+// On the NPU target the heads are the groups of one batched launch (the masked GEMM kernel with every
+// group's M rows): group h's A, B, D and scales lie a constant stride after group 0's. values(t, dim):
+// that stride in values of t's operand.
+int64_t values(const TensorView& t, int dim, int bits) { return t.strides[dim] * core::itemsize(t.dtype) * 8 / bits; }
+
+void npu_heads(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
+               const TensorView& d) {
+  DGA_REQUIRE(problems.a.cols != 0, kNotImplemented, "a", "an empty contraction (K == 0) on the NPU target");
+  api::npu_masked_gemm(problems, ops, nullptr, d, problems.a.rows);
+}
+
 // "bhr,hdr->bhd" (contract_last) and "bhd,hdr->bhr": one problem per head.
 void heads(bool contract_r, const TensorView& a, const TensorView& b, const TensorView& d) {
   const int64_t batch = a.shape[0], h = a.shape[1], k = a.shape[2];
@@ -41,6 +53,13 @@ void heads(bool contract_r, const TensorView& a, const TensorView& b, const Tens
   api::require_no_overlap(d, "d", a, "a");
   api::require_no_overlap(d, "d", b, "b");
   if (batch == 0) return;
+  if (api::on_npu_target(a)) {
+    const TensorView b0 = contract_r ? plane(b, 0, 0, 1, 2) : plane(b, 0, 0, 2, 1);
+    return npu_heads({api::matrix(plane(a, 1, 0, 0, 2), 16, false), api::matrix(b0, 16, false),
+                      api::epilogue(plane(d, 1, 0, 0, 2), nullptr), values(a, 1, 16), values(b, 0, 16),
+                      values(d, 1, 16), h, {nullptr}},
+                     {}, d);
+  }
   if (k == 0) {  // an empty contraction writes zeros
     for (int64_t i = 0; i < h; ++i) api::trivial_gemm({batch, n, 0}, plane(d, 1, i, 0, 2), nullptr);
     return;
@@ -66,6 +85,16 @@ void batch_sum(const TensorView& a, const TensorView& b, const TensorView& d, co
   else
     DGA_REQUIRE(c == nullptr, kValue, "c", "a bfloat16 d takes no c");
   api::validate_output(d, c, m, n, {{"a", &a}, {"b", &b}});
+  if (api::on_npu_target(a)) {  // one accumulating launch per batch entry into the fp32 D
+    DGA_REQUIRE(d.dtype == DType::kFP32, kNotImplemented, "d",
+                "'bmk,bnk->mn' with a bfloat16 d has no NPU kernel yet (it needs an fp32 workspace on the device)");
+    for (int64_t i = 0; i < s && m > 0 && n > 0; ++i) {
+      const kernel::GemmProblem p{api::matrix(plane(a, 0, i, 1, 2), 16, false),
+                                  api::matrix(plane(b, 0, i, 1, 2), 16, false), api::epilogue(d, &d)};
+      api::npu_gemm({m, n, k}, p, {}, d, &d);
+    }
+    return;
+  }
   std::vector<float> workspace;
   TensorView acc = d;
   if (d.dtype == DType::kBF16) {
@@ -97,7 +126,7 @@ void einsum(const std::string& expr, const TensorView& a, const TensorView& b, c
   DGA_REQUIRE(bhd || bhr || bmk, kValue, "expr", "unsupported expression '", expr,
               "' (supported: bhr,hdr->bhd  bhd,hdr->bhr  bmk,bnk->mn)");
   api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"c", c}});
-  api::require_host(a, "a");
+  if (!api::on_npu_target(a)) api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kBF16});
   api::require_dtype(b, "b", {DType::kBF16});
   api::require_rank(a, "a", 3);
@@ -116,7 +145,8 @@ void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& 
   DGA_REQUIRE(bhd || bhr || hdr, kValue, "expr", "unsupported expression '", expr,
               "' (supported: bhr,hdr->bhd  bhd,hdr->bhr  bhd,bhr->hdr)");
   api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}, {"c", c}});
-  api::require_host(a, "a");
+  const bool npu = api::on_npu_target(a);
+  if (!npu) api::require_host(a, "a");
   for (const auto& [t, arg] : {std::pair{&a, "a"}, std::pair{&b, "b"}}) {
     api::require_dtype(*t, arg, {DType::kFP8E4M3});
     api::require_rank(*t, arg, 3);
@@ -159,6 +189,17 @@ void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& 
                         {true, api::scales(v.sa, "sfa", m, k, ra), api::scales(v.sb, "sfb", n, k, rb)}});
   }
   if (m == 0 || n == 0) return;
+  if (npu) {
+    DGA_REQUIRE(!hdr && c == nullptr, kNotImplemented, hdr ? "expr" : "c",
+                "fp8_einsum on the NPU target runs 'bhr,hdr->bhd' and 'bhd,hdr->bhr' without c; '", expr,
+                "'", c ? " with c" : "", " has no NPU kernel yet");
+    constexpr int kFp8 = 8, kFloat = sizeof(float);
+    kernel::MaskedProblems<kernel::HostRows> mp{problems[0].a, problems[0].b, problems[0].epilogue,
+                                                values(a, 1, kFp8), values(b, 0, kFp8),
+                                                values(d, 1, int(core::itemsize(d.dtype)) * 8), heads, {nullptr},
+                                                problems[0].scaling, sfa.strides[1] * kFloat, sfb.strides[0] * kFloat};
+    return npu_heads(mp, {tile::OperandFormat::kE4M3, tile::OperandFormat::kE4M3}, d);
+  }
   if (k == 0) {
     for (int64_t h = 0; h < heads; ++h) {
       const TensorView ch = c ? (hdr ? plane(*c, 0, h, 1, 2) : plane(*c, 1, h, 0, 2)) : TensorView{};

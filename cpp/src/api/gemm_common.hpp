@@ -67,9 +67,9 @@ void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const bloc
 // grouped_layout (per-row ids, or end offsets with `psum`), which the kernel reads.
 void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, const block::Operands& ops,
                          bool psum, const core::TensorView& grouped_layout, const core::TensorView& d);
-// M-grouped masked (masked_m is read by the kernel).
+// M-grouped masked (masked_m is read by the kernel; null: every group has all M rows, a batched GEMM).
 void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
-                     const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m);
+                     const core::TensorView* masked_m, const core::TensorView& d, int64_t expected_m);
 
 // K-grouped (C copied into D first unless it is D; `ends`: the groups' int32 end offsets on the device).
 void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,

@@ -236,7 +236,7 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
       api::matrix(group_view(a, 0), a_bits, false), api::matrix(group_view(b, 0), b_bits, false),
       api::epilogue(group_view(d, 0), nullptr), values(a, a_bits), values(b, b_bits), values(d, 16), groups,
       {masked_m.as<const int32_t>()}, scaling, sfa_group, sfb_group};
-  if (npu) return api::npu_masked_gemm(problems, {f.a.fmt, f.b.fmt}, masked_m, d, expected_m);
+  if (npu) return api::npu_masked_gemm(problems, {f.a.fmt, f.b.fmt}, &masked_m, d, expected_m);
   kernel::GemmArgs args{nullptr, 0, {}, {f.a.fmt, f.b.fmt}, f.scaled};
   api::launch_gemm("m_grouped_gemm_masked",
                    {std::max<int64_t>(expected_m, 1), n, k, a_bits, b_bits, 16, 2, false, 1,

@@ -139,7 +139,7 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
 }
 
 void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, const block::Operands& ops,
-                     const core::TensorView& masked_m, const core::TensorView& d, int64_t expected_m) {
+                     const core::TensorView* masked_m, const core::TensorView& d, int64_t expected_m) {
   const NpuDevice dev(d, "d");
   const NpuKernel kern =
       npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
@@ -147,11 +147,12 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
   DGA_REQUIRE(problems.a.cols != 0, kNotImplemented, "a", "K == 0 on the NPU target");
   const int cores = dev.cube_cores();
   // The tiles depend on masked_m, which only the kernel reads: every core takes part.
-  const heuristics::GemmConfig cfg = npu_config(expected_m, problems.b.rows, problems.a.cols, 2, cores, kern);
+  const heuristics::GemmConfig cfg =
+      npu_config(expected_m, problems.b.rows, problems.a.cols, int(core::itemsize(d.dtype)), cores, kern);
   const DgaMaskedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
                               problems.a_group,   problems.b_group,   problems.d_group,
                               problems.groups,    problems.sfa_group, problems.sfb_group,
-                              uint64_t(reinterpret_cast<uintptr_t>(masked_m.ptr()))};
+                              masked_m ? uint64_t(reinterpret_cast<uintptr_t>(masked_m->ptr())) : 0};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "masked",
                   problems.groups * problems.a.rows * problems.b.rows * problems.a.cols);
 }

@@ -38,7 +38,8 @@ struct DgaGemmParams {
 
 // M-grouped masked GEMM: `gemm` describes group 0 (A [M, K], B [N, K], D [M, N]); group g lies
 // *_group values (scales: bytes) further on, and multiplies the first masked_m[g] rows (int32 in device
-// memory, read by the kernel and clamped to [0, M]).
+// memory, read by the kernel and clamped to [0, M]); masked_m 0: all M rows of every group (a batched GEMM,
+// e.g. einsum's heads).
 struct DgaMaskedGemmParams {
   DgaGemmParams gemm;
   int64_t a_group, b_group, d_group, groups;
