@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <mutex>
+#include <atomic>
 #include <string>
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -25,13 +25,13 @@ std::string check_backend(const std::string& name, const char* source) {
   return name;
 }
 
-std::mutex g_mu;
-std::string& selected() {
-  static std::string b = [] {
+// The selection, read on every call on CPU tensors: an atomic, set from DGA_BACKEND at first use.
+std::atomic<bool>& model_selected() {
+  static std::atomic<bool> on{[] {
     const char* v = std::getenv("DGA_BACKEND");
-    return (v && *v) ? check_backend(v, "DGA_BACKEND") : std::string(kHost);
-  }();
-  return b;
+    return v && *v && check_backend(v, "DGA_BACKEND") == kNpuModel;
+  }()};
+  return on;
 }
 
 // The library beside this one (the wheel's package directory, the build tree), or DGA_NPU_MODEL_LIB.
@@ -69,20 +69,11 @@ const Loaded& loaded() {
 
 }  // namespace
 
-std::string backend() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  return selected();
-}
+std::string backend() { return npu_model_selected() ? kNpuModel : kHost; }
 
-void set_backend(const std::string& name) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  selected() = check_backend(name, "backend");
-}
+void set_backend(const std::string& name) { model_selected().store(check_backend(name, "backend") == kNpuModel); }
 
-bool npu_model_selected() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  return selected() == kNpuModel;
-}
+bool npu_model_selected() { return model_selected().load(std::memory_order_relaxed); }
 
 bool npu_model_available() { return loaded().launch != nullptr; }
 std::string npu_model_unavailable_reason() { return loaded().why; }
