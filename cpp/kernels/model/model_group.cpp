@@ -77,14 +77,15 @@ void run_group(const std::string& kernel, int index, const uint8_t* const ub[3],
   } catch (const std::exception& e) {
     error = e.what();
   }
+  // A deadlock first: the cores ran on past their waits, so what they did after it is its consequence.
+  if (error.empty() && !scheduler.deadlock().empty())
+    error = "kernel " + kernel + ": a cross-core wait that can never be satisfied: " + scheduler.deadlock();
   for (auto& c : g.cores) {
     if (!c) continue;
     select(c.get());
     guard("end of kernel", [&] { c->events.finish(); });
     if (error.empty() && !c->error.empty()) error = c->error, kind = c->error_kind;
   }
-  if (error.empty() && !scheduler.deadlock().empty())
-    error = "kernel " + kernel + ": a cross-core wait that can never be satisfied: " + scheduler.deadlock();
   if (error.empty())
     for (const std::string& f : g.flags.left_set()) {
       error = "kernel " + kernel + ", " + prefix + ": cross-core flag still set when the kernel returns: " + f;
