@@ -54,7 +54,8 @@ const Entry kEntries[] = {
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.
 struct UbBuffer {
   static constexpr size_t kAlign = 4096;
-  explicit UbBuffer(size_t bytes) : p(static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign))) {}
+  explicit UbBuffer(size_t bytes)
+      : p(static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign))) {}
   ~UbBuffer() { std::free(p); }
   UbBuffer(const UbBuffer&) = delete;
   UbBuffer& operator=(const UbBuffer&) = delete;

@@ -34,12 +34,14 @@ void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op, Accesse
   for (int64_t nd = 0; nd < op.nd_num; ++nd)
     for (int64_t i = 0; i < op.m; ++i)
       for (int64_t j = 0; j < op.n; ++j) {
-        const float v = src[nd * op.src_nd_stride * kZFloats + (j / kC0Floats) * op.src_stride * kC0Floats +
-                            i * kC0Floats + j % kC0Floats];
+        const float* at = &src[nd * op.src_nd_stride * kZFloats + (j / kC0Floats) * op.src_stride * kC0Floats +
+                               i * kC0Floats + j % kC0Floats];
+        const float v = *at;
         const int64_t row = i % half, sub = i / half;
         put(dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride + j) * out_bytes, v, op.quant, op.atomic_add);
-        if (j % kC0Floats == 0) note(acc, &src[nd * op.src_nd_stride * kZFloats + (j / kC0Floats) * op.src_stride * kC0Floats + i * kC0Floats], kC0Floats * sizeof(float), false);
-        if (j == 0) note(acc, dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride) * out_bytes, size_t(op.n * out_bytes), true);
+        if (j % kC0Floats == 0) note(acc, at, kC0Floats * sizeof(float), false);  // the source C0 of (i, j)
+        if (j == 0)
+          note(acc, dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride) * out_bytes, size_t(op.n * out_bytes), true);
       }
 }
 

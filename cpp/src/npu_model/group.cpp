@@ -113,8 +113,9 @@ std::vector<std::string> CrossCoreFlags::left_set() const {
   std::vector<std::string> out;
   for (int v = 0; v < kVectorCores; ++v)
     for (int id = 0; id < kIds; ++id) {
-      if (to_aiv_[size_t(v)][size_t(id)] > 0) out.push_back("AIC -> AIV" + std::to_string(v) + " id " + std::to_string(id));
-      if (from_aiv_[size_t(v)][size_t(id)] > 0) out.push_back("AIV" + std::to_string(v) + " -> AIC id " + std::to_string(id));
+      const std::string aiv = "AIV" + std::to_string(v), tail = " id " + std::to_string(id);
+      if (to_aiv_[size_t(v)][size_t(id)] > 0) out.push_back("AIC -> " + aiv + tail);
+      if (from_aiv_[size_t(v)][size_t(id)] > 0) out.push_back(aiv + " -> AIC" + tail);
     }
   return out;
 }

@@ -20,7 +20,8 @@ const char* pipe_name(int p) {
 
 Hazards::Hazards(std::string kernel, std::string core, std::vector<BufferPos> buffers)
     : kernel_(std::move(kernel)), core_(std::move(core)), buffers_(std::move(buffers)) {
-  for (const BufferPos& b : buffers_) shadows_.push_back({&b, std::vector<Granule>((b.bytes + kGranuleBytes - 1) / kGranuleBytes)});
+  for (const BufferPos& b : buffers_)
+    shadows_.push_back({&b, std::vector<Granule>((b.bytes + kGranuleBytes - 1) / kGranuleBytes)});
 }
 
 void Hazards::fail(const char* name, int pipe, const std::string& what) const {
