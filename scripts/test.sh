@@ -41,11 +41,13 @@ DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.
 echo "== emulated ascend950, checked mode =="
 DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
-# The npu-model backend: the GEMM families that have NPU kernels, run by those kernels on the instruction
-# model (CPU tensors, DGA_BACKEND=npu-model); the summary counts the cases per family.
+# The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
+# tensors, DGA_BACKEND=npu-model); the summary counts the cases per family. MQA logits and the HC pre-norm
+# have no NPU kernel yet (issue 15): their cases are counted as skipped with that reason.
 echo "== npu-model backend =="
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
-  python/tests/test_grouped_gemm.py python/tests/test_einsum.py
+  python/tests/test_grouped_gemm.py python/tests/test_einsum.py python/tests/test_mqa_logits.py \
+  python/tests/test_paged_mqa_logits.py python/tests/test_hc_prenorm.py
 
 # The JIT module end to end: the dense GEMM suites through entries compiled at first use, in a fresh cache.
 echo "== JIT-specialised GEMMs =="
