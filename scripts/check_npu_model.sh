@@ -16,27 +16,45 @@ test_exe="$build/cpp/tests/dga_npu_model_tests"
 [ -x "$test_exe" ] || { echo "check_npu_model: no $test_exe" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
-# run <name> <file> <sed expression> : 0 if the model test passes on the (mutated) copy.
+# run <dir> <name> <file> <sed expression> : in <dir>, 0 if the model test passes on the (mutated) copy,
+# 1 if it fails, 2 if the copy does not build (the reason in <dir>/build.log).
 run() {
-  local name=$1 file=$2 expr=$3
-  rm -rf "$work/k"; cp -r "$root/cpp/kernels/ascend" "$work/k"
+  local dir=$1 name=$2 file=$3 expr=$4
+  mkdir -p "$dir"; cp -r "$root/cpp/kernels/ascend" "$dir/k"
   if [ -n "$expr" ]; then
-    sed -i "$expr" "$work/k/$file"
-    cmp -s "$work/k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
+    sed -i "$expr" "$dir/k/$file"
+    cmp -s "$dir/k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" > "$dir/build.log"; return 2; }
   fi
-  local c=${compile//-I$root\/cpp\/kernels\/ascend/-I$work\/k}
-  c=${c//$obj/$work/e.o}
-  local l=${link//$obj/$work/e.o}
-  l=${l/-o libdga_npu_model.so/-o $work/libdga_npu_model.so}
-  (cd "$build" && eval "$c" && eval "$l") > "$work/build.log" 2>&1 || { echo "mutation '$name' did not build:"; tail -5 "$work/build.log"; exit 1; }
-  { DGA_NPU_MODEL_LIB="$work/libdga_npu_model.so" "$test_exe" > "$work/run.log" 2>&1; } 2> /dev/null
+  local c=${compile//-I$root\/cpp\/kernels\/ascend/-I$dir\/k}
+  c=${c//$obj/$dir/e.o}
+  local l=${link//$obj/$dir/e.o}
+  l=${l/-o libdga_npu_model.so/-o $dir/libdga_npu_model.so}
+  (cd "$build" && eval "$c" && eval "$l") > "$dir/build.log" 2>&1 || return 2
+  { DGA_NPU_MODEL_LIB="$dir/libdga_npu_model.so" "$test_exe" > "$dir/run.log" 2>&1; } 2> /dev/null && return 0
+  return 1
 }
 
-run "control" "" "" || { echo "control (no mutation) failed:"; tail -20 "$work/run.log"; exit 1; }
+run "$work/control" "control" "" "" || { echo "control (no mutation) failed:"; tail -20 "$work/control/run.log" "$work/control/build.log"; exit 1; }
 echo "control (no mutation): the model suite passes"
-mutate() {  # mutate <name> <file> <sed expression>
-  if run "$1" "$2" "$3"; then echo "mutation '$1' was NOT caught"; exit 1; fi
-  echo "mutation '$1': the model suite fails as expected: $(grep -m1 -E "what\(\)|npu_model|Expected equality|Which is" "$work/run.log" | cut -c1-150)"
+
+# The mutations, registered below and run two at a time (one per core); each must fail the suite.
+names=(); files=(); exprs=()
+mutate() { names+=("$1"); files+=("$2"); exprs+=("$3"); }
+run_all() {
+  local n=${#names[@]} i j
+  for ((i = 0; i < n; i += 2)); do
+    for ((j = i; j < i + 2 && j < n; ++j)); do
+      (if run "$work/$j" "${names[$j]}" "${files[$j]}" "${exprs[$j]}"; then echo 0; else echo $?; fi) > "$work/$j.rc" &
+    done
+    wait
+  done
+  for ((i = 0; i < n; ++i)); do
+    case $(cat "$work/$i.rc") in
+      0) echo "mutation '${names[$i]}' was NOT caught"; exit 1 ;;
+      2) echo "mutation '${names[$i]}' did not build:"; tail -5 "$work/$i/build.log"; exit 1 ;;
+    esac
+    echo "mutation '${names[$i]}': the model suite fails as expected: $(grep -m1 -E "what\(\)|npu_model|Expected equality|Which is" "$work/$i/run.log" | cut -c1-150)"
+  done
 }
 mutate "L0 stride in elements instead of fractals" npu_primitives.hpp \
   's/p.dstStride = uint16_t(ceil_div(mn, kFractalRows));/p.dstStride = uint16_t(mn);/'
@@ -57,3 +75,4 @@ mutate "the promotion's bf16 cast after the store ring's commit (the store no lo
   npu_vector.hpp '/if (d.rows > 0 \&\& !fp32) cast_bf16/d; s/      out_.consume();/&\n      if (d.rows > 0 \&\& !fp32) cast_bf16(uint32_t(d.rows));/'
 mutate "a cross-core flag id wrong (the vector cores release a slot with its ready id: the cube waits forever)" \
   npu_promotion.hpp 's/cross_core_set<PIPE_V>(kPromotionFree\[slot_\]);/cross_core_set<PIPE_V>(kPromotionReady[slot_]);/'
+run_all
