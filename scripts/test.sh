@@ -2,22 +2,25 @@
 # Builds everything once (library, Python module, gtests) and runs ctest and pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t0=$SECONDS
+step() { echo "== $1 == (at $((SECONDS - t0)) s)"; }  # each step with the time it starts at
 bash scripts/setup.sh
 
 build=build/test
 python -m pip install -q --no-build-isolation \
   -Cbuild-dir="$build" -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}" .
 
+step "ctest"
 ctest --test-dir "$build" --output-on-failure -j 2
 
 # The NPU kernels on the instruction model (ctest label npu-model, above): planted errors in the NPU
 # primitive layer must fail that suite.
-echo "== NPU model: planted errors =="
+step "NPU model: planted errors"
 bash scripts/check_npu_model.sh "$build"
 
 # The NPU compile step: every NPU translation unit with g++ and clang++ against the AscendC headers
 # (../shared/third_party/asc-devkit), and the planted errors it must catch.
-echo "== NPU compile (dav-3510, CPU-debug mode) =="
+step "NPU compile (dav-3510, CPU-debug mode)"
 bash scripts/check_npu.sh
 bash scripts/check_npu.sh --mutations
 
@@ -30,27 +33,28 @@ build/cpp_engine/cpp_engine
 # The DeepSeek-V3 MoE layer and V3.2 indexer example against plain torch; the API reference is current.
 python examples/deepseek_v3_moe.py
 python scripts/gen_api_docs.py --check
+step "pytest"
 python -m pytest -q python/tests "$@"
 
 # The tile machine's checked mode (capacity, alignment, event protocol, stage ownership) over every kernel.
-echo "== checked mode =="
+step "checked mode"
 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
 # The emulated Ascend 950: the NPU's buffer budgets, alignments, event ids, core count and tile configs,
 # checked, over every kernel.
-echo "== emulated ascend950, checked mode =="
+step "emulated ascend950, checked mode"
 DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
 # The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
 # tensors, DGA_BACKEND=npu-model); the summary counts the cases per family. MQA logits and the HC pre-norm
 # have no NPU kernel yet (issue 15): their cases are counted as skipped with that reason.
-echo "== npu-model backend =="
+step "npu-model backend"
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
   python/tests/test_grouped_gemm.py python/tests/test_einsum.py python/tests/test_mqa_logits.py \
   python/tests/test_paged_mqa_logits.py python/tests/test_hc_prenorm.py
 
 # The JIT module end to end: the dense GEMM suites through entries compiled at first use, in a fresh cache.
-echo "== JIT-specialised GEMMs =="
+step "JIT-specialised GEMMs"
 jit_cache=$(mktemp -d)
 DGA_JIT=1 DG_JIT_CACHE_DIR="$jit_cache" python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py
 rm -rf "$jit_cache"
@@ -58,14 +62,15 @@ rm -rf "$jit_cache"
 # Every other host micro-kernel this machine supports runs the BF16 correctness suite as well.
 others=$(python -c "import deepgemm_ascend as dg; print(' '.join(dg.info()['host_isas'][1:]))")
 for isa in $others; do
-  echo "== host ISA $isa =="
+  step "host ISA $isa"
   DGA_HOST_ISA=$isa python -m pytest -q python/tests/test_gemm_bf16.py
 done
 
 # The wheel in a fresh venv: consumer example and torch.compile tests.
-echo "== wheel in a fresh venv =="
+step "wheel in a fresh venv"
 bash scripts/test_wheel.sh
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: ctest and a pytest subset, zero findings.
-echo "== ASan + UBSan =="
+step "ASan + UBSan"
 bash scripts/test_sanitizers.sh
+step "done"
