@@ -78,6 +78,7 @@ if [ "${1:-}" != "--mutations" ]; then
   shared_headers gemm_bf16.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp block/epilogue.hpp \
     kernel/gemm_problems.hpp || rc=1
   shared_headers gemm_fp8_block.asc "$vector" kernel/gemm_promotion.hpp kernel/gemm.hpp block/scheduler.hpp || rc=1
+  shared_headers hc_prenorm.asc "$vector" kernel/hc_prenorm.hpp || rc=1
   jit_sources || rc=1
   exit $rc
 fi

@@ -1,7 +1,8 @@
 // The NPU instruction model's vector side (npu_model/vector.hpp) on worked examples of the AscendC
 // documentation (cannmirror/asc-devkit, docs/zh/api/SIMD-API/; R = 基础API/Reg矢量计算/, M = 基础API/Memory矢量计算/).
 // The drivers below issue the micro-ops in the order of the devkit's dav_3510 implementations
-// (DuplicateFromScalarImpl, VecAxpyLevel2VFImpl, CastIntrinsicsImplVF, CopyUbufToGmAlignV2).
+// (DuplicateFromScalarImpl, VecAxpyLevel2VFImpl, CastIntrinsicsImplVF, CopyUbufToGmAlignV2, CopyGmToUbufAlignV2).
+// The Reg API's LoadAlign / Cast / Add / Sub / Mul / Reduce micro-ops: test_npu_model_vector_reg.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,10 +10,12 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
 
 namespace nm = deepgemm_ascend::npu_model;
@@ -374,4 +377,165 @@ TEST(NpuModelVectorDataCopyPad, LoopModeDocumentationExample) {
   expect_error([&] { vc.copy_ubuf_to_gm_align_v2(gm.data(), ub.data(), {2, 48, 48, 40}); }, core::ErrorKind::kValue);
   vc.set_loop_size_ubtoout(1 << kLoopSizeShift);
   expect_error([&] { vc.copy_ubuf_to_gm_align_v2(gm.data(), ub.data(), op); }, core::ErrorKind::kNotImplemented);
+}
+
+// M数据搬运/GM与UB数据搬运/GMToUB非对齐数据搬运(DataCopyPad).md, 示例1 and 示例2: blockLen 64 and 47, srcStride 1
+// (bytes), dstStride 1 (32 B blocks), no padding: GM rows every blockLen + 1 bytes, UB rows every
+// align32(32 + blockLen) = 96 bytes; the row of 47 is padded to 64 with dummy data, its first element.
+TEST(NpuModelVectorDataCopyPadIn, DocumentationExamples) {
+  for (uint32_t len : {64u, 47u}) {
+    const nm::GmToUb op = nm::data_copy_pad_gm_to_ub(3, len, 1, 1);
+    EXPECT_EQ(op.src_stride, len + 1);
+    EXPECT_EQ(op.dst_stride, 96u);
+    std::vector<uint8_t> gm(3 * (len + 1)), ub(3 * 96, kPoison8);
+    for (size_t i = 0; i < gm.size(); ++i) gm[i] = uint8_t(i * 7 + 1);
+    nm::VectorCore vc;
+    nm::Accesses acc;
+    vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op, &acc);
+    ASSERT_EQ(acc.size(), 6u);  // per row a GM read and a UB write of the padded row
+    EXPECT_EQ(acc[0].bytes, len);
+    EXPECT_EQ(acc[1].bytes, 64u);
+    EXPECT_TRUE(acc[1].write);
+    for (size_t u = 0; u < ub.size(); ++u) {
+      const size_t row = u / 96, col = u % 96;
+      const uint8_t want = col < len ? gm[row * (len + 1) + col] : col < 64 ? gm[row * (len + 1)] : kPoison8;
+      ASSERT_EQ(ub[u], want) << "len " << len << " byte " << u;
+    }
+  }
+}
+
+// 示例3 (Ascend 950): srcStride -blockLen (48) moves the first GM block every time; dstStride 1: UB rows every
+// align32(32 + 48) = 96 bytes, each padded to 64 with its first element.
+TEST(NpuModelVectorDataCopyPadIn, NegativeSourceStride) {
+  const nm::GmToUb op = nm::data_copy_pad_gm_to_ub(3, 48, -48, 1);
+  EXPECT_EQ(op.src_stride, 0u);
+  EXPECT_EQ(op.dst_stride, 96u);
+  std::vector<uint8_t> gm(64), ub(3 * 96, kPoison8);
+  for (size_t i = 0; i < gm.size(); ++i) gm[i] = uint8_t(i * 3 + 11);
+  nm::VectorCore vc;
+  vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op);
+  for (size_t u = 0; u < ub.size(); ++u) {
+    const size_t col = u % 96;
+    ASSERT_EQ(ub[u], col < 48 ? gm[col] : col < 64 ? gm[0] : kPoison8) << u;
+  }
+}
+
+// float rows of 5 (blockLen 20 B, srcStride 8 B -> GM rows every 7 floats, dstStride 1 -> UB rows every 64 B)
+// and bf16 rows of 13 (26 B, srcStride 6 B -> every 16 bf16, dstStride 0 -> every 32 B): each UB row is
+// padded to 32 B with its first element, the rest of the UB stride stays untouched. blockCount 0: a no-op.
+TEST(NpuModelVectorDataCopyPadIn, FloatAndBf16Rows) {
+  nm::VectorCore vc;
+  std::vector<float> gm(4 * 7), ub(4 * 16, kPoison);
+  for (size_t i = 0; i < gm.size(); ++i) gm[i] = float(i) + 0.25f;
+  const nm::GmToUb op = nm::data_copy_pad_gm_to_ub(4, 20, 8, 1);
+  EXPECT_EQ(op.src_stride, 28u);
+  EXPECT_EQ(op.dst_stride, 64u);
+  vc.copy_gm_to_ubuf_align_v2(bytes(ub.data()), bytes(gm.data()), sizeof(float), op);
+  for (size_t i = 0; i < ub.size(); ++i) {
+    const size_t row = i / 16, col = i % 16;
+    ASSERT_EQ(ub[i], col < 5 ? gm[row * 7 + col] : col < 8 ? gm[row * 7] : kPoison) << i;
+  }
+
+  std::vector<uint16_t> gm16(3 * 16), ub16(3 * 16, kPoison16);
+  for (size_t i = 0; i < gm16.size(); ++i) gm16[i] = core::float_to_bf16(float(i) - 20.0f);
+  vc.copy_gm_to_ubuf_align_v2(bytes(ub16.data()), bytes(gm16.data()), sizeof(uint16_t),
+                              nm::data_copy_pad_gm_to_ub(3, 26, 6, 0));
+  for (size_t i = 0; i < ub16.size(); ++i)
+    ASSERT_EQ(ub16[i], i % 16 < 13 ? gm16[i] : gm16[i / 16 * 16]) << i;
+  const std::vector<uint16_t> before = ub16;
+  std::fill(gm16.begin(), gm16.end(), 0);
+  vc.copy_gm_to_ubuf_align_v2(bytes(ub16.data()), bytes(gm16.data()), 2, nm::data_copy_pad_gm_to_ub(0, 26, 6, 0));
+  vc.copy_gm_to_ubuf_align_v2(bytes(ub16.data()), bytes(gm16.data()), 2, nm::data_copy_pad_gm_to_ub(3, 0, 6, 0));
+  EXPECT_EQ(ub16, before);
+}
+
+// C-API/vector_datamove/asc_copy_gm2ub_align/asc_copy_gm2ub_align_arch_3510.md, 调用示例: loop sizes 2 x 2, loop1
+// strides 96 (GM) / 128 (UB), loop2 strides 192 / 288, 2 bursts of 48 B with both strides 48 (dst_stride ==
+// len_burst: the bursts packed, 96 B, no dummy); the registers encoded as SetLoopModeParaImpl does. Then the
+// reset value (1, 1); a UB loop stride that is not a multiple of 32 B and a loop size 0 are refused.
+TEST(NpuModelVectorDataCopyPadIn, LoopModeDocumentationExample) {
+  constexpr uint64_t kLoopSizeShift = 21, kUbStrideShift = 40, kLen = 48;
+  nm::VectorCore vc;
+  vc.set_loop_size_outtoub(2 << kLoopSizeShift | 2);
+  vc.set_loop1_stride_outtoub(uint64_t(128) << kUbStrideShift | 96);
+  vc.set_loop2_stride_outtoub(uint64_t(288) << kUbStrideShift | 192);
+  std::vector<uint8_t> gm(384), ub(512, kPoison8);
+  for (size_t i = 0; i < gm.size(); ++i) gm[i] = uint8_t(i * 5 + 3);
+  const nm::GmToUb op{2, uint32_t(kLen), 0, 0, false, kLen, uint32_t(kLen)};
+  vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op);
+  const size_t pairs[8][2] = {{0, 0}, {48, 48}, {96, 128}, {144, 176}, {192, 288}, {240, 336}, {288, 416}, {336, 464}};
+  std::vector<int> want(ub.size(), -1);
+  for (const auto& p : pairs)
+    for (size_t k = 0; k < kLen; ++k) want[p[1] + k] = gm[p[0] + k];
+  for (size_t u = 0; u < ub.size(); ++u) ASSERT_EQ(ub[u], want[u] < 0 ? kPoison8 : uint8_t(want[u])) << u;
+
+  vc.set_loop_size_outtoub(1 << kLoopSizeShift | 1);
+  std::fill(ub.begin(), ub.end(), kPoison8);
+  vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op);
+  for (size_t u = 0; u < ub.size(); ++u) ASSERT_EQ(ub[u], u < 2 * kLen ? gm[u] : kPoison8) << u;
+  vc.set_loop1_stride_outtoub(uint64_t(16) << kUbStrideShift);
+  expect_error([&] { vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op); }, core::ErrorKind::kValue);
+  vc.set_loop1_stride_outtoub(0);
+  vc.set_loop_size_outtoub(1 << kLoopSizeShift);
+  expect_error([&] { vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op); }, core::ErrorKind::kNotImplemented);
+}
+
+// asc_copy_gm2ub_align_arch_3510.md and DataCopyPad.md: padding (left / right, a constant value) is not
+// modelled; a UB stride other than len_burst must be a multiple of 32 B and hold the padded row; packed
+// blocks (dst_stride == len_burst) that end off a 32 B boundary would need a dummy tail (not modelled);
+// blockLen is a multiple of the element size.
+TEST(NpuModelVectorDataCopyPadIn, RefusedForms) {
+  nm::VectorCore vc;
+  std::vector<uint8_t> gm(512), ub(512);
+  for (size_t i = 0; i < gm.size(); ++i) gm[i] = uint8_t(i);
+  const auto copy = [&](const nm::GmToUb& op, size_t elem) {
+    vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), elem, op);
+  };
+  const nm::GmToUb base = nm::data_copy_pad_gm_to_ub(3, 20, 0, 0);
+  nm::GmToUb op = base;
+  op.right_pad = 3;
+  expect_error([&] { copy(op, 4); }, core::ErrorKind::kNotImplemented);
+  op = base, op.left_pad = 1;
+  expect_error([&] { copy(op, 4); }, core::ErrorKind::kNotImplemented);
+  op = base, op.constant_pad = true;
+  expect_error([&] { copy(op, 4); }, core::ErrorKind::kNotImplemented);
+  expect_error([&] { copy({3, 20, 0, 0, false, 20, 40}, 4); }, core::ErrorKind::kValue);
+  expect_error([&] { copy({3, 40, 0, 0, false, 40, 32}, 4); }, core::ErrorKind::kValue);  // rows of 64 every 32
+  expect_error([&] { copy({3, 20, 0, 0, false, 20, 20}, 4); }, core::ErrorKind::kNotImplemented);
+  expect_error([&] { copy(nm::data_copy_pad_gm_to_ub(3, 18, 0, 0), 4); }, core::ErrorKind::kValue);
+  copy({4, 24, 0, 0, false, 24, 24}, 4);  // packed: 96 bytes
+  for (size_t u = 0; u < 96; ++u) ASSERT_EQ(ub[u], gm[u]) << u;
+}
+
+// The access checker (hazards.hpp) sees the copy's UB writes, rows padded to 32 B: 3 rows of 20 B every 96 B
+// in a UB of 200 bytes run past its end ([192, 224)); in bounds, a V read of a row the MTE2 copy wrote needs
+// a flag between them (M数据搬运: DataCopyPad runs on PIPE_MTE2).
+TEST(NpuModelVectorDataCopyPadIn, AccessCheckerSeesMte2Writes) {
+  constexpr int kV = 1, kMte2 = 4;
+  std::vector<uint8_t> gm(64), ub(256);
+  nm::VectorCore vc;
+  nm::Accesses acc;
+  vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), sizeof(float), nm::data_copy_pad_gm_to_ub(3, 20, 0, 2), &acc);
+  ASSERT_EQ(acc.size(), 6u);
+  for (size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(acc[2 * r].p, gm.data() + 20 * r);
+    EXPECT_EQ(acc[2 * r + 1].p, ub.data() + 96 * r);
+    EXPECT_EQ(acc[2 * r + 1].bytes, 32u);
+  }
+  nm::Hazards small("k", "AIV0", {{"UB", ub.data(), 200}});
+  try {
+    small.instruction(kMte2, "copy_gm_to_ubuf_align_v2", acc);
+    ADD_FAILURE() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("writes bytes [192, 224) of UB, which holds 200 bytes"), std::string::npos)
+        << e.what();
+  }
+  nm::Hazards h("k", "AIV0", {{"UB", ub.data(), ub.size()}});
+  h.instruction(kMte2, "copy_gm_to_ubuf_align_v2", acc);
+  try {
+    h.instruction(kV, "vlds", {{ub.data() + 96, 32, false}});
+    ADD_FAILURE() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("with pipe MTE2"), std::string::npos) << e.what();
+  }
 }

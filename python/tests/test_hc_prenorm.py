@@ -1,17 +1,10 @@
-"""HyperConnection pre-norm GEMM against a float64 reference with TF32-rounded B."""
+"""HyperConnection pre-norm GEMM against a float64 reference. B is used as two bf16 terms, hi = bf16(b) and
+lo = bf16(b - hi): 16 significant bits of b (more than TF32's 11), products exact, fp32 accumulation."""
 import pytest
 import torch
 
 import deepgemm_ascend as dg
 from deepgemm_ascend.testing import calc_diff, poison_
-
-
-def tf32(x):
-    """Round float32 to 10 mantissa bits, nearest even (independent bit-level reference)."""
-    u = x.view(torch.int32).to(torch.int64) & 0xFFFFFFFF
-    u = (u + 0xFFF + ((u >> 13) & 1)) & 0xFFFFE000
-    r = torch.where(u >= 2 ** 31, u - 2 ** 32, u).to(torch.int32).view(torch.float32)
-    return torch.where(torch.isfinite(x), r, x)
 
 
 def splits_of(k, s):
@@ -30,7 +23,7 @@ def splits_of(k, s):
 def test_matches_tf32_reference(m, n, k, num_splits):
     torch.manual_seed(m + n + k)
     a, b = torch.randn(m, k).bfloat16(), torch.randn(n, k)
-    bt = tf32(b).double()
+    bt = b.double()
     s = num_splits or 1
     d = poison_(torch.empty((s, m, n) if num_splits else (m, n)))
     sq = poison_(torch.empty((s, m) if num_splits else (m,)))
@@ -39,17 +32,24 @@ def test_matches_tf32_reference(m, n, k, num_splits):
     for i, (k0, k1) in enumerate(splits_of(k, s)):
         ref = a[:, k0:k1].double() @ bt[:, k0:k1].T
         assert calc_diff(d3[i], ref) < 1e-8
+        # |b - (hi + lo)| <= 2^-16 |b|, and fp32 sums of k1 - k0 exact products.
+        bound = (2.0 ** -16 + (k1 - k0) * 2.0 ** -24) * (a[:, k0:k1].double().abs() @ bt[:, k0:k1].abs().T)
+        assert ((d3[i].double() - ref).abs() <= bound).all()
         assert calc_diff(sq2[i], (a[:, k0:k1].double() ** 2).sum(-1)) < 1e-8
     assert calc_diff(d3.sum(0), a.double() @ bt.T) < 1e-8
 
 
-def test_tf32_rounding_is_used():
-    # b values that differ from their TF32 rounding: the result must follow tf32(b), not b.
+@pytest.mark.parametrize("value,used", [
+    (1.0 + 2.0 ** -12, 1.0 + 2.0 ** -12),            # hi 1, lo 2^-12: kept (TF32 would round to 1)
+    (1.0 + 2.0 ** -8 + 2.0 ** -20, 1.0 + 2.0 ** -8),  # hi 1 (tie to even), lo 2^-8: 2^-20 is below lo's 8 bits
+    (-3.0 - 2.0 ** -10, -3.0 - 2.0 ** -10),          # hi -3, lo -2^-10
+])
+def test_b_as_two_bf16_terms(value, used):
     a = torch.ones(1, 64).bfloat16()
-    b = torch.full((8, 64), 1.0 + 2.0 ** -12)          # rounds to 1.0 in TF32
-    d, sq = torch.empty(1, 8), torch.empty(1)
+    b = torch.full((8, 64), value)
+    d, sq = poison_(torch.empty(1, 8)), poison_(torch.empty(1))
     dg.tf32_hc_prenorm_gemm(a, b, d, sq)
-    assert torch.equal(d, torch.full((1, 8), 64.0)) and sq.item() == 64.0
+    assert torch.equal(d, torch.full((1, 8), 64.0 * used)) and sq.item() == 64.0
 
 
 def test_errors_leave_outputs_untouched():

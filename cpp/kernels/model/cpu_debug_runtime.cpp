@@ -52,6 +52,7 @@ bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, cons
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { return true; }
 bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
 bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return true; }
+bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
 }  // namespace AscendC::check
 
 namespace dga_model {

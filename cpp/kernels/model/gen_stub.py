@@ -12,8 +12,6 @@ ALLOWED = {
     "AscendCBufAbsAddr", "AscendCBufGet", "AscendCBufInit", "AscendCQueCreate",
     # the level-0 vector API's mask mode and mask registers: the modelled Reg micro-ops take predicates
     "set_mask_norm", "set_vector_mask",
-    # GM -> UB DMA loop sizes (TPipe reset): the model has no GM -> UB copy (copy_gm_to_ubuf* refuse)
-    "set_loop_size_outtoub",
     # the Load3D padding value: LoadData 2D does not read it
     "set_padding",
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "npu_gemm_launch.hpp"
+#include "npu_hc_vector.hpp"
 #include "model_types.h"
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -31,24 +32,29 @@ void contiguous(const void* p) { npu::run_contiguous_gemm<Elem, S>(*static_cast<
 template <class Elem, npu::Scales S>
 void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<const DgaKGroupedGemmParams*>(p)); }
 
+void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
+
+enum class Cores { kCube, kMix, kVector };  // AIC only; each cube core with its two vector cores; AIV only
+
 struct Entry {
   const char* name;
   Run run;
-  bool mix = false;  // a mix kernel: each cube core with its two vector cores
+  Cores cores = Cores::kCube;
 };
 
 // The four launchers of a family, named as in its .asc file.
-#define DGA_MODEL_FAMILY(name, Elem, S, mix)                                               \
-  {"dga_npu_launch_gemm_" name, &dense<Elem, S>, mix},                                     \
-      {"dga_npu_launch_gemm_" name "_masked", &masked<Elem, S>, mix},                      \
-      {"dga_npu_launch_gemm_" name "_contiguous", &contiguous<Elem, S>, mix},              \
-      {"dga_npu_launch_gemm_" name "_k_grouped", &k_grouped<Elem, S>, mix}
+#define DGA_MODEL_FAMILY(name, Elem, S, cores)                                             \
+  {"dga_npu_launch_gemm_" name, &dense<Elem, S>, cores},                                   \
+      {"dga_npu_launch_gemm_" name "_masked", &masked<Elem, S>, cores},                    \
+      {"dga_npu_launch_gemm_" name "_contiguous", &contiguous<Elem, S>, cores},            \
+      {"dga_npu_launch_gemm_" name "_k_grouped", &k_grouped<Elem, S>, cores}
 
 const Entry kEntries[] = {
-    DGA_MODEL_FAMILY("bf16", bfloat16_t, npu::Scales::kNone, false),
-    DGA_MODEL_FAMILY("fp8_mx", fp8_e4m3fn_t, npu::Scales::kMx, false),
-    DGA_MODEL_FAMILY("fp4_mx", fp4x2_e2m1_t, npu::Scales::kMx, false),
-    DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, true),
+    DGA_MODEL_FAMILY("bf16", bfloat16_t, npu::Scales::kNone, Cores::kCube),
+    DGA_MODEL_FAMILY("fp8_mx", fp8_e4m3fn_t, npu::Scales::kMx, Cores::kCube),
+    DGA_MODEL_FAMILY("fp4_mx", fp4x2_e2m1_t, npu::Scales::kMx, Cores::kCube),
+    DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, Cores::kMix),
+    {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
 };
 
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.
@@ -124,7 +130,7 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
     if (name == e.name) found = &e;
   if (found == nullptr) return report(err, len, "no such NPU launcher on the instruction model", kRefused);
   const Run run = found->run;
-  if (found->mix) {
+  if (found->cores == Cores::kMix) {
     try {
       run_mix(kernel_name(name), blocks, run, params);
     } catch (const deepgemm_ascend::core::Error& e) {
@@ -134,11 +140,27 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
     }
     return 0;
   }
+  // An AIV-only kernel's cores are vector cores (GetBlockIdx counts them: one per block), each with the
+  // UB aligned like the mix kernels' (a fresh TPipe per core).
+  const bool vector = found->cores == Cores::kVector;
+  auto& cd = AscendC::ConstDefiner::Instance();
+  UbBuffer ub(cd.bufferInitLen.at(AscendC::Hardware::UB));
+  struct Restore {
+    uint8_t* ub;
+    ~Restore() {
+      auto& c = AscendC::ConstDefiner::Instance();
+      c.cpuUB = ub, c.hardwareCpuBufferMap[AscendC::Hardware::UB] = ub;
+      g_coreType = AscendC::AIC;
+    }
+  } restore{cd.cpuUB};
+  if (vector) cd.cpuUB = ub.p, cd.hardwareCpuBufferMap[AscendC::Hardware::UB] = ub.p;
+  g_coreType = vector ? AscendC::AIV : AscendC::AIC;
+  g_taskRation = 1, sub_block_idx = 0;
   block_num = int64_t(blocks);
   for (unsigned core = 0; core < blocks; ++core) {
     block_idx = int64_t(core);
     try {
-      dga_model::begin_core(kernel_name(name), int(core));
+      dga_model::begin_core(kernel_name(name), int(core), vector);
       run(params);
       dga_model::end_core();
     } catch (const deepgemm_ascend::core::Error& e) {

@@ -23,8 +23,8 @@ std::unique_ptr<Core> g_single;  // the core of a cube-only run (begin_core / en
 Core::Core(const std::string& k, const std::string& n, int s)
     : kernel(k), name(n), sub(s), events(k, n), hazards(k, n, buffer_positions(s >= 0)) {}
 
-void begin_core(const std::string& kernel, int core) {
-  g_single = std::make_unique<Core>(kernel, "core " + std::to_string(core), -1);
+void begin_core(const std::string& kernel, int core, bool vector) {
+  g_single = std::make_unique<Core>(kernel, (vector ? "AIV core " : "core ") + std::to_string(core), vector ? 0 : -1);
   select(g_single.get());
 }
 

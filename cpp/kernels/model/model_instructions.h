@@ -43,6 +43,12 @@ void v_sts(const void* reg, void* addr, int dist, uint16_t mask);
 void v_dup(void* reg, uint32_t bits, int width, uint16_t mask, int mode);
 void v_axpy(void* dst, const void* src, float scalar, uint16_t mask, int mode);
 void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
+void v_cvt_bf16_f32(void* dst, const void* src, uint16_t mask, int part, int mode);
+void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode);  // op: '+', '-', '*'
+void v_cadd(void* dst, const void* src, uint16_t mask, int mode);
+void gm_to_ub(void* ub, const void* gm, int elem_bytes, uint64_t n_burst, uint64_t len_burst, int left_pad,
+              int right_pad, bool constant_pad, uint64_t src_stride, uint64_t dst_stride);
+void loop_outtoub(int which, uint64_t reg);  // 0 LOOP_SIZE, 1 LOOP1_STRIDE, 2 LOOP2_STRIDE
 void ub_to_gm(void* gm, const void* ub, uint64_t n_burst, uint64_t len_burst, uint64_t dst_stride, uint64_t src_stride);
 void loop_ubtoout(int which, uint64_t reg);  // 0 LOOP_SIZE, 1 LOOP1_STRIDE, 2 LOOP2_STRIDE
 void atomic_type(int type);                  // npu_model::AtomicType
@@ -66,6 +72,8 @@ struct RegElem {
 template <class R>
 using reg_elem_t = typename std::conditional_t<HasReg<R>::value, std::decay<decltype(std::declval<R&>().reg[0][0])>,
                                                RegElem<R>>::type;
+template <class... R>
+inline constexpr bool all_float = (std::is_same_v<reg_elem_t<R>, float> && ...);
 }  // namespace dga_model
 
 inline void set_mte2_nz_para(uint64_t reg) { dga_model::nz_para(reg); }
@@ -159,9 +167,13 @@ template <class P>
 inline vector_bool plt_b32(uint32_t& scalar, P post) { return dga_model::v_plt(4, scalar, int(post) == int(POST_UPDATE)); }
 template <class P>
 inline vector_bool plt_b16(uint32_t& scalar, P post) { return dga_model::v_plt(2, scalar, int(post) == int(POST_UPDATE)); }
+// The distribution as LoadAlign passes it (a ::Dist holding the Reg API's LoadDist value); a Literal is refused.
 template <class R, class T, class O, class D>
 inline void vlds(R& reg, T* addr, O offset, D dist) {
-  dga_model::v_lds(dga_model::reg_bytes(reg), addr + offset, int(dist));
+  if constexpr (std::is_convertible_v<D, Dist>)
+    dga_model::v_lds(dga_model::reg_bytes(reg), addr + offset, int(dist));
+  else
+    dga_model::unmodelled("vlds (a distribution that is not a Dist)");
 }
 template <class R, class T, class O, class D, class M>
 inline void vsts(R& reg, T* addr, O offset, D dist, M mask) {
@@ -195,17 +207,79 @@ inline void vcvt(R& dst, Q& src, M mask, Rd round, Sat sat, Part part, Mode mode
   else
     dga_model::unmodelled("vcvt (other than float -> bf16 with a rounding)");
 }
-// Other forms of these instructions (post-update addressing, two registers, other conversions): refused.
+// vcvt(dst, src, mask, part, mode): the widening casts of CastOperator; bf16 -> float modelled.
+template <class R, class Q, class M, class P, class Mode>
+inline void vcvt(R& dst, Q& src, M mask, P part, Mode mode) {
+  if constexpr (dga_model::all_float<R> && std::is_same_v<dga_model::reg_elem_t<Q>, bfloat16_t> &&
+                std::is_convertible_v<P, Part>)
+    dga_model::v_cvt_bf16_f32(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(part),
+                              int(mode));
+  else
+    dga_model::unmodelled("vcvt (a widening cast other than bf16 -> float)");
+}
+template <class R, class Q, class P, class M, class Mode>
+inline void vadd(R& dst, Q& a, P& b, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q, P>)
+    dga_model::v_arith('+', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
+                       int(mode));
+  else
+    dga_model::unmodelled("vadd (not float)");
+}
+template <class R, class Q, class P, class M, class Mode>
+inline void vsub(R& dst, Q& a, P& b, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q, P>)
+    dga_model::v_arith('-', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
+                       int(mode));
+  else
+    dga_model::unmodelled("vsub (not float)");
+}
+template <class R, class Q, class P, class M, class Mode>
+inline void vmul(R& dst, Q& a, P& b, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q, P>)
+    dga_model::v_arith('*', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
+                       int(mode));
+  else
+    dga_model::unmodelled("vmul (not float)");
+}
+template <class R, class Q, class M, class Mode>
+inline void vcadd(R& dst, Q& src, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q>)
+    dga_model::v_cadd(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vcadd (not float)");
+}
+// Other forms of these instructions (post-update addressing, two registers, other conversions, other
+// operand lists): refused.
 template <class... A> inline void vlds(A&&...) { dga_model::unmodelled("vlds (this form)"); }
 template <class... A> inline void vsts(A&&...) { dga_model::unmodelled("vsts (this form)"); }
 template <class... A> inline void vcvt(A&&...) { dga_model::unmodelled("vcvt (this form)"); }
 template <class... A> inline void vdup(A&&...) { dga_model::unmodelled("vdup (this form)"); }
 template <class... A> inline void vaxpy(A&&...) { dga_model::unmodelled("vaxpy (this form)"); }
+template <class... A> inline void vadd(A&&...) { dga_model::unmodelled("vadd (this form)"); }
+template <class... A> inline void vsub(A&&...) { dga_model::unmodelled("vsub (this form)"); }
+template <class... A> inline void vmul(A&&...) { dga_model::unmodelled("vmul (this form)"); }
+template <class... A> inline void vcadd(A&&...) { dga_model::unmodelled("vcadd (this form)"); }
 template <class G, class U, class... R>
 inline void copy_ubuf_to_gm_align_v2(G* gm, U* ub, uint8_t, uint16_t n_burst, uint32_t len_burst, uint8_t,
                                      uint64_t dst_stride, uint32_t src_stride) {
   dga_model::ub_to_gm(gm, ub, n_burst, len_burst, dst_stride, src_stride);
 }
+// (ub, gm, sid, n_burst, len_burst, left_pad, right_pad, data_select_bit, l2_cache_ctl, src_stride, dst_stride),
+// as CopyGmToUbufAlignV2 passes them; the element size is the operand type's (uint8/16/32_t).
+template <class U, class G, class Sid, class N, class L, class LP, class RP, class Sel, class C, class SS, class DS>
+inline void copy_gm_to_ubuf_align_v2(U* ub, G* gm, Sid, N n_burst, L len_burst, LP left, RP right, Sel select, C,
+                                     SS src_stride, DS dst_stride) {
+  if constexpr (std::is_void_v<U>)
+    dga_model::unmodelled("copy_gm_to_ubuf_align_v2 (untyped UB pointer)");
+  else
+    dga_model::gm_to_ub(ub, gm, int(sizeof(U)), uint64_t(n_burst), uint64_t(len_burst), int(left), int(right),
+                        bool(select), uint64_t(src_stride), uint64_t(dst_stride));
+}
+template <class... A>
+inline void copy_gm_to_ubuf_align_v2(A&&...) { dga_model::unmodelled("copy_gm_to_ubuf_align_v2 (this form)"); }
+template <class V> inline void set_loop_size_outtoub(V v) { dga_model::loop_outtoub(0, uint64_t(v)); }
+template <class V> inline void set_loop1_stride_outtoub(V v) { dga_model::loop_outtoub(1, uint64_t(v)); }
+template <class V> inline void set_loop2_stride_outtoub(V v) { dga_model::loop_outtoub(2, uint64_t(v)); }
 template <class V> inline void set_loop_size_ubtoout(V v) { dga_model::loop_ubtoout(0, uint64_t(v)); }
 template <class V> inline void set_loop1_stride_ubtoout(V v) { dga_model::loop_ubtoout(1, uint64_t(v)); }
 template <class V> inline void set_loop2_stride_ubtoout(V v) { dga_model::loop_ubtoout(2, uint64_t(v)); }

@@ -1,5 +1,5 @@
-// Running NPU kernel code on the instruction model. A cube-only kernel's cores run one after the other
-// (they do not wait on each other): begin_core sets the core's instruction state and fresh checkers,
+// Running NPU kernel code on the instruction model. A cube-only (or vector-only) kernel's cores run one
+// after the other (they do not wait on each other): begin_core sets the core's instruction state and fresh checkers,
 // end_core checks that every flag the core set was waited and throws the core's first model error. A mix
 // kernel's group (the AIC and its two AIVs) runs with run_group.
 #pragma once
@@ -12,7 +12,7 @@
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 
 namespace dga_model {
-void begin_core(const std::string& kernel, int core);
+void begin_core(const std::string& kernel, int core, bool vector = false);
 void end_core();
 // The cores of group `group` (slots 0 AIC, 1 AIV0, 2 AIV1) as threads, one at a time: switch_core(slot)
 // makes the devkit's per-core globals those of the slot, body(slot) runs the kernel on it. ub: the slots'

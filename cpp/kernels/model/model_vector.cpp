@@ -1,10 +1,14 @@
 // The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
-// vector core: the register micro-ops of Duplicate / Axpy / Cast (V pipe) and the UB -> GM DataCopyPad
-// (MTE3), with the core's predicate file, CTRL and loop registers. Plain C++ (no devkit headers).
+// vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum
+// (V pipe), the UB -> GM DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
+// file, CTRL and loop registers. Plain C++ (no devkit headers).
 #include <cstring>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "deepgemm_ascend/npu_model/vector.hpp"
 #include "model_core.hpp"
+#include "model_runner.hpp"
 
 namespace dga_model {
 
@@ -30,15 +34,31 @@ nm::Merge merge_of(int mode) {
   return mode == kZeroing ? nm::Merge::kZeroing : nm::Merge::kMerging;
 }
 
-// The UB bytes of the lanes of `reg` active under `mask` (elements of `width` bytes), if vlds loaded it:
-// the reads the access checker orders (the load itself is checked for bounds only).
-void note_used(nm::Accesses* acc, const void* reg, uint16_t mask, int width) {
+// Registers vlds last filled with UNPK_B16 (16-bit slot 2 i <- UB element i, odd slots 0), per core. Kept
+// here rather than in Core: an entry is read only with the core's loaded_from entry, which the same vlds set.
+std::unordered_map<const Core*, std::unordered_set<const void*>> g_unpacked;
+
+// Register bytes [off, off + n) of `reg`, if vlds loaded it: the UB bytes they came from, as reads the access
+// checker orders (the load itself is checked for bounds only). UNPK_B16: only even 16-bit slots came from UB.
+void note_reg(nm::Accesses* acc, const void* reg, size_t off, size_t n) {
   const auto& from = current().loaded_from;
   const auto it = from.find(reg);
   if (it == from.end()) return;
+  const auto u = g_unpacked.find(&current());
+  if (u == g_unpacked.end() || u->second.count(reg) == 0) {
+    nm::note(acc, it->second + off, n, false);
+    return;
+  }
+  constexpr size_t kSlot = 2;
+  for (size_t s = off / kSlot; s < (off + n + kSlot - 1) / kSlot; ++s)
+    if (s % 2 == 0) nm::note(acc, it->second + s, kSlot, false);  // slot 2 i <- UB bytes [2 i, 2 i + 2)
+}
+
+// The UB bytes of the lanes of `reg` active under `mask` (elements of `width` bytes), if vlds loaded it.
+void note_used(nm::Accesses* acc, const void* reg, uint16_t mask, int width) {
   const nm::Pred& p = vec().pred(mask);
   for (size_t e = 0; e < nm::kVregBytes / size_t(width); ++e)
-    if (p.test(e * size_t(width))) nm::note(acc, it->second + e * size_t(width), size_t(width), false);
+    if (p.test(e * size_t(width))) note_reg(acc, reg, e * size_t(width), size_t(width));
 }
 
 // The element width a store's mask governs (NORM_Bn, PK_Bn: n bits).
@@ -78,6 +98,9 @@ void v_lds(void* reg, const void* addr, int dist) {
     store_reg(reg, v);
     for (nm::Run& r : *acc) r.ordered = false;
     current().loaded_from[reg] = static_cast<const uint8_t*>(addr);
+    auto& unpacked = g_unpacked[&current()];
+    if (nm::LoadDist(dist) == nm::LoadDist::kUnpackB16) unpacked.insert(reg);
+    else unpacked.erase(reg);
   });
 }
 
@@ -121,6 +144,49 @@ void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sa
   });
 }
 
+void v_cvt_bf16_f32(void* dst, const void* src, uint16_t mask, int part, int mode) {
+  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
+    DGA_REQUIRE(part == 0 || part == 1, kValue, "part", "unknown part ", part);
+    constexpr size_t kB16 = 2, kB32 = 4;
+    const nm::Pred& p = vec().pred(mask);
+    for (size_t i = 0; i < nm::kVregBytes / kB32; ++i) {  // the source slots the mask selects (vector.hpp)
+      const size_t slot = 2 * i + size_t(part);
+      if (p.test(slot * kB16)) note_reg(acc, src, slot * kB16, kB16);
+    }
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vcvt_bf162f32(v, load_reg(src), mask, nm::Part(part), merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode) {
+  const char* name = op == '+' ? "vadd" : op == '-' ? "vsub" : "vmul";
+  run(name, kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, a, mask, kFloat);
+    note_used(acc, b, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    const nm::Vreg x = load_reg(a), y = load_reg(b);
+    if (op == '+') vec().vadd(v, x, y, mask, merge_of(mode));
+    else if (op == '-') vec().vsub(v, x, y, mask, merge_of(mode));
+    else vec().vmul(v, x, y, mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_cadd(void* dst, const void* src, uint16_t mask, int mode) {
+  run("vcadd", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vcadd(v, load_reg(src), mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
 void ub_to_gm(void* gm, const void* ub, uint64_t n_burst, uint64_t len_burst, uint64_t dst_stride,
               uint64_t src_stride) {
   run("copy_ubuf_to_gm_align_v2", kPipeMte3, [&](nm::Accesses* acc) {
@@ -138,6 +204,28 @@ void loop_ubtoout(int which, uint64_t reg) {
     if (which == 0) vec().set_loop_size_ubtoout(reg);
     else if (which == 1) vec().set_loop1_stride_ubtoout(reg);
     else vec().set_loop2_stride_ubtoout(reg);
+  });
+}
+
+void gm_to_ub(void* ub, const void* gm, int elem_bytes, uint64_t n_burst, uint64_t len_burst, int left_pad,
+              int right_pad, bool constant_pad, uint64_t src_stride, uint64_t dst_stride) {
+  run("copy_gm_to_ubuf_align_v2", kPipeMte2, [&](nm::Accesses* acc) {
+    const auto* at = static_cast<const uint8_t*>(ub);
+    const nm::BufferPos u = buffer_positions(true).at(0);  // the current vector core's UB
+    DGA_REQUIRE(at < u.base || at >= u.base + u.bytes || size_t(at - u.base) % nm::kUbBlockBytes == 0, kValue, "dst",
+                "the UB destination (offset ", at - u.base, ") must be 32 B aligned (asc_copy_gm2ub_align_arch_3510.md)");
+    const nm::GmToUb op{uint16_t(n_burst), uint32_t(len_burst), uint8_t(left_pad), uint8_t(right_pad), constant_pad,
+                        src_stride, uint32_t(dst_stride)};
+    vec().copy_gm_to_ubuf_align_v2(static_cast<uint8_t*>(ub), static_cast<const uint8_t*>(gm), size_t(elem_bytes), op,
+                                   acc);
+  });
+}
+
+void loop_outtoub(int which, uint64_t reg) {
+  guard("set_loop*_outtoub", [&] {
+    if (which == 0) vec().set_loop_size_outtoub(reg);
+    else if (which == 1) vec().set_loop1_stride_outtoub(reg);
+    else vec().set_loop2_stride_outtoub(reg);
   });
 }
 

@@ -1,12 +1,16 @@
-// HyperConnection pre-norm GEMM. The bf16 cube reads TF32 exactly as two bf16 terms: for b32 =
-// tf32(b), hi = bf16(b32) keeps its top 8 significant bits and lo = b32 - hi (at most 3 more bits) is
-// exact in bf16, so a @ b32^T = a @ hi^T + a @ lo^T with every product exact and fp32 accumulation.
+// HyperConnection pre-norm GEMM. The bf16 cube multiplies fp32 B as two bf16 terms, hi = bf16(b) and
+// lo = bf16(b - hi): a @ b^T ~ a @ hi^T + a @ lo^T with exact products and fp32 accumulation, b carried
+// with 16 significant bits (more than TF32's 11; docs/MIGRATION.md). The vector pass that writes hi, lo
+// and the sums of squares is one source for both targets (kernel/hc_prenorm.hpp); the two products are
+// the BF16 GEMM kernel's.
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
-#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/kernel/hc_prenorm.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/tile/host_hc_vector.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -18,10 +22,53 @@ namespace {
 constexpr int64_t kKBlock = 64;   // K granularity of the splits
 constexpr int64_t kMaxN = 128;
 constexpr int64_t kNMultiple = 8;
-constexpr int64_t kRowsPerBlock = 64;  // sqr_sum rows per host block
 
 TensorView slice(const TensorView& t, int64_t s) {  // [S, ...][s], or t itself when unsplit
   return s < 0 ? t : api::index_leading(t, s);
+}
+
+DgaMatrix device_matrix(const TensorView& t, int64_t rows, int64_t cols) {
+  return {uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), rows, cols, t.stride(-2), 1};
+}
+
+// The vector pass's parameters: D is zeroed and the ends written when given (the NPU's accumulating
+// launches); hi and lo are [N, K] each at `hi_lo`.
+DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const TensorView& d,
+                                 const TensorView& sqr_sum, int64_t splits, bool split_d, uint16_t* hi_lo,
+                                 int32_t* ends, bool zero_d) {
+  const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
+  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
+  const DgaMatrix dm = zero_d ? device_matrix(d, m, n) : DgaMatrix{0, m, n, n, 1};
+  return {device_matrix(a, m, k), device_matrix(b, n, k), dm, addr(hi_lo), addr(hi_lo + n * k), addr(sqr_sum.ptr()),
+          addr(ends), split_d ? d.stride(0) : 0, splits, kKBlock};
+}
+
+// On the NPU target: the vector pass, then the hi and lo products as two K-grouped BF16 launches (one
+// group per split, the ends read on the device) that add onto the zeroed D; no host sync.
+void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
+                    int64_t splits, bool split_d) {
+  const api::NpuDevice dev(d, "d");
+  const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
+  if (m == 0) return;
+  constexpr size_t kAlign = 512;
+  const size_t part = (size_t(n * k) * sizeof(uint16_t) + kAlign - 1) / kAlign * kAlign;
+  auto* ws = static_cast<uint8_t*>(dev.workspace(2 * part + size_t(splits) * sizeof(int32_t)));
+  auto* hi_lo = reinterpret_cast<uint16_t*>(ws);
+  auto* ends = reinterpret_cast<int32_t*>(ws + 2 * part);
+  DgaHcPrenormParams p = vector_params(a, b, d, sqr_sum, splits, split_d, hi_lo, ends, true);
+  p.lo = p.hi + part;
+  dev.launch("dga_npu_launch_hc_prenorm_vector", unsigned(dev.vector_cores()), &p, m * k + 2 * n * k + splits * m * n);
+  TensorView ends_view = d;
+  ends_view.data = ends, ends_view.offset = 0, ends_view.dtype = DType::kInt32, ends_view.ndim = 1;
+  ends_view.shape[0] = splits, ends_view.strides[0] = 1;
+  const TensorView d0 = slice(d, split_d ? 0 : -1);
+  for (int64_t i = 0; i < 2; ++i) {
+    const layout::MatrixRef bm{ws + size_t(i) * part, 0, n, k, k, 1, 16};
+    const kernel::KGroupedProblems<kernel::HostRows> problems{
+        api::matrix(a, 16, false), bm, api::epilogue(d0, &d0), split_d ? d.stride(0) : 0, split_d ? d.stride(0) : 0,
+        splits, kKBlock, {}};
+    api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
+  }
 }
 
 }  // namespace
@@ -29,7 +76,6 @@ TensorView slice(const TensorView& t, int64_t s) {  // [S, ...][s], or t itself 
 void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
                           int64_t num_splits) {
   api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"sqr_sum", &sqr_sum}});
-  api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kBF16});
   api::require_dtype(b, "b", {DType::kFP32});
   api::require_rank(a, "a", 2);
@@ -60,53 +106,31 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
   api::require_no_overlap(sqr_sum, "sqr_sum", d, "d");
   if (m == 0) return;
 
-  // b = hi + lo exactly after TF32 rounding.
-  std::vector<uint16_t> hi(size_t(n * k)), lo(size_t(n * k));
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t c = 0; c < k; ++c) {
-      const float t = core::round_to_tf32(b.as<const float>()[r * b.strides[0] + c]);
-      const uint16_t h = core::float_to_bf16(t);
-      hi[size_t(r * k + c)] = h;
-      lo[size_t(r * k + c)] = core::float_to_bf16(t - core::bf16_to_float(h));
-    }
-  // Split s covers K blocks [first, first + count), the first (blocks % splits) splits one block more.
+  if (api::on_npu_target(a)) return npu_hc_prenorm(a, b, d, sqr_sum, splits, num_splits > 0);
+  api::require_host(a, "a");
+  // The vector pass: hi, lo and the sums of squares, spread over the AI cores.
+  std::vector<uint16_t> hi_lo(size_t(2 * n * k));
+  const DgaHcPrenormParams vp = vector_params(a, b, d, sqr_sum, splits, num_splits > 0, hi_lo.data(), nullptr, false);
+  auto& backend = runtime::host_backend();
+  const int64_t steps = layout::imax(n, layout::ceil_div(m, tile::HostHcVector::HcPrenorm::kSqrRows) * splits);
+  backend.launch("hc_prenorm_vector", int(std::min<int64_t>(steps, backend.num_ai_cores())),
+                 [&](tile::Core& core) { kernel::hc_prenorm_vector<tile::HostHcVector>(core, vp); });
+  // The hi and lo products of each split's K range (kernel::hc_split_range).
   const int64_t blocks = k / kKBlock;
-  std::vector<std::pair<int64_t, int64_t>> ranges;
-  for (int64_t s = 0, first = 0; s < splits; ++s) {
-    const int64_t count = blocks / splits + (s < blocks % splits ? 1 : 0);
-    ranges.push_back({first * kKBlock, count * kKBlock});
-    first += count;
-  }
   const layout::MatrixRef am = api::matrix(a, 16, false);
-  for (const auto* part : {&hi, &lo}) {
-    const layout::MatrixRef bm{part->data(), 0, n, k, k, 1, 16};
+  for (int64_t part = 0; part < 2; ++part) {
+    const layout::MatrixRef bm{hi_lo.data() + part * n * k, 0, n, k, k, 1, 16};
     std::vector<kernel::GemmProblem> problems;
     for (int64_t s = 0; s < splits; ++s) {
       const TensorView ds = slice(d, num_splits > 0 ? s : -1);
-      const auto [k0, ks] = ranges[size_t(s)];
+      const kernel::HcKRange r = kernel::hc_split_range(blocks, splits, s);
       // The lo pass adds onto the hi pass.
-      problems.push_back({am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == &lo ? &ds : nullptr)});
+      const int64_t k0 = r.first * kKBlock, ks = r.count * kKBlock;
+      problems.push_back({am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == 1 ? &ds : nullptr)});
     }
     kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
-    api::launch_gemm("tf32_hc_prenorm_gemm", {m, n, k / splits, 16, 16, 16, 4, part == &lo}, args);
+    api::launch_gemm("tf32_hc_prenorm_gemm", {m, n, k / splits, 16, 16, 16, 4, part == 1}, args);
   }
-  // Row sums of squares per split, rows spread over the AI cores.
-  auto& backend = runtime::host_backend();
-  const int64_t row_blocks = layout::ceil_div(m, kRowsPerBlock);
-  backend.launch("hc_sqr_sum", int(std::min<int64_t>(row_blocks, backend.num_ai_cores())), [&](tile::Core& core) {
-    for (int64_t rb = core.block_idx(); rb < row_blocks; rb += core.block_num())
-      for (int64_t r = rb * kRowsPerBlock; r < std::min(m, (rb + 1) * kRowsPerBlock); ++r)
-        for (int64_t s = 0; s < splits; ++s) {
-          const auto [k0, ks] = ranges[size_t(s)];
-          const uint16_t* row = a.as<const uint16_t>() + r * a.strides[0] + k0;
-          float acc = 0.0f;
-          for (int64_t c = 0; c < ks; ++c) {
-            const float v = core::bf16_to_float(row[c]);
-            acc += v * v;
-          }
-          sqr_sum.as<float>()[s * m + r] = acc;
-        }
-  });
 }
 
 }  // namespace deepgemm_ascend

@@ -41,6 +41,27 @@ void NpuDevice::copy_rows(void* dst, size_t dst_pitch, const void* src, size_t s
     std::memmove(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch, row_bytes);
 }
 
+int NpuDevice::vector_cores() const { return cube_cores() * arch::Ascend950::kVectorCoresPerCube; }
+
+void NpuDevice::launch(const std::string& entry, unsigned blocks, const void* params, int64_t work) const {
+  if (model_) {
+    const int64_t budget = runtime::npu_model_max_macs();
+    DGA_REQUIRE(work <= budget, kNotImplemented, "npu-model", entry, " would run ", work,
+                " element operations on the instruction model, more than its budget of ", budget,
+                " (DGA_NPU_MODEL_MAX_MACS): too large for the model");
+    return runtime::npu_model_launch(entry, blocks, params);
+  }
+  runtime::npu_launch(index_, entry.c_str(), blocks, runtime::current_npu_stream(), params);
+}
+
+void* NpuDevice::workspace(size_t bytes) const {
+  constexpr size_t kAlign = 512;
+  if (!model_) return runtime::npu_workspace(index_, runtime::current_npu_stream(), bytes);
+  host_workspace_.assign(bytes + kAlign, 0);
+  const auto at = reinterpret_cast<uintptr_t>(host_workspace_.data());
+  return reinterpret_cast<void*>((at + kAlign - 1) / kAlign * kAlign);
+}
+
 // DGA_JIT=1 specialises the entry for the tiling on a device; the model runs the precompiled launchers
 // with the tiling in their parameters.
 void NpuDevice::launch_gemm(unsigned blocks, const void* params, const heuristics::GemmTiling& t,

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
@@ -28,10 +29,21 @@ class NpuDevice {
   // model refuses launches above runtime::npu_model_max_macs()).
   void launch_gemm(unsigned blocks, const void* params, const heuristics::GemmTiling& t, const std::string& family,
                    const std::string& kind, int64_t macs) const;
+  // Vector cores of the device (AIV-only kernels take one block per vector core).
+  int vector_cores() const;
+  // Launcher `entry` (dga_npu_launch_<kernel>) on `blocks` cores; `work` bounds its element operations
+  // (the model refuses launches above runtime::npu_model_max_macs()).
+  void launch(const std::string& entry, unsigned blocks, const void* params, int64_t work) const;
+  // Device memory of at least `bytes`, 512 B aligned, for the kernels of this call: valid until the next
+  // workspace request on this device and stream (launches on one stream run in order). On a device a
+  // per-stream buffer that grows (the stream is synchronised before a smaller one is freed); on the model
+  // host memory owned by this object.
+  void* workspace(size_t bytes) const;
 
  private:
   int index_ = 0;
   bool model_ = false;
+  mutable std::vector<uint8_t> host_workspace_;
 };
 
 }  // namespace deepgemm_ascend::api

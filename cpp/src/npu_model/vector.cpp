@@ -18,6 +18,7 @@ constexpr uint16_t kBf16SignBit = 0x8000, kBf16Abs = 0x7FFF, kBf16Inf = 0x7F80, 
 
 constexpr uint64_t low_bits(int n) { return (uint64_t(1) << n) - 1; }
 size_t elements(Width w) { return kVregBytes / size_t(w); }
+uint64_t align32(uint64_t n) { return (n + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes; }
 
 // The element count a pattern turns on, for e elements; 0 for ALLF.
 size_t pattern_count(Pattern p, size_t e) {
@@ -68,8 +69,13 @@ float mul_then_add(float a, float b, float c) {
 UbToGm data_copy_pad_ub_to_gm(uint16_t block_count, uint32_t block_len, uint32_t src_stride_blocks,
                               uint64_t dst_stride_bytes) {
   const uint64_t src = uint64_t(src_stride_blocks) * kUbBlockBytes + block_len;
-  return {block_count, block_len, dst_stride_bytes + block_len,
-          uint32_t((src + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes)};
+  return {block_count, block_len, dst_stride_bytes + block_len, uint32_t(align32(src))};
+}
+
+GmToUb data_copy_pad_gm_to_ub(uint16_t block_count, uint32_t block_len, int64_t src_stride_bytes,
+                              uint32_t dst_stride_blocks) {
+  const uint64_t dst = uint64_t(dst_stride_blocks) * kUbBlockBytes + block_len;
+  return {block_count, block_len, 0, 0, false, uint64_t(src_stride_bytes + int64_t(block_len)), uint32_t(align32(dst))};
 }
 
 VectorCore::VectorCore() { intern(Pred{}); }
@@ -112,6 +118,18 @@ uint16_t VectorCore::plt_b32(uint32_t& scalar, Post post) { return plt(Width::kB
 // ---- register micro-ops ------------------------------------------------------------------------------
 
 void VectorCore::vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* acc) const {
+  if (dist == LoadDist::kUnpackB16) {
+    constexpr size_t kHalf = kVregBytes / 2;
+    Vreg out;
+    for (size_t i = 0; i < kHalf / sizeof(uint16_t); ++i) {
+      uint16_t v;
+      std::memcpy(&v, src + i * sizeof v, sizeof v);
+      out.set<uint16_t>(2 * i, v);  // slot 2 i + 1 stays 0
+    }
+    dst = out;
+    note(acc, src, kHalf, false);
+    return;
+  }
   DGA_REQUIRE(dist == LoadDist::kNorm, kNotImplemented, "dist", "vlds distribution ", int(dist), " is not modelled");
   std::memcpy(dst.bytes.data(), src, kVregBytes);
   note(acc, src, kVregBytes, false);
@@ -166,6 +184,51 @@ void VectorCore::vcvt_f322bf16(Vreg& dst, const Vreg& src, uint16_t mask, Round 
   dst = out;
 }
 
+void VectorCore::vcvt_bf162f32(Vreg& dst, const Vreg& src, uint16_t mask, Part part, Merge merge) const {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "only ZEROING is modelled for bf16 -> f32");
+  const Pred& p = pred(mask);
+  Vreg out;
+  for (size_t i = 0; i < elements(Width::kB32); ++i) {
+    const size_t slot = 2 * i + size_t(part);
+    if (p.test(slot * size_t(Width::kB16))) out.set<uint32_t>(i, uint32_t(src.get<uint16_t>(slot)) << 16);
+  }
+  dst = out;
+}
+
+template <class F>
+void VectorCore::binary(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge, F op) const {
+  for (size_t i = 0; i < elements(Width::kB32); ++i) {
+    if (active(mask, i, Width::kB32)) dst.set<float>(i, op(a.get<float>(i), b.get<float>(i)));
+    else if (merge == Merge::kZeroing) dst.set<float>(i, 0.0f);
+  }
+}
+
+// Each lambda is one fp32 operation (no contraction across calls: the operands and results are stored).
+void VectorCore::vadd(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const {
+  binary(dst, a, b, mask, merge, [](float x, float y) { return x + y; });
+}
+
+void VectorCore::vsub(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "Sub supports ZEROING only");
+  binary(dst, a, b, mask, merge, [](float x, float y) { return x - y; });
+}
+
+void VectorCore::vmul(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "Mul supports ZEROING only");
+  binary(dst, a, b, mask, merge, [](float x, float y) { return x * y; });
+}
+
+void VectorCore::vcadd(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "ReduceSum supports ZEROING only");
+  std::array<float, kVregBytes / sizeof(float)> level{};
+  for (size_t i = 0; i < level.size(); ++i) level[i] = active(mask, i, Width::kB32) ? src.get<float>(i) : 0.0f;
+  for (size_t n = level.size(); n > 1; n /= 2)
+    for (size_t i = 0; i < n / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1];
+  Vreg out;
+  out.set<float>(0, level[0]);
+  dst = out;
+}
+
 // ---- CTRL ----------------------------------------------------------------------------------------------
 
 bool VectorCore::saturating(Sat sat) const {
@@ -184,20 +247,28 @@ AtomicType VectorCore::atomic_type() const {
 }
 AtomicOp VectorCore::atomic_op() const { return AtomicOp((ctrl_ >> kCtrlAtomicOpShift) & kCtrlAtomicOpMask); }
 
-// ---- MTE3 ------------------------------------------------------------------------------------------------
+// ---- MTE3 and the loop registers --------------------------------------------------------------------------
 
-void VectorCore::set_loop_size_ubtoout(uint64_t reg) {
-  loop1_ = uint32_t(reg & low_bits(kLoopSizeBits));
-  loop2_ = uint32_t((reg >> kLoopSizeBits) & low_bits(kLoopSizeBits));
+void VectorCore::set_loop_size(Loops& l, uint64_t reg) {
+  l.size1 = uint32_t(reg & low_bits(kLoopSizeBits));
+  l.size2 = uint32_t((reg >> kLoopSizeBits) & low_bits(kLoopSizeBits));
 }
-void VectorCore::set_loop1_stride_ubtoout(uint64_t reg) {
-  loop1_dst_ = reg & low_bits(kLoopGmStrideBits);
-  loop1_src_ = (reg >> kLoopUbStrideShift) & low_bits(kLoopUbStrideBits);
+void VectorCore::set_loop_stride(uint64_t& ub, uint64_t& gm, uint64_t reg) {
+  gm = reg & low_bits(kLoopGmStrideBits);
+  ub = (reg >> kLoopUbStrideShift) & low_bits(kLoopUbStrideBits);
 }
-void VectorCore::set_loop2_stride_ubtoout(uint64_t reg) {
-  loop2_dst_ = reg & low_bits(kLoopGmStrideBits);
-  loop2_src_ = (reg >> kLoopUbStrideShift) & low_bits(kLoopUbStrideBits);
+void VectorCore::check_loops(const Loops& l) {
+  DGA_REQUIRE(l.ub1 % kUbBlockBytes == 0 && l.ub2 % kUbBlockBytes == 0, kValue, "loop_stride",
+              "the UB loop strides must be multiples of 32 B, got ", l.ub1, " and ", l.ub2);
+  DGA_REQUIRE(l.size1 > 0 && l.size2 > 0, kNotImplemented, "loop_size", "a loop size of 0 is not modelled");
 }
+
+void VectorCore::set_loop_size_ubtoout(uint64_t reg) { set_loop_size(out_, reg); }
+void VectorCore::set_loop1_stride_ubtoout(uint64_t reg) { set_loop_stride(out_.ub1, out_.gm1, reg); }
+void VectorCore::set_loop2_stride_ubtoout(uint64_t reg) { set_loop_stride(out_.ub2, out_.gm2, reg); }
+void VectorCore::set_loop_size_outtoub(uint64_t reg) { set_loop_size(in_, reg); }
+void VectorCore::set_loop1_stride_outtoub(uint64_t reg) { set_loop_stride(in_.ub1, in_.gm1, reg); }
+void VectorCore::set_loop2_stride_outtoub(uint64_t reg) { set_loop_stride(in_.ub2, in_.gm2, reg); }
 
 void VectorCore::copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const {
   note(acc, from, bytes, false);
@@ -219,20 +290,49 @@ void VectorCore::copy_ubuf_to_gm_align_v2(uint8_t* gm, const uint8_t* ub, const 
   if (op.n_burst == 0 || op.len_burst == 0) return;
   DGA_REQUIRE(op.src_stride % kUbBlockBytes == 0 || op.src_stride == op.len_burst, kValue, "src_stride",
               "a UB stride other than len_burst (", op.len_burst, ") must be a multiple of 32 B, got ", op.src_stride);
-  DGA_REQUIRE(loop1_src_ % kUbBlockBytes == 0 && loop2_src_ % kUbBlockBytes == 0, kValue, "loop_stride",
-              "the UB loop strides must be multiples of 32 B, got ", loop1_src_, " and ", loop2_src_);
-  DGA_REQUIRE(loop1_ > 0 && loop2_ > 0, kNotImplemented, "loop_size", "a loop size of 0 is not modelled");
+  check_loops(out_);
   const AtomicType type = atomic_type();
   DGA_REQUIRE(type == AtomicType::kNone || (type == AtomicType::kF32 && atomic_op() == AtomicOp::kAdd),
               kNotImplemented, "atomic", "only the fp32 atomic add is modelled (type ", int(type), ", op ",
               int(atomic_op()), ")");
   DGA_REQUIRE(type == AtomicType::kNone || op.len_burst % sizeof(float) == 0, kValue, "len_burst",
               "an fp32 atomic add moves whole floats, got ", op.len_burst, " bytes");
-  for (uint64_t l2 = 0; l2 < loop2_; ++l2)
-    for (uint64_t l1 = 0; l1 < loop1_; ++l1)
+  for (uint64_t l2 = 0; l2 < out_.size2; ++l2)
+    for (uint64_t l1 = 0; l1 < out_.size1; ++l1)
       for (uint64_t b = 0; b < op.n_burst; ++b)
-        copy_burst(gm + l2 * loop2_dst_ + l1 * loop1_dst_ + b * op.dst_stride,
-                   ub + l2 * loop2_src_ + l1 * loop1_src_ + b * op.src_stride, op.len_burst, acc);
+        copy_burst(gm + l2 * out_.gm2 + l1 * out_.gm1 + b * op.dst_stride,
+                   ub + l2 * out_.ub2 + l1 * out_.ub1 + b * op.src_stride, op.len_burst, acc);
+}
+
+// ---- MTE2 -------------------------------------------------------------------------------------------------
+
+void VectorCore::copy_gm_to_ubuf_align_v2(uint8_t* ub, const uint8_t* gm, size_t elem_bytes, const GmToUb& op,
+                                          Accesses* acc) const {
+  if (op.n_burst == 0 || op.len_burst == 0) return;
+  DGA_REQUIRE(op.left_pad == 0 && op.right_pad == 0 && !op.constant_pad, kNotImplemented, "padding",
+              "GM -> UB padding is not modelled (left ", int(op.left_pad), ", right ", int(op.right_pad),
+              ", constant ", op.constant_pad, ")");
+  DGA_REQUIRE(elem_bytes > 0 && kUbBlockBytes % elem_bytes == 0 && op.len_burst % elem_bytes == 0, kValue,
+              "len_burst", "len_burst ", op.len_burst, " is not a multiple of the ", elem_bytes, "-byte element");
+  const bool compact = op.dst_stride == op.len_burst && op.dst_stride % kUbBlockBytes != 0;
+  DGA_REQUIRE(compact || op.dst_stride % kUbBlockBytes == 0, kValue, "dst_stride",
+              "a UB stride other than len_burst (", op.len_burst, ") must be a multiple of 32 B, got ", op.dst_stride);
+  DGA_REQUIRE(compact || op.n_burst == 1 || op.dst_stride >= align32(op.len_burst), kValue, "dst_stride",
+              "UB rows of ", align32(op.len_burst), " bytes every ", op.dst_stride, " bytes overlap");
+  DGA_REQUIRE(!compact || uint64_t(op.n_burst) * op.len_burst % kUbBlockBytes == 0, kNotImplemented, "dst_stride",
+              "packed blocks that do not end on a 32 B boundary (their dummy tail) are not modelled");
+  check_loops(in_);
+  const size_t row = compact ? op.len_burst : size_t(align32(op.len_burst));
+  for (uint64_t l2 = 0; l2 < in_.size2; ++l2)
+    for (uint64_t l1 = 0; l1 < in_.size1; ++l1)
+      for (uint64_t b = 0; b < op.n_burst; ++b) {
+        const uint8_t* from = gm + l2 * in_.gm2 + l1 * in_.gm1 + b * op.src_stride;
+        uint8_t* to = ub + l2 * in_.ub2 + l1 * in_.ub1 + b * op.dst_stride;
+        note(acc, from, op.len_burst, false);
+        note(acc, to, row, true);
+        std::memmove(to, from, op.len_burst);
+        for (size_t k = op.len_burst; k < row; k += elem_bytes) std::memcpy(to + k, to, elem_bytes);  // dummy
+      }
 }
 
 }  // namespace deepgemm_ascend::npu_model

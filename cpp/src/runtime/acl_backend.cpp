@@ -5,7 +5,9 @@
 #ifdef DGA_WITH_NPU
 #include <dlfcn.h>
 
+#include <map>
 #include <mutex>
+#include <utility>
 
 #include "acl/acl.h"
 #endif
@@ -37,6 +39,7 @@ void npu_copy_rows_async(int, void*, size_t, const void*, size_t, size_t, size_t
   core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
 }
 int npu_cube_cores(int) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
+void* npu_workspace(int, void*, size_t) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 
 #else
 
@@ -116,6 +119,27 @@ void npu_copy_rows_async(int device, void* dst, size_t dst_pitch, const void* sr
   check(aclrtSetDevice(device), "aclrtSetDevice");
   check(aclrtMemcpy2dAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
         "aclrtMemcpy2dAsync");
+}
+
+void* npu_workspace(int device, void* stream, size_t bytes) {
+  struct Buffer {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+  };
+  static std::mutex mu;
+  static std::map<std::pair<int, void*>, Buffer> buffers;  // kept for the process's lifetime
+  const std::lock_guard<std::mutex> lock(mu);
+  Buffer& b = buffers[{device, stream}];
+  if (b.bytes >= bytes && b.ptr != nullptr) return b.ptr;
+  check(aclrtSetDevice(device), "aclrtSetDevice");
+  if (b.ptr != nullptr) {  // kernels queued on the stream may still read the old buffer
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    check(aclrtFree(b.ptr), "aclrtFree");
+    b = {};
+  }
+  check(aclrtMalloc(&b.ptr, bytes, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
+  b.bytes = bytes;
+  return b.ptr;
 }
 
 #endif

@@ -185,3 +185,37 @@ TEST(NpuGemm, Fp8BlockAndMxScalesMatchTheHostBackend) {
   for (void* p : {da, db}) aclrtFree(p);
 #endif
 }
+
+// The HC pre-norm GEMM (the vector pass, then two K-grouped BF16 launches onto the zeroed D) against
+// the host backend on the same inputs, split along K.
+TEST(NpuHcPrenorm, MatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  using dga::core::DType;
+  const int64_t m = 77, n = 24, k = 7168, s = 5;
+  const auto a = dga_test::random_bf16(size_t(m * k), 4);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd;
+  std::vector<float> b(size_t(n * k));
+  for (auto& v : b) v = nd(rng);
+  std::vector<float> d(size_t(s * m * n), NAN), sq(size_t(s * m), NAN), ref_d(d), ref_sq(sq);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  void* da = to_device(a.data(), a.size() * 2);
+  void* db = to_device(b.data(), b.size() * 4);
+  void* dd = to_device(d.data(), d.size() * 4);
+  void* dq = to_device(sq.data(), sq.size() * 4);
+  dga::tf32_hc_prenorm_gemm(tensor(da, DType::kBF16, {m, k}), tensor(db, DType::kFP32, {n, k}),
+                            tensor(dd, DType::kFP32, {s, m, n}), tensor(dq, DType::kFP32, {s, m}), s);
+  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  aclrtMemcpy(d.data(), d.size() * 4, dd, d.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+  aclrtMemcpy(sq.data(), sq.size() * 4, dq, sq.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+  dga::tf32_hc_prenorm_gemm(tensor(const_cast<uint16_t*>(a.data()), DType::kBF16, {m, k}, true),
+                            tensor(b.data(), DType::kFP32, {n, k}, true), tensor(ref_d.data(), DType::kFP32, {s, m, n}, true),
+                            tensor(ref_sq.data(), DType::kFP32, {s, m}, true), s);
+  int64_t bad = 0;  // the same bf16 terms; only the fp32 summation orders differ
+  for (size_t i = 0; i < d.size(); ++i) bad += !(std::fabs(d[i] - ref_d[i]) <= 1e-4f * (std::fabs(ref_d[i]) + 1.0f));
+  for (size_t i = 0; i < sq.size(); ++i) bad += !(std::fabs(sq[i] - ref_sq[i]) <= 1e-5f * std::fabs(ref_sq[i]));
+  EXPECT_EQ(bad, 0);
+  for (void* p : {da, db, dd, dq}) aclrtFree(p);
+#endif
+}

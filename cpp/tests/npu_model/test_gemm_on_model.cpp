@@ -12,6 +12,7 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/dtype.hpp"
+#include "deepgemm_ascend/kernel/hc_prenorm.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 
@@ -165,7 +166,52 @@ int64_t run_fp8_block(int64_t m, int64_t n, int64_t k, bool fp32_out, int groups
   return bad;
 }
 
+// The HC pre-norm vector pass (hc_prenorm.asc, AIV only) on `cores` vector cores against its definition:
+// hi = bf16(b), lo = bf16(b - hi), D zeroed and the ends exact; the sums of squares within fp32 error.
+// A and D with row strides beyond their widths. Returns the number of wrong values.
+int64_t run_hc_vector(int64_t m, int64_t n, int64_t k, int64_t splits, int cores) {
+  constexpr int64_t kKBlock = 64, kPad = 64;
+  std::mt19937 rng(uint32_t(m + n + k + splits));
+  std::normal_distribution<float> nd;
+  std::vector<uint16_t> a(size_t(m * (k + kPad))), hi(size_t(n * k), 0x7FC0), lo(hi);
+  std::vector<float> b(size_t(n * k)), d(size_t(splits * m * (n + kPad)), NAN), sq(size_t(splits * m), NAN);
+  std::vector<int32_t> ends(size_t(splits), -1);
+  for (auto& v : a) v = core::float_to_bf16(nd(rng));
+  for (auto& v : b) v = nd(rng) * std::ldexp(1.0f, int(rng() % 9) - 4);
+  const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
+  const DgaHcPrenormParams p{{addr(a.data()), m, k, k + kPad, 1}, {addr(b.data()), n, k, k, 1},
+                             {addr(d.data()), m, n, n + kPad, 1}, addr(hi.data()), addr(lo.data()), addr(sq.data()),
+                             addr(ends.data()), m * (n + kPad), splits, kKBlock};
+  runtime::npu_model_launch("dga_npu_launch_hc_prenorm_vector", unsigned(cores), &p);
+  int64_t bad = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const uint16_t h = core::float_to_bf16(b[i]), l = core::float_to_bf16(b[i] - core::bf16_to_float(h));
+    bad += hi[i] != h || lo[i] != l;
+  }
+  for (int64_t s = 0; s < splits; ++s) {
+    const auto r = deepgemm_ascend::kernel::hc_split_range(k / kKBlock, splits, s);
+    bad += ends[size_t(s)] != (r.first + r.count) * kKBlock;
+    for (int64_t i = 0; i < m; ++i) {
+      double want = 0;
+      for (int64_t x = r.first * kKBlock; x < (r.first + r.count) * kKBlock; ++x)
+        want += std::pow(core::bf16_to_float(a[size_t(i * (k + kPad) + x)]), 2);
+      bad += !(std::fabs(sq[size_t(s * m + i)] - want) <= 1e-5 * want);
+      for (int64_t j = 0; j < n + kPad; ++j) {  // D's columns zeroed, the padding untouched
+        const float v = d[size_t((s * m + i) * (n + kPad) + j)];
+        bad += j < n ? v != 0.0f : !std::isnan(v);
+      }
+    }
+  }
+  return bad;
+}
+
 }  // namespace
+
+TEST(NpuKernelsOnModel, HcPrenormVectorPassMatchesItsDefinition) {
+  EXPECT_EQ(run_hc_vector(70, 16, 2368, 5, 3), 0) << "two row blocks, five splits, three cores";
+  EXPECT_EQ(run_hc_vector(5, 8, 640, 12, 2), 0) << "more splits than K blocks: empty splits";
+  EXPECT_EQ(run_hc_vector(3, 8, 16448, 1, 2), 0) << "rows of B and A over several UB chunks";
+}
 
 TEST(NpuKernelsOnModel, Fp8BlockScaledGemmMatchesTheReference) {
   EXPECT_EQ(run_fp8_block(96, 80, 384, false, 2), 0) << "bf16 D, two groups, a 16-column tile tail";

@@ -44,6 +44,7 @@ struct Ascend950 : CubeFormat, MxFormat {
   static constexpr int kCubeFp16FlopsPerCycle = 8192;
   static constexpr int kCubeInt8OpsPerCycle = 16384;
   static constexpr int kVectorBytesPerCycle = 256;
+  static constexpr uint32_t kVectorRegBytes = 256;  // §3: 32 vector registers of 256 B per AIV
   static constexpr int kL1ToL0BytesPerCycle = 256;
   // Declared ceilings, derived from DESIGN.md: 431 TFLOPS BF16 is 99.8 % of the declared ceiling;
   // FP8 doubles it.

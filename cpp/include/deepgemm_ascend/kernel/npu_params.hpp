@@ -68,3 +68,14 @@ struct DgaKGroupedGemmParams {
   int64_t d_group, groups, align;
   uint64_t ends;
 };
+
+// The vector pass of the HyperConnection pre-norm GEMM (kernel/hc_prenorm.hpp): B (fp32 [N, K], K-major)
+// as hi + lo bf16 terms ([N, K] each, contiguous), the row sums of squares of A (bf16 [M, K], K-major)
+// over each split's K range into sqr_sum (fp32 [splits, M], contiguous), D (fp32, split s at d.addr +
+// s * d_split values, rows [M, N]) zeroed when d.addr != 0, the splits' K end offsets (int32 [splits])
+// when ends != 0. Splits cover K in blocks of k_block values (kernel::hc_split_range).
+struct DgaHcPrenormParams {
+  DgaMatrix a, b, d;
+  uint64_t hi, lo, sqr_sum, ends;
+  int64_t d_split, splits, k_block;
+};

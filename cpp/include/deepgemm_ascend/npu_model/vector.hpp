@@ -1,6 +1,7 @@
 // The NPU instruction model (issue 16), the vector side of the Ascend 950 (dav-3510): the register-compute
 // micro-ops that Duplicate(dst, scalar, count), Axpy(dst, src, scalar, count) (float), Cast(bf16 <- float,
-// CAST_RINT, count) and DataCopyPad(GM <- UB, DataCopyExtParams) issue in the devkit's CPU-debug headers,
+// CAST_RINT, count), the Reg API's LoadAlign (NORM, UNPACK_B16), Cast (float <- bf16), Add / Sub / Mul and
+// ReduceSum (float), and DataCopyPad (GM <-> UB, DataCopyExtParams) issue in the devkit's CPU-debug headers,
 // with the semantics of the AscendC documentation. Our reading of the documentation, over host memory.
 //
 // Call sites (asc-devkit, impl/basic_api/):
@@ -10,18 +11,27 @@
 //   dav_3510/kernel_operator_vec_vconv_impl.h          CastIntrinsicsImplVF: plt_b32, vlds, vcvt(RINT, SAT,
 //                                                      PART_EVEN, ZEROING), vsts PK_B32 (GenStoreL2)
 //   dav_3510/kernel_operator_data_copy_impl.h          CopyUbufToGmAlignV2 -> copy_ubuf_to_gm_align_v2;
-//                                                      SetLoopModeParaImpl -> set_loop*_ubtoout
+//                                                      SetLoopModeParaImpl -> set_loop*_ubtoout;
+//                                                      DataCopyPadGm2UBImpl -> CopyGmToUbufAlignV2 ->
+//                                                      copy_gm_to_ubuf_align_v2; SetLoopModeParaImpl (OUT_TO_UB)
+//                                                      and InitSplitArchSpr -> set_loop*_outtoub
 //   dav_3510/kernel_operator_set_atomic_impl.h         SetAtomicAdd<float>: set_atomic_f32, set_atomic_add
 //   reg_compute/dav_3510/kernel_reg_compute_{maskreg,datacopy_load,datacopy_store,vec_duplicate,
-//                                             vec_ternary_scalar,vec_vconv}_impl.h: the micro-ops' operands
+//                                             vec_ternary_scalar,vec_vconv}_impl.h: the micro-ops' operands;
+//   reg_compute/dav_3510/kernel_reg_compute_vec_vconv_impl.h   CastOperator (bf16 -> float): vcvt(dst, src, mask,
+//                                                              Part(layoutMode), mode)
+//   reg_compute/dav_3510/kernel_reg_compute_vec_binary_impl.h  Add / Sub / MulOperator: vadd / vsub / vmul(dst,
+//                                                              src0, src1, mask, ZEROING)
+//   reg_compute/dav_3510/kernel_reg_compute_vec_reduce_impl.h  ReduceSumImpl: vcadd(dst, src, mask, ZEROING)
 // Documentation (cannmirror/asc-devkit, docs/zh/api/SIMD-API/; R = 基础API/Reg矢量计算/):
 //   R寄存器数据类型/MaskReg.md (CreateMask, UpdateMask, 1 predicate bit per register byte), R数据填充/Duplicate.md,
 //   R复合计算/Axpy.md, R类型转换/Cast.md, R辅助数据类型/{RegLayout,MaskMergeMode}.md,
+//   R基础算术/{Add,Sub,Mul}.md, R归约计算/Reduce.md,
 //   R Reg数据搬入/连续对齐搬入（LoadAlign）.md, R Reg数据搬出/连续对齐搬出（StoreAlign）.md,
 //   基础API/特殊寄存器访问/SetCtrlSpr(ISASI).md (CTRL bits), 基础API/原子操作/SetAtomicAdd.md,
-//   基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/UBToGM非对齐数据搬运(DataCopyPad).md,
-//   .../寄存器配置说明/SetLoopModePara.md, C-API/vector_datamove/asc_copy_ub2gm_align/
-//   asc_copy_ub2gm_align_arch_3510.md and asc_set_ub2gm_loop{_size,1_stride,2_stride}.md.
+//   基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/{UBToGM,GMToUB}非对齐数据搬运(DataCopyPad).md,
+//   .../寄存器配置说明/SetLoopModePara.md, C-API/vector_datamove/asc_copy_{ub2gm,gm2ub}_align/
+//   asc_copy_{ub2gm,gm2ub}_align_arch_3510.md and asc_set_{ub2gm,gm2ub}_loop{_size,1_stride,2_stride}.md.
 #pragma once
 
 #include <array>
@@ -69,7 +79,9 @@ enum class Pattern : uint8_t { kAll, kVl1, kVl2, kVl3, kVl4, kVl8, kVl16, kVl32,
                                kAllF = 15 };
 enum class Post : uint8_t { kNoUpdate, kUpdate };  // plt's POST_UPDATE literal
 enum class Merge : uint8_t { kMerging, kZeroing };  // MaskMergeMode: inactive lanes keep dst / become 0
-enum class LoadDist : uint8_t { kNorm = 0 };        // numbered as the stub's Dist
+// Numbered as the Reg API's LoadDist, which LoadAlign static_casts into vlds's Dist operand (the stub's own
+// Dist enum numbers DIST_US_B8 and later differently).
+enum class LoadDist : uint8_t { kNorm = 0, kUnpackB16 = 14 };
 // Numbered as the stub's DistVST (DIST_NORM_B8.., DIST_PK_B16 = 6, DIST_PK_B32 = 7).
 enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kPackB16 = 6, kPackB32 = 7 };
 enum class Round : uint8_t { kRint, kRound, kFloor, kCeil, kTrunc, kOdd, kHybrid };  // the stub's ROUND order
@@ -94,7 +106,26 @@ struct UbToGm {
 UbToGm data_copy_pad_ub_to_gm(uint16_t block_count, uint32_t block_len, uint32_t src_stride_blocks,
                               uint64_t dst_stride_bytes);
 
-// One AI Vector core's vector state: the predicate file, CTRL (saturation and atomic mode) and the MTE3
+// copy_gm_to_ubuf_align_v2's operands (asc_copy_gm2ub_align_arch_3510.md): n_burst blocks of len_burst bytes;
+// strides head to head in bytes (src in GM, dst in UB); left / right padding in elements; constant_pad is
+// enable_constant_pad (DataCopyPadExtParams::isPad).
+struct GmToUb {
+  uint16_t n_burst = 0;
+  uint32_t len_burst = 0;
+  uint8_t left_pad = 0, right_pad = 0;
+  bool constant_pad = false;
+  uint64_t src_stride = 0;
+  uint32_t dst_stride = 0;
+};
+
+// DataCopyPad(LocalTensor, GlobalTensor, DataCopyExtParams{blockCount, blockLen, srcStride, dstStride},
+// DataCopyPadExtParams{false, 0, 0, 0}) in PaddingMode::Normal, as CopyGmToUbufAlignV2 turns it into the
+// instruction's operands: GM rows every srcStride + blockLen bytes (srcStride counts bytes after a row, down
+// to -blockLen), UB rows every align32(dstStride * 32 + blockLen) bytes (dstStride counts 32 B blocks).
+GmToUb data_copy_pad_gm_to_ub(uint16_t block_count, uint32_t block_len, int64_t src_stride_bytes,
+                              uint32_t dst_stride_blocks);
+
+// One AI Vector core's vector state: the predicate file, CTRL (saturation and atomic mode) and the MTE3 / MTE2
 // loop registers. Predicates are values: a handle (the devkit's vector_bool, a uint16_t index) names one
 // distinct 256-bit value for the core's lifetime; handle 0 is the all-off predicate.
 class VectorCore {
@@ -114,7 +145,8 @@ class VectorCore {
   uint16_t intern(const Pred& p);  // the handle of a value (new on first use)
 
   // ---- register micro-ops ------------------------------------------------------------------------
-  // vlds NORM: the 256 bytes at src, no mask (连续对齐搬入). Other distributions are refused.
+  // vlds (连续对齐搬入, 表3), no mask: NORM loads the 256 bytes at src; UNPK_B16 loads VL / 2 = 128 bytes as 64
+  // u16 and puts element i in 16-bit slot 2 i, slot 2 i + 1 = 0. Other distributions are refused.
   void vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* acc = nullptr) const;
   // vsts (连续对齐搬出): NORM_Bn writes element i (n bits) to dst + i * n / 8 when it is active under mask
   // (b n element rule); PK_B16 / PK_B32 write the low half of active element i (b16 / b32 rule) to
@@ -136,6 +168,27 @@ class VectorCore {
   // Refused: other roundings, kMerging.
   void vcvt_f322bf16(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part part,
                      Merge merge) const;
+  // vcvt bf16 -> f32 (Cast.md 表7: RegLayout ZERO / ONE, ZEROING; RegLayout.md cast_b16_to_b32: dst[i] =
+  // src[2 i + layout]). The mask selects by the source (Cast.md: MaskReg根据输入的源操作数进行有效元素筛选;
+  // RegLayout.md: one b16 element per 2 bits): element i is active when predicate bit 2 (2 i + part) is set
+  // (for ZERO that is bit 4 i, the b32 rule). Active elements widen exactly (the bf16 bits become the float's
+  // high half: inf and NaN carry over, fp32 results being unsaturated (Cast.md); subnormal inputs widen bit for
+  // bit too, the documentation not saying they flush); inactive ones are 0.
+  // Refused: kMerging.
+  void vcvt_bf162f32(Vreg& dst, const Vreg& src, uint16_t mask, Part part, Merge merge) const;
+  // vadd / vsub / vmul, float (Add.md, Sub.md, Mul.md): dst_i = a_i + b_i, a_i - b_i, a_i * b_i on active b32
+  // elements, each one IEEE fp32 operation rounded to nearest even (CTRL[48] saturation does not apply:
+  // SetCtrlSpr(ISASI).md limits it to half for computations; Mul.md: unsaturated). Subnormals are kept (the
+  // documentation does not say they flush). Inactive elements become 0 (kZeroing) or keep dst (kMerging,
+  // vadd only: Sub.md and Mul.md do not support MERGING, refused).
+  void vadd(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
+  void vsub(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
+  void vmul(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
+  // vcadd, float (Reduce.md, ReduceType::SUM): dst element 0 = the sum of src's active b32 elements, inactive
+  // ones counting as 0, in the documented binary tree (ReduceType::SUM累加顺序: adjacent pairs, 64 -> 32 -> ..
+  // -> 1, each addition rounded to fp32); the other dst elements are 0 (ZEROING). No active element: 0.
+  // Refused: kMerging (Reduce.md: not supported).
+  void vcadd(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const;
 
   // ---- CTRL and atomics (SetCtrlSpr(ISASI).md, SetAtomicAdd.md) -----------------------------------
   void set_ctrl(uint64_t value) { ctrl_ = value; }
@@ -160,19 +213,50 @@ class VectorCore {
   // no-op. Refused: other atomic types / ops, a loop size 0, UB strides breaking the 32 B rule (kValue).
   void copy_ubuf_to_gm_align_v2(uint8_t* gm, const uint8_t* ub, const UbToGm& op, Accesses* acc = nullptr) const;
 
+  // ---- MTE2, GM -> UB ---------------------------------------------------------------------------
+  // LOOP_SIZE_OUTTOUB and LOOP{1,2}_STRIDE_OUTTOUB, laid out as the UBTOOUT ones (SetLoopModeParaImpl,
+  // asc_set_gm2ub_loop*.md): sizes [20:0] loop1, [41:21] loop2 (reset value 1, 1); strides [60:40] UB (dst),
+  // [39:0] GM (src), bytes between loop iterations.
+  void set_loop_size_outtoub(uint64_t reg);
+  void set_loop1_stride_outtoub(uint64_t reg);
+  void set_loop2_stride_outtoub(uint64_t reg);
+  // copy_gm_to_ubuf_align_v2 without padding (GMToUB非对齐数据搬运(DataCopyPad).md, asc_copy_gm2ub_align_arch_3510
+  // .md): for l2 < loop2, l1 < loop1, b < n_burst: len_burst bytes from gm + l2 * g2 + l1 * g1 + b * src_stride
+  // to ub + l2 * u2 + l1 * u1 + b * dst_stride. A UB stride that is a multiple of 32 B (Normal) pads each row
+  // to 32 B with dummy data, the row's first element (elem_bytes: the instruction's operand type) repeated
+  // (DataCopyPad.md: dummy会默认填充待搬运数据块的第一个元素值, read per block). dst_stride == len_burst, not a
+  // multiple of 32 (Compact): the blocks packed, accepted when the n_burst blocks end on a 32 B boundary (no
+  // dummy). n_burst or len_burst 0: a no-op. The UB start's 32 B alignment: checked by the glue (its UB offset).
+  // Refused: left / right padding and constant padding (set_mov_pad_val), a Compact tail (kNotImplemented);
+  // a UB stride that is neither len_burst nor a multiple of 32 B, rows overlapping (dst_stride below
+  // align32(len_burst)), UB loop strides that are not multiples of 32 B, len_burst not a multiple of
+  // elem_bytes (kValue); a loop size 0 (kNotImplemented).
+  void copy_gm_to_ubuf_align_v2(uint8_t* ub, const uint8_t* gm, size_t elem_bytes, const GmToUb& op,
+                                Accesses* acc = nullptr) const;
+
  private:
+  // The loop registers of one direction (UBTOOUT or OUTTOUB): sizes and the UB / GM strides.
+  struct Loops {
+    uint32_t size1 = 1, size2 = 1;
+    uint64_t ub1 = 0, gm1 = 0, ub2 = 0, gm2 = 0;
+  };
+  static void set_loop_size(Loops& l, uint64_t reg);
+  static void set_loop_stride(uint64_t& ub, uint64_t& gm, uint64_t reg);
+  static void check_loops(const Loops& l);
+
   uint16_t pset(Width w, Pattern pattern);
   uint16_t plt(Width w, uint32_t& scalar, Post post);
   bool active(uint16_t mask, size_t element, Width w) const { return pred(mask).test(element * size_t(w)); }
   bool saturating(Sat sat) const;
   void set_atomic_op(AtomicOp op);
   void copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const;
+  template <class F>
+  void binary(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge, F op) const;
 
   std::vector<Pred> preds_;
   std::unordered_map<Pred, uint16_t> handles_;
   uint64_t ctrl_ = kDefaultCtrl;
-  uint32_t loop1_ = 1, loop2_ = 1;
-  uint64_t loop1_src_ = 0, loop1_dst_ = 0, loop2_src_ = 0, loop2_dst_ = 0;
+  Loops out_, in_;  // UB -> GM (MTE3), GM -> UB (MTE2)
 };
 
 }  // namespace deepgemm_ascend::npu_model

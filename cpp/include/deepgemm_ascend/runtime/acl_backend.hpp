@@ -25,6 +25,11 @@ void npu_launch_entry(int device, void* entry, const char* name, unsigned block_
 // Copies `rows` rows of `row_bytes` bytes device to device (pitches in bytes), asynchronously on `stream`.
 void npu_copy_rows_async(int device, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t row_bytes,
                          size_t rows, void* stream);
+// At least `bytes` of device memory for the kernels launched on `stream` (null = the default stream) of
+// `device`, kept per (device, stream) and grown on demand: before a grown buffer replaces the old one,
+// the stream is synchronised (the only host wait), so kernels already queued on it finish with the old.
+// Valid until the next request for the same device and stream.
+void* npu_workspace(int device, void* stream, size_t bytes);
 // Cube cores of `device` (ACL_DEV_ATTR_AICORE_CORE_NUM).
 int npu_cube_cores(int device);
 

@@ -1,0 +1,60 @@
+// The vector pass of the HyperConnection pre-norm GEMM (tf32_hc_prenorm_gemm), one source for the host
+// and the Ascend 950's vector cores. The bf16 cube multiplies fp32 B as two bf16 terms, hi = bf16(b) and
+// lo = bf16(b - hi) (b - hi is exact in fp32), so that a @ b^T ~ a @ hi^T + a @ lo^T carries 16
+// significant bits of b, more than TF32's 11. This pass writes hi and lo, the sums of squares of A's
+// rows over each split's K range, and, for the cube's accumulating K-grouped launches on the NPU, a
+// zeroed D and the splits' K end offsets. Steps are spread over the cores round-robin; the target does
+// each step's element work (VT::HcPrenorm: split, sqr_sums, zero_d, set_end / store_ends).
+#pragma once
+
+#include "deepgemm_ascend/core/macros.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/layout/fractal.hpp"
+
+namespace deepgemm_ascend::kernel {
+
+// Split s of `splits` covers K blocks [first, first + count): the first blocks % splits splits one block
+// more; with more splits than blocks the last splits are empty (their D and sums of squares are 0).
+struct HcKRange {
+  int64_t first = 0, count = 0;
+};
+DGA_HOST_DEVICE HcKRange hc_split_range(int64_t blocks, int64_t splits, int64_t s) {
+  const int64_t base = blocks / splits, extra = blocks % splits;
+  return {s * base + layout::imin(s, extra), base + (s < extra ? 1 : 0)};
+}
+
+template <class VT>
+DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
+  typename VT::HcPrenorm op(ctx, p);
+  const int64_t core = VT::core_idx(ctx), cores = VT::core_num(ctx);
+  // B -> hi + lo: one row's chunk per step.
+  const int64_t chunk = op.chunk(), b_chunks = layout::ceil_div(p.b.cols, chunk);
+  for (int64_t u = core; u < p.b.rows * b_chunks; u += cores) {
+    const int64_t r = u / b_chunks, c0 = (u % b_chunks) * chunk;
+    op.split(r, c0, layout::imin(chunk, p.b.cols - c0));
+  }
+  // Sums of squares: a block of rows over one split's K range per step.
+  const int64_t rows = op.sqr_rows(), row_blocks = layout::ceil_div(p.a.rows, rows), blocks = p.a.cols / p.k_block;
+  for (int64_t u = core; u < row_blocks * p.splits; u += cores) {
+    const int64_t r0 = (u / p.splits) * rows, s = u % p.splits;
+    const HcKRange kr = hc_split_range(blocks, p.splits, s);
+    op.sqr_sums(s, r0, layout::imin(rows, p.a.rows - r0), kr.first * p.k_block, kr.count * p.k_block);
+  }
+  // D = 0: a block of one split's rows per step.
+  if (p.d.addr != 0) {
+    const int64_t zrows = op.zero_rows(), zblocks = layout::ceil_div(p.d.rows, zrows);
+    for (int64_t u = core; u < zblocks * p.splits; u += cores) {
+      const int64_t r0 = (u / p.splits) * zrows;
+      op.zero_d(u % p.splits, r0, layout::imin(zrows, p.d.rows - r0));
+    }
+  }
+  if (p.ends != 0 && core == 0) {
+    for (int64_t s = 0; s < p.splits; ++s) {
+      const HcKRange kr = hc_split_range(blocks, p.splits, s);
+      op.set_end(s, (kr.first + kr.count) * p.k_block);
+    }
+    op.store_ends();
+  }
+}
+
+}  // namespace deepgemm_ascend::kernel
