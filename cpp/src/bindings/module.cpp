@@ -291,6 +291,7 @@ NB_MODULE(_C, m) {
   m.def("set_checked_mode", &dga::runtime::set_checked_mode);
   m.def("set_backend", &dga::runtime::set_backend, nb::arg("name"), Guard());
   m.def("get_backend", &dga::runtime::backend);
+  m.def("take_npu_model_launches", &dga::runtime::take_npu_model_launches);
   m.def("checked_mode", &dga::runtime::checked_mode);
   m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
   m.def("reset_host_isa", &dga::runtime::reset_host_isa);

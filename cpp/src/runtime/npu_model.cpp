@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <atomic>
+#include <cstdlib>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "deepgemm_ascend/core/error.hpp"
 
@@ -79,7 +82,21 @@ bool npu_model_available() { return loaded().launch != nullptr; }
 std::string npu_model_unavailable_reason() { return loaded().why; }
 std::string npu_model_library_path() { return library_path(); }
 
+namespace {
+std::mutex g_log_mu;
+std::vector<std::string> g_log;
+}  // namespace
+
+std::vector<std::string> take_npu_model_launches() {
+  const std::lock_guard<std::mutex> lock(g_log_mu);
+  return std::exchange(g_log, {});
+}
+
 void npu_model_launch(const std::string& entry, unsigned blocks, const void* params) {
+  {
+    const std::lock_guard<std::mutex> lock(g_log_mu);
+    g_log.push_back(entry);
+  }
   const Loaded& l = loaded();
   DGA_REQUIRE(l.launch != nullptr, kRuntime, "backend", "npu-model: ", l.why);
   std::string err(kErrorBytes, '\0');

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace deepgemm_ascend::runtime {
 
@@ -22,6 +23,9 @@ std::string npu_model_library_path();
 // Runs launcher `entry` (a dga_npu_launch_* name) on `blocks` cores of the model; a model error (an
 // instruction outside its documented range, an event protocol violation) throws naming core and pipe.
 void npu_model_launch(const std::string& entry, unsigned blocks, const void* params);
+// The launchers npu_model_launch was asked to run since the last call, oldest first (the dispatch test
+// checks which NPU kernel each entry point reaches); reading clears the log.
+std::vector<std::string> take_npu_model_launches();
 
 // The most multiply-accumulates one launch may run on the model (it interprets every instruction):
 // DGA_NPU_MODEL_MAX_MACS, default 2^28.
