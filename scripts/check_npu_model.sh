@@ -40,12 +40,6 @@ echo "control (no mutation): the model suite passes"
 # The mutations, registered below and run two at a time (one per core); each must fail the suite.
 names=(); files=(); exprs=()
 mutate() { names+=("$1"); files+=("$2"); exprs+=("$3"); }
-mutate "HC pre-norm: lo from b + hi instead of b - hi (a vector op's operands)" npu_hc_vector.hpp \
-  's/R::Sub(r, x, h32, m);/R::Add(r, x, h32, m);/'
-mutate "HC pre-norm: bf16 values of A loaded without unpacking (NORM instead of UNPACK_B16)" npu_hc_vector.hpp \
-  's/R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(xb, a + i \* kL);/R::LoadAlign(xb, a + i * kL);/'
-mutate "HC pre-norm: D's zeros stored without the V -> MTE3 flag (the store does not wait for Duplicate)" \
-  npu_hc_vector.hpp '/void zero_d/,/out_.release/{s/out_.commit();//; s/out_.consume()/out/}'
 run_all() {
   local n=${#names[@]} i j
   for ((i = 0; i < n; i += 2)); do

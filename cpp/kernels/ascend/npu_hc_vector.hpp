@@ -10,17 +10,15 @@
 #include "deepgemm_ascend/kernel/hc_prenorm.hpp"
 #include "npu_ctx.hpp"
 #include "npu_ring.hpp"
+#include "npu_vreg.hpp"
 
 namespace deepgemm_ascend::tile::npu {
 
 namespace hc {
 
-template <class Arch>
-constexpr uint32_t kLanes = Arch::kVectorRegBytes / sizeof(float);
-constexpr AscendC::Reg::CastTrait kToBf16 = {AscendC::Reg::RegLayout::ZERO, AscendC::Reg::SatMode::NO_SAT,
-                                             AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
-constexpr AscendC::Reg::CastTrait kToF32 = {AscendC::Reg::RegLayout::ZERO, AscendC::Reg::SatMode::UNKNOWN,
-                                            AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+using vreg::kLanes;
+using vreg::kToBf16;
+using vreg::kToF32;
 
 // hi[i] = bf16(b[i]), lo[i] = bf16(b[i] - hi[i]) for i < n (RINT; b - hi is exact in fp32).
 template <class Arch>

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "npu_gemm_launch.hpp"
+#include "npu_convert.hpp"
 #include "npu_hc_vector.hpp"
 #include "model_types.h"
 
@@ -32,6 +33,7 @@ void contiguous(const void* p) { npu::run_contiguous_gemm<Elem, S>(*static_cast<
 template <class Elem, npu::Scales S>
 void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<const DgaKGroupedGemmParams*>(p)); }
 
+void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
 void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
 
 enum class Cores { kCube, kMix, kVector };  // AIC only; each cube core with its two vector cores; AIV only
@@ -55,6 +57,7 @@ const Entry kEntries[] = {
     DGA_MODEL_FAMILY("fp4_mx", fp4x2_e2m1_t, npu::Scales::kMx, Cores::kCube),
     DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, Cores::kMix),
     {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
+    {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
 };
 
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.

@@ -85,14 +85,18 @@ void batch_sum(const TensorView& a, const TensorView& b, const TensorView& d, co
   else
     DGA_REQUIRE(c == nullptr, kValue, "c", "a bfloat16 d takes no c");
   api::validate_output(d, c, m, n, {{"a", &a}, {"b", &b}});
-  if (api::on_npu_target(a)) {  // one accumulating launch per batch entry into the fp32 D
-    DGA_REQUIRE(d.dtype == DType::kFP32, kNotImplemented, "d",
-                "'bmk,bnk->mn' with a bfloat16 d has no NPU kernel yet (it needs an fp32 workspace on the device)");
-    for (int64_t i = 0; i < s && m > 0 && n > 0; ++i) {
+  if (api::on_npu_target(a)) {  // one accumulating launch per batch entry into an fp32 D (or workspace)
+    if (m == 0 || n == 0) return;
+    DGA_REQUIRE(d.dtype == DType::kFP32 || (s > 0 && k > 0), kNotImplemented, "a",
+                "an empty sum (batch or K of 0) into a bfloat16 d on the NPU target");
+    const TensorView acc = d.dtype == DType::kFP32 ? d : api::npu_fp32_workspace(d, m, n);
+    for (int64_t i = 0; i < s; ++i) {  // a bf16 d: the workspace's first product overwrites it
+      const bool add = d.dtype == DType::kFP32 || i > 0;
       const kernel::GemmProblem p{api::matrix(plane(a, 0, i, 1, 2), 16, false),
-                                  api::matrix(plane(b, 0, i, 1, 2), 16, false), api::epilogue(d, &d)};
-      api::npu_gemm({m, n, k}, p, {}, d, &d);
+                                  api::matrix(plane(b, 0, i, 1, 2), 16, false), api::epilogue(acc, add ? &acc : nullptr)};
+      api::npu_gemm({m, n, k}, p, {}, acc, add ? &acc : nullptr);
     }
+    if (d.dtype != DType::kFP32) api::npu_convert_rows(acc, d);
     return;
   }
   std::vector<float> workspace;

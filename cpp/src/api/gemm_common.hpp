@@ -59,6 +59,12 @@ layout::ScaleRef ue8m0_rows(const void* base);
 void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype);
 
+// NPU target: `src` [rows, cols] converted into `dst` (fp32 <-> bf16, row-major rows) on the vector cores.
+void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst);
+// NPU target: an fp32 [rows, cols] row-major view of the device workspace of `like`'s device (valid until
+// the next workspace request of this thread's stream: one per call).
+core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols);
+
 // GEMMs of NPU tensors on the ACL backend (the validated problems; on the current NPU stream): BF16, or
 // FP8 / FP4 with UE8M0 MX scales (problem.scaling; anything else raises NotImplementedError).
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,

@@ -1,6 +1,7 @@
 #include "npu_device.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/core/error.hpp"
@@ -57,8 +58,9 @@ void NpuDevice::launch(const std::string& entry, unsigned blocks, const void* pa
 void* NpuDevice::workspace(size_t bytes) const {
   constexpr size_t kAlign = 512;
   if (!model_) return runtime::npu_workspace(index_, runtime::current_npu_stream(), bytes);
-  host_workspace_.assign(bytes + kAlign, 0);
-  const auto at = reinterpret_cast<uintptr_t>(host_workspace_.data());
+  thread_local std::vector<uint8_t> host;  // the model's "stream" is the calling thread
+  if (host.size() < bytes + kAlign) host.assign(bytes + kAlign, 0);
+  const auto at = reinterpret_cast<uintptr_t>(host.data());
   return reinterpret_cast<void*>((at + kAlign - 1) / kAlign * kAlign);
 }
 

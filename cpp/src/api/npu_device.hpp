@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
@@ -37,13 +36,12 @@ class NpuDevice {
   // Device memory of at least `bytes`, 512 B aligned, for the kernels of this call: valid until the next
   // workspace request on this device and stream (launches on one stream run in order). On a device a
   // per-stream buffer that grows (the stream is synchronised before a smaller one is freed); on the model
-  // host memory owned by this object.
+  // a per-thread host buffer that grows.
   void* workspace(size_t bytes) const;
 
  private:
   int index_ = 0;
   bool model_ = false;
-  mutable std::vector<uint8_t> host_workspace_;
 };
 
 }  // namespace deepgemm_ascend::api

@@ -179,15 +179,40 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "k_grouped", m * n * problems.a.cols);
 }
 
+void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) {
+  const NpuDevice dev(dst, "d");
+  const int64_t rows = src.size(0), cols = src.size(1);
+  if (rows == 0 || cols == 0) return;
+  const auto matrix = [&](const core::TensorView& t) {
+    return DgaMatrix{uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), rows, cols, t.stride(0), 1};
+  };
+  const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype)};
+  dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
+}
+
+core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols) {
+  const NpuDevice dev(like, "d");
+  core::TensorView w = like;
+  w.data = dev.workspace(size_t(rows * cols) * sizeof(float));
+  w.offset = 0, w.dtype = DType::kFP32, w.ndim = 2;
+  w.shape[0] = rows, w.shape[1] = cols, w.strides[0] = cols, w.strides[1] = 1;
+  return w;
+}
+
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
               const core::TensorView& d, const core::TensorView* c) {
   const NpuDevice dev(d, "d");
   const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
   DGA_REQUIRE(s.k != 0, kNotImplemented, "a", "K == 0 on the NPU target");
-  DGA_REQUIRE(c == nullptr || d.dtype == DType::kFP32, kNotImplemented, "d",
-              "accumulating C on the NPU target needs an fp32 D (the tile is added to D in fp32); a ",
-              core::name(d.dtype), " D with C has no NPU kernel yet");
+  if (c != nullptr && d.dtype != DType::kFP32) {  // D = bf16(f32(C) + A @ B^T): one fp32 sum, rounded once
+    const core::TensorView w = npu_fp32_workspace(d, s.m, s.n);
+    npu_convert_rows(*c, w);
+    kernel::GemmProblem p = problem;
+    p.epilogue.d = {w.data, 0, s.m, s.n, s.n, 1, 32};
+    npu_gemm(s, p, ops, w, &w);
+    return npu_convert_rows(w, d);
+  }
   const heuristics::GemmConfig cfg = npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), dev.cube_cores(), kern);
   const DgaGemmParams p =
       gemm_params(problem.a, problem.b, problem.epilogue.d, problem.scaling, d.dtype, c != nullptr, cfg);

@@ -79,3 +79,10 @@ struct DgaHcPrenormParams {
   uint64_t hi, lo, sqr_sum, ends;
   int64_t d_split, splits, k_block;
 };
+
+// A matrix converted between fp32 and bf16 on the vector cores (convert_rows.asc): dst[r, c] = src[r, c]
+// for r < rows, c < cols (row-major rows with the strides of the matrices; dtypes as core::DType).
+struct DgaConvertParams {
+  DgaMatrix src, dst;
+  int32_t src_dtype, dst_dtype;
+};

@@ -1,0 +1,129 @@
+// A vector-core kernel that converts a row-major matrix between fp32 and bf16 (RINT), for the NPU
+// dispatch's fp32 workspaces: a bf16 D with C is computed as D = bf16(f32(C) + A @ B^T) in one fp32
+// accumulation, as upstream rounds it once. Each step converts one chunk of one row: GM -> UB (MTE2)
+// through a two-stage input ring, the cast on V, UB -> GM (MTE3) through a two-stage output ring. Part of
+// the NPU primitive layer; NOT validated on hardware.
+#pragma once
+
+#include "kernel_operator.h"
+
+#include "deepgemm_ascend/arch/ascend950.hpp"
+#include "deepgemm_ascend/core/dtype.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/layout/fractal.hpp"
+#include "npu_ctx.hpp"
+#include "npu_ring.hpp"
+#include "npu_vreg.hpp"
+
+namespace deepgemm_ascend::tile::npu {
+
+namespace convert {
+
+// dst[i] = bf16(src[i]) for i < n.
+template <class Arch>
+__simd_vf__ inline void to_bf16(__ubuf__ bfloat16_t* dst, __ubuf__ float* src, uint32_t n) {
+  namespace R = AscendC::Reg;
+  constexpr uint32_t kL = vreg::kLanes<Arch>;
+  R::RegTensor<float> x;
+  R::RegTensor<bfloat16_t> y;
+  uint32_t count = n;
+  const uint16_t steps = uint16_t((n + kL - 1) / kL);
+  for (uint16_t i = 0; i < steps; ++i) {
+    R::MaskReg m = R::UpdateMask<float>(count);
+    R::LoadAlign(x, src + i * kL);
+    R::Cast<bfloat16_t, float, vreg::kToBf16>(y, x, m);
+    R::StoreAlign<bfloat16_t, R::StoreDist::DIST_PACK_B32>(dst + i * kL, y, m);
+  }
+}
+
+// dst[i] = float(src[i]) for i < n (exact).
+template <class Arch>
+__simd_vf__ inline void to_f32(__ubuf__ float* dst, __ubuf__ bfloat16_t* src, uint32_t n) {
+  namespace R = AscendC::Reg;
+  constexpr uint32_t kL = vreg::kLanes<Arch>;
+  R::RegTensor<bfloat16_t> x;
+  R::RegTensor<float> y;
+  uint32_t count = n;
+  const uint16_t steps = uint16_t((n + kL - 1) / kL);
+  for (uint16_t i = 0; i < steps; ++i) {
+    R::MaskReg m = R::UpdateMask<float>(count);
+    R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(x, src + i * kL);
+    R::Cast<float, bfloat16_t, vreg::kToF32>(y, x, m);
+    R::StoreAlign(dst + i * kL, y, m);
+  }
+}
+
+}  // namespace convert
+
+template <class Arch = arch::Ascend950>
+class ConvertRows {
+  static constexpr uint32_t kStages = 2, kStageBytes = Arch::kUBBytes / 4;
+  using InRing = Ring<kStages, Pipe::kMTE2, Pipe::kV>;
+  using OutRing = Ring<kStages, Pipe::kV, Pipe::kMTE3>;
+
+ public:
+  __aicore__ inline ConvertRows(VecCtx<Arch>& ctx)
+      : ctx_(ctx), in_(ctx, {{Pos::kUB, kStageBytes}}, "convert in"), out_(ctx, {{Pos::kUB, kStageBytes}}, "convert out") {}
+
+  // Values per step: a chunk of fp32 fills a stage.
+  __aicore__ static constexpr int64_t chunk() {
+    return int64_t(kStageBytes / sizeof(float) / vreg::kLanes<Arch> * vreg::kLanes<Arch>);
+  }
+
+  __aicore__ inline void run(const DgaConvertParams& p) {
+    const bool to_bf16 = p.dst_dtype == int32_t(core::DType::kBF16);
+    const int64_t chunks = layout::ceil_div(p.src.cols, chunk());
+    const int64_t core = AscendC::GetBlockIdx(), cores = AscendC::GetBlockNum();
+    for (int64_t u = core; u < p.src.rows * chunks; u += cores) {
+      const int64_t r = u / chunks, c0 = (u % chunks) * chunk();
+      const uint32_t n = uint32_t(layout::imin(chunk(), p.src.cols - c0));
+      if (to_bf16) step<float, bfloat16_t>(p, r, c0, n);
+      else step<bfloat16_t, float>(p, r, c0, n);
+    }
+  }
+
+ private:
+  template <class S, class D>
+  __aicore__ inline void step(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
+    const Tile in = in_.acquire();
+    const AscendC::DataCopyExtParams load(1, n * uint32_t(sizeof(S)), 0, 0, 0);
+    AscendC::DataCopyPad(ctx_.template tensor<S>(in), gm<S>(p.src.addr + uint64_t((r * p.src.row_stride + c0) * int64_t(sizeof(S)))),
+                         load, AscendC::DataCopyPadExtParams<S>(false, 0, 0, S(0)));
+    in_.commit();
+    const Tile x = in_.consume();
+    const Tile out = out_.acquire();
+    if constexpr (sizeof(D) == sizeof(bfloat16_t)) convert::to_bf16<Arch>(ub<D>(out), ub<S>(x), n);
+    else convert::to_f32<Arch>(ub<D>(out), ub<S>(x), n);
+    in_.release();
+    out_.commit();
+    const Tile o = out_.consume();
+    const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(D)), 0, 0, 0);
+    AscendC::DataCopyPad(gm<D>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(D)))),
+                         ctx_.template tensor<D>(o), store);
+    out_.release();
+  }
+
+  template <class T>
+  __aicore__ inline __ubuf__ T* ub(const Tile& t) {
+    return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<T>(t).GetPhyAddr());
+  }
+  template <class T>
+  __aicore__ static inline AscendC::GlobalTensor<T> gm(uint64_t addr) {
+    AscendC::GlobalTensor<T> g;
+    g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(uintptr_t(addr)));
+    return g;
+  }
+
+  VecCtx<Arch>& ctx_;
+  InRing in_;
+  OutRing out_;
+};
+
+// The kernel body of dga_convert_rows.
+__aicore__ inline void run_convert_rows(const DgaConvertParams& p) {
+  VecCtx<arch::Ascend950> ctx;
+  ConvertRows<> op(ctx);
+  op.run(p);
+}
+
+}  // namespace deepgemm_ascend::tile::npu
