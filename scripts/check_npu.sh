@@ -56,31 +56,48 @@ jit_source() {  # jit_source <family[:kind]> <block_m> <block_n> <block_k> <l0_k
   local family=${1%%:*} kind=""; [[ $1 == *:* ]] && kind=${1#*:}
   python -c "from deepgemm_ascend import _C; print(_C.jit_npu_gemm_source($2, $3, $4, $5, '$family', '$kind'))" > "$6"
 }
-jit_sources() {
-  local rc=0 t
+# queue <command>...: run_queue runs the queued commands two at a time (one per core) and prints their
+# outputs in queue order; it fails when any of them failed.
+queued=()
+queue() { queued+=("$(printf '%q ' "$@")"); }
+run_queue() {
+  local n=${#queued[@]} i j rc=0 pids=()
+  for ((i = 0; i < n; i += 2)); do
+    for ((j = i; j < i + 2 && j < n; ++j)); do
+      (eval "${queued[$j]}") > "$gen/job$j.out" 2>&1 &
+      pids[j]=$!
+    done
+    for ((j = i; j < i + 2 && j < n; ++j)); do wait "${pids[j]}" || rc=1; done
+  done
+  for ((i = 0; i < n; ++i)); do cat "$gen/job$i.out"; done
+  queued=()
+  return $rc
+}
+
+jit_sources() {  # generates the sources and queues their compiles
+  local t
   for t in "bf16 256 256 128 64" "bf16 128 256 256 64" "fp8_mx 256 256 256 128" "fp4_mx 256 256 512 256" \
            "fp8_block 128 256 256 128" "bf16:masked 128 256 128 64" "fp8_mx:contiguous 256 256 256 128" \
            "fp8_block:k_grouped 128 256 256 128"; do
     local f="$gen/jit_gemm_${t//[ :]/_}.asc"
     jit_source $t "$f"
     # g++ only: the same templates go through both compilers in the families' translation units above.
-    compile g++ "$f" "$root/cpp/kernels/ascend" || rc=1
+    queue compile g++ "$f" "$root/cpp/kernels/ascend"
   done
-  return $rc
 }
 
 gen=$(mktemp -d); trap 'rm -rf "$gen"' EXIT
 if [ "${1:-}" != "--mutations" ]; then
-  rc=0
   for cxx in "${compilers[@]}"; do
-    for f in "$root"/cpp/kernels/ascend/*.asc; do compile "$cxx" "$f" "$root/cpp/kernels/ascend" || rc=1; done
+    for f in "$root"/cpp/kernels/ascend/*.asc; do queue compile "$cxx" "$f" "$root/cpp/kernels/ascend"; done
   done
-  shared_headers gemm_bf16.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp block/epilogue.hpp \
-    kernel/gemm_problems.hpp || rc=1
-  shared_headers gemm_fp8_block.asc "$vector" kernel/gemm_promotion.hpp kernel/gemm.hpp block/scheduler.hpp || rc=1
-  shared_headers hc_prenorm.asc "$vector" kernel/hc_prenorm.hpp || rc=1
-  jit_sources || rc=1
-  exit $rc
+  queue shared_headers gemm_bf16.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp \
+    block/epilogue.hpp kernel/gemm_problems.hpp
+  queue shared_headers gemm_fp8_block.asc "$vector" kernel/gemm_promotion.hpp kernel/gemm.hpp block/scheduler.hpp
+  queue shared_headers hc_prenorm.asc "$vector" kernel/hc_prenorm.hpp
+  jit_sources
+  run_queue || exit 1
+  exit 0
 fi
 
 # Mutation test: each planted error in a copy of the primitive layer must fail the step with the

@@ -59,11 +59,12 @@ jit_cache=$(mktemp -d)
 DGA_JIT=1 DG_JIT_CACHE_DIR="$jit_cache" python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py
 rm -rf "$jit_cache"
 
-# Every other host micro-kernel this machine supports runs the BF16 correctness suite as well.
+# Every other host micro-kernel this machine supports runs the BF16 correctness suite as well, less its
+# 4096 x 2112 x 7168 acceptance cases (minutes on the scalar kernel; the other shapes cover the same code).
 others=$(python -c "import deepgemm_ascend as dg; print(' '.join(dg.info()['host_isas'][1:]))")
 for isa in $others; do
   step "host ISA $isa"
-  DGA_HOST_ISA=$isa python -m pytest -q python/tests/test_gemm_bf16.py
+  DGA_HOST_ISA=$isa python -m pytest -q python/tests/test_gemm_bf16.py -k "not 4096x2112x7168"
 done
 
 # The wheel in a fresh venv: consumer example and torch.compile tests.

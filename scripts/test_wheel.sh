@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The wheel as users get it: `pip wheel .`, a fresh venv with only torch, the wheel and pytest, then the
-# C++ consumer built against the installed package and the torch.compile tests, outside the source tree.
+# The wheel as users get it: `pip wheel .` (from the tested build), a fresh venv with only torch, the
+# wheel and pytest, then the C++ consumer built against the installed package and the torch.compile tests,
+# outside the source tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python -m pip wheel -q --no-deps -w "$work/dist" . -Cbuild-dir=build/wheel
+# From test.sh's build (the same configuration, so nothing is recompiled): the wheel holds what was tested.
+python -m pip wheel -q --no-deps --no-build-isolation -w "$work/dist" . -Cbuild-dir=build/test \
+  -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}"
 wheel=$(ls "$work"/dist/deepgemm_ascend-*.whl)
 echo "built $(basename "$wheel")"
 

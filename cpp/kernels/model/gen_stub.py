@@ -2,7 +2,8 @@
 """The devkit's stub (asc-devkit/stub: enums.txt, funcs.txt, consts.txt, custom.h) for running kernels on the
 instruction model: the instructions the model implements come from `model_header` instead; every other
 instruction refuses when a kernel reaches it (dga_model::unmodelled), except the ALLOWED ones below, which
-set state no modelled instruction reads and stay no-ops.
+set state no modelled instruction reads and stay no-ops. A modelled name need not be in funcs.txt: the devkit's
+lists lack some instructions its headers call (vrelu, which Reg::Relu issues), which the model header declares.
 usage: gen_stub.py <devkit> <out stub_fun.h> <model header> <modelled name>..."""
 import os, sys
 

@@ -46,6 +46,13 @@ void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sa
 void v_cvt_bf16_f32(void* dst, const void* src, uint16_t mask, int part, int mode);
 void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode);  // op: '+', '-', '*'
 void v_cadd(void* dst, const void* src, uint16_t mask, int mode);
+void v_relu(void* dst, const void* src, uint16_t mask, int mode);
+void v_scalar(char op, void* dst, const void* src, float scalar, uint16_t mask, int mode);  // op: '*', '+'
+void v_ci(void* dst, bool is_float, uint32_t bits, int order);  // order: ::Order (0 increasing, 1 decreasing)
+// cmp: npu_model::Cmp (0 eq, 1 ne, 2 gt, 3 ge, 4 lt, 5 le); bits: the int32 or float scalar; the new predicate
+uint16_t v_cmps(int cmp, bool is_float, const void* src, uint32_t bits, uint16_t mask);
+void v_sel(void* dst, const void* a, const void* b, uint16_t sel);
+uint16_t v_plogic(char op, uint16_t a, uint16_t b, uint16_t mask);  // op: '&' pand, '|' por, '~' pnot (b unused)
 void gm_to_ub(void* ub, const void* gm, int elem_bytes, uint64_t n_burst, uint64_t len_burst, int left_pad,
               int right_pad, bool constant_pad, uint64_t src_stride, uint64_t dst_stride);
 void loop_outtoub(int which, uint64_t reg);  // 0 LOOP_SIZE, 1 LOOP1_STRIDE, 2 LOOP2_STRIDE
@@ -74,6 +81,27 @@ using reg_elem_t = typename std::conditional_t<HasReg<R>::value, std::decay<decl
                                                RegElem<R>>::type;
 template <class... R>
 inline constexpr bool all_float = (std::is_same_v<reg_elem_t<R>, float> && ...);
+// The scalar operand of an int32 or float instruction (vci, vcmps_*) as the element's 32 bits, and whether the
+// model takes it: float registers any arithmetic scalar (converted as the intrinsic's float parameter would
+// convert it), int32 registers integral ones; other element types are not modelled.
+template <class E, class S>
+inline constexpr bool s32_or_f32_scalar =
+    (std::is_same_v<E, float> && std::is_arithmetic_v<S>) || (std::is_same_v<E, int32_t> && std::is_integral_v<S>);
+template <class E, class S>
+uint32_t scalar_bits(S s) {
+  const E v = E(s);
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+template <int Cmp, class R, class S, class M>
+inline void cmps(vector_bool& dst, R& src, S scalar, M mask) {
+  using E = reg_elem_t<R>;
+  if constexpr (s32_or_f32_scalar<E, S>)
+    dst = v_cmps(Cmp, std::is_same_v<E, float>, reg_bytes(src), scalar_bits<E>(scalar), uint16_t(mask));
+  else
+    unmodelled("vcmps (not int32 or float)");
+}
 }  // namespace dga_model
 
 inline void set_mte2_nz_para(uint64_t reg) { dga_model::nz_para(reg); }
@@ -248,6 +276,68 @@ inline void vcadd(R& dst, Q& src, M mask, Mode mode) {
   else
     dga_model::unmodelled("vcadd (not float)");
 }
+// vrelu is not in the devkit's stub lists (stub/funcs.txt): the model declares it, so that Reg::Relu compiles.
+template <class R, class Q, class M, class Mode>
+inline void vrelu(R& dst, Q& src, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q>)
+    dga_model::v_relu(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vrelu (not float)");
+}
+template <class R, class Q, class S, class M, class Mode>
+inline void vmuls(R& dst, Q& src, S scalar, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q> && std::is_arithmetic_v<S>)
+    dga_model::v_scalar('*', dga_model::reg_bytes(dst), dga_model::reg_bytes(src), float(scalar), uint16_t(mask),
+                        int(mode));
+  else
+    dga_model::unmodelled("vmuls (not float)");
+}
+template <class R, class Q, class S, class M, class Mode>
+inline void vadds(R& dst, Q& src, S scalar, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q> && std::is_arithmetic_v<S>)
+    dga_model::v_scalar('+', dga_model::reg_bytes(dst), dga_model::reg_bytes(src), float(scalar), uint16_t(mask),
+                        int(mode));
+  else
+    dga_model::unmodelled("vadds (not float)");
+}
+// vci(dst, start, order): order as ArangeImpl passes it (a std::integral_constant of ::Order).
+template <class R, class S, class O>
+inline void vci(R& dst, S start, O order) {
+  using E = dga_model::reg_elem_t<R>;
+  if constexpr (dga_model::s32_or_f32_scalar<E, S>)
+    dga_model::v_ci(dga_model::reg_bytes(dst), std::is_same_v<E, float>, dga_model::scalar_bits<E>(start), int(order));
+  else
+    dga_model::unmodelled("vci (not int32 or float)");
+}
+template <class R, class S, class M>
+inline void vcmps_eq(vector_bool& dst, R& src, S scalar, M mask) { dga_model::cmps<0>(dst, src, scalar, mask); }
+template <class R, class S, class M>
+inline void vcmps_ne(vector_bool& dst, R& src, S scalar, M mask) { dga_model::cmps<1>(dst, src, scalar, mask); }
+template <class R, class S, class M>
+inline void vcmps_gt(vector_bool& dst, R& src, S scalar, M mask) { dga_model::cmps<2>(dst, src, scalar, mask); }
+template <class R, class S, class M>
+inline void vcmps_ge(vector_bool& dst, R& src, S scalar, M mask) { dga_model::cmps<3>(dst, src, scalar, mask); }
+template <class R, class S, class M>
+inline void vcmps_lt(vector_bool& dst, R& src, S scalar, M mask) { dga_model::cmps<4>(dst, src, scalar, mask); }
+template <class R, class S, class M>
+inline void vcmps_le(vector_bool& dst, R& src, S scalar, M mask) { dga_model::cmps<5>(dst, src, scalar, mask); }
+// vsel(dst, src0, src1, mask): SelectImpl passes b32 registers as RegTensor<uint32_t>; other widths refused.
+template <class R, class Q, class P, class M>
+inline void vsel(R& dst, Q& a, P& b, M mask) {
+  if constexpr (!std::is_class_v<R> || !std::is_class_v<Q> || !std::is_class_v<P>)
+    dga_model::unmodelled("vsel (predicate operands)");
+  else if constexpr (sizeof(dga_model::reg_elem_t<R>) == 4 && sizeof(dga_model::reg_elem_t<Q>) == 4 &&
+                     sizeof(dga_model::reg_elem_t<P>) == 4)
+    dga_model::v_sel(dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask));
+  else
+    dga_model::unmodelled("vsel (not b32)");
+}
+template <class M>
+inline void pand(vector_bool& dst, vector_bool a, vector_bool b, M mask) { dst = dga_model::v_plogic('&', a, b, uint16_t(mask)); }
+template <class M>
+inline void por(vector_bool& dst, vector_bool a, vector_bool b, M mask) { dst = dga_model::v_plogic('|', a, b, uint16_t(mask)); }
+template <class M>
+inline void pnot(vector_bool& dst, vector_bool src, M mask) { dst = dga_model::v_plogic('~', src, 0, uint16_t(mask)); }
 // Other forms of these instructions (post-update addressing, two registers, other conversions, other
 // operand lists): refused.
 template <class... A> inline void vlds(A&&...) { dga_model::unmodelled("vlds (this form)"); }
@@ -259,6 +349,20 @@ template <class... A> inline void vadd(A&&...) { dga_model::unmodelled("vadd (th
 template <class... A> inline void vsub(A&&...) { dga_model::unmodelled("vsub (this form)"); }
 template <class... A> inline void vmul(A&&...) { dga_model::unmodelled("vmul (this form)"); }
 template <class... A> inline void vcadd(A&&...) { dga_model::unmodelled("vcadd (this form)"); }
+template <class... A> inline void vrelu(A&&...) { dga_model::unmodelled("vrelu (this form)"); }
+template <class... A> inline void vmuls(A&&...) { dga_model::unmodelled("vmuls (this form)"); }
+template <class... A> inline void vadds(A&&...) { dga_model::unmodelled("vadds (this form)"); }
+template <class... A> inline void vci(A&&...) { dga_model::unmodelled("vci (this form)"); }
+template <class... A> inline void vcmps_eq(A&&...) { dga_model::unmodelled("vcmps_eq (this form)"); }
+template <class... A> inline void vcmps_ne(A&&...) { dga_model::unmodelled("vcmps_ne (this form)"); }
+template <class... A> inline void vcmps_gt(A&&...) { dga_model::unmodelled("vcmps_gt (this form)"); }
+template <class... A> inline void vcmps_ge(A&&...) { dga_model::unmodelled("vcmps_ge (this form)"); }
+template <class... A> inline void vcmps_lt(A&&...) { dga_model::unmodelled("vcmps_lt (this form)"); }
+template <class... A> inline void vcmps_le(A&&...) { dga_model::unmodelled("vcmps_le (this form)"); }
+template <class... A> inline void vsel(A&&...) { dga_model::unmodelled("vsel (this form)"); }
+template <class... A> inline void pand(A&&...) { dga_model::unmodelled("pand (this form)"); }
+template <class... A> inline void por(A&&...) { dga_model::unmodelled("por (this form)"); }
+template <class... A> inline void pnot(A&&...) { dga_model::unmodelled("pnot (this form)"); }
 template <class G, class U, class... R>
 inline void copy_ubuf_to_gm_align_v2(G* gm, U* ub, uint8_t, uint16_t n_burst, uint32_t len_burst, uint8_t,
                                      uint64_t dst_stride, uint32_t src_stride) {

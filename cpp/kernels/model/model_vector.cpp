@@ -1,6 +1,7 @@
 // The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
-// vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum
-// (V pipe), the UB -> GM DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
+// vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum /
+// Relu / Muls / Adds / Arange / Compares / Select / MaskAnd / MaskOr / MaskNot (V pipe), the UB -> GM
+// DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
 // file, CTRL and loop registers. Plain C++ (no devkit headers).
 #include <cstring>
 #include <unordered_map>
@@ -185,6 +186,88 @@ void v_cadd(void* dst, const void* src, uint16_t mask, int mode) {
     vec().vcadd(v, load_reg(src), mask, merge_of(mode));
     store_reg(dst, v);
   });
+}
+
+void v_relu(void* dst, const void* src, uint16_t mask, int mode) {
+  run("vrelu", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vrelu(v, load_reg(src), mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_scalar(char op, void* dst, const void* src, float scalar, uint16_t mask, int mode) {
+  run(op == '*' ? "vmuls" : "vadds", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    if (op == '*') vec().vmuls(v, load_reg(src), scalar, mask, merge_of(mode));
+    else vec().vadds(v, load_reg(src), scalar, mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_ci(void* dst, bool is_float, uint32_t bits, int order) {
+  run("vci", kPipeV, [&](nm::Accesses*) {
+    DGA_REQUIRE(order == 0 || order == 1, kValue, "order", "unknown index order ", order);
+    forget(dst);
+    nm::Vreg v;
+    if (is_float) {
+      float start;
+      std::memcpy(&start, &bits, sizeof start);
+      vec().vci_f32(v, start, nm::Order(order));
+    } else {
+      vec().vci_s32(v, int32_t(bits), nm::Order(order));
+    }
+    store_reg(dst, v);
+  });
+}
+
+uint16_t v_cmps(int cmp, bool is_float, const void* src, uint32_t bits, uint16_t mask) {
+  static const char* const kNames[] = {"vcmps_eq", "vcmps_ne", "vcmps_gt", "vcmps_ge", "vcmps_lt", "vcmps_le"};
+  uint16_t h = 0;
+  run(cmp >= 0 && cmp < 6 ? kNames[cmp] : "vcmps", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kB32 = 4;
+    note_used(acc, src, mask, kB32);
+    DGA_REQUIRE(cmp >= 0 && cmp < 6, kValue, "cmp", "unknown comparison ", cmp);
+    const nm::Vreg s = load_reg(src);
+    if (is_float) {
+      float scalar;
+      std::memcpy(&scalar, &bits, sizeof scalar);
+      h = vec().vcmps_f32(s, scalar, nm::Cmp(cmp), mask);
+    } else {
+      h = vec().vcmps_s32(s, int32_t(bits), nm::Cmp(cmp), mask);
+    }
+  });
+  return h;
+}
+
+void v_sel(void* dst, const void* a, const void* b, uint16_t sel) {
+  run("vsel", kPipeV, [&](nm::Accesses* acc) {
+    constexpr size_t kB32 = 4;
+    const nm::Pred& p = vec().pred(sel);
+    for (size_t i = 0; i < nm::kVregBytes / kB32; ++i)  // each element reads the register it is taken from
+      note_reg(acc, p.test(i * kB32) ? a : b, i * kB32, kB32);
+    const nm::Vreg x = load_reg(a), y = load_reg(b);
+    forget(dst);
+    nm::Vreg v;
+    vec().vsel_b32(v, x, y, sel);
+    store_reg(dst, v);
+  });
+}
+
+uint16_t v_plogic(char op, uint16_t a, uint16_t b, uint16_t mask) {
+  uint16_t h = 0;
+  run(op == '&' ? "pand" : op == '|' ? "por" : "pnot", kPipeV, [&](nm::Accesses*) {
+    if (op == '&') h = vec().pand(a, b, mask);
+    else if (op == '|') h = vec().por(a, b, mask);
+    else h = vec().pnot(a, mask);
+  });
+  return h;
 }
 
 void ub_to_gm(void* gm, const void* ub, uint64_t n_burst, uint64_t len_burst, uint64_t dst_stride,

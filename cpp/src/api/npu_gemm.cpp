@@ -113,7 +113,7 @@ heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, 
 
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
                           const block::Scaling& sc, core::DType d_dtype, bool has_c, const heuristics::GemmConfig& cfg) {
-  const DgaScales none{0, 0, 0};
+  const DgaScales none{0, 0, 0, 0, 0};
   return {device_matrix("a", a), device_matrix("b", b), device_matrix("d", d),
           sc.enabled ? device_scales("sfa", sc.a) : none, sc.enabled ? device_scales("sfb", sc.b) : none,
           int32_t(d_dtype), has_c ? 1 : 0, cfg.tiling.block_m, cfg.tiling.block_n, cfg.tiling.block_k,

@@ -54,7 +54,9 @@ const Kind& kind_of(const std::string& name) {
 }
 
 std::string suffix(const std::string& family, const std::string& kind) {
-  return std::string(family_of(family).name) + (kind.empty() ? "" : "_" + std::string(kind_of(kind).name));
+  std::string s = family_of(family).name;
+  if (!kind.empty()) s.append("_").append(kind_of(kind).name);
+  return s;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The NPU instruction model (issue 16), the vector side of the Ascend 950 (dav-3510): the register-compute
 // micro-ops that Duplicate(dst, scalar, count), Axpy(dst, src, scalar, count) (float), Cast(bf16 <- float,
 // CAST_RINT, count), the Reg API's LoadAlign (NORM, UNPACK_B16), Cast (float <- bf16), Add / Sub / Mul and
-// ReduceSum (float), and DataCopyPad (GM <-> UB, DataCopyExtParams) issue in the devkit's CPU-debug headers,
+// ReduceSum (float), Relu / Muls / Adds (float), Arange and Compares (int32, float), Select (b32), MaskAnd /
+// MaskOr / MaskNot, and DataCopyPad (GM <-> UB, DataCopyExtParams) issue in the devkit's CPU-debug headers,
 // with the semantics of the AscendC documentation. Our reading of the documentation, over host memory.
 //
 // Call sites (asc-devkit, impl/basic_api/):
@@ -23,10 +24,23 @@
 //   reg_compute/dav_3510/kernel_reg_compute_vec_binary_impl.h  Add / Sub / MulOperator: vadd / vsub / vmul(dst,
 //                                                              src0, src1, mask, ZEROING)
 //   reg_compute/dav_3510/kernel_reg_compute_vec_reduce_impl.h  ReduceSumImpl: vcadd(dst, src, mask, ZEROING)
+//   reg_compute/dav_3510/kernel_reg_compute_vec_unary_impl.h   ReluImpl: vrelu(dst, src, mask, ZEROING)
+//   reg_compute/dav_3510/kernel_reg_compute_vec_binary_scalar_impl.h  AddsImpl / MulsImpl: vadds / vmuls(dst,
+//                                                              src, scalar, mask, ZEROING)
+//   reg_compute/dav_3510/kernel_reg_compute_vec_arange_impl.h  ArangeImpl: vci(dst, start, Order)
+//   reg_compute/dav_3510/kernel_reg_compute_vec_cmpsel_impl.h  CompareScalarImpl: vcmps_{eq,ne,gt,ge,lt,le}(pdst,
+//                                                              src, scalar, mask); SelectImpl: vsel(dst, src0,
+//                                                              src1, mask) on the elements as uint32_t (b32)
+//   reg_compute/dav_3510/kernel_reg_compute_maskreg_impl.h     MaskAnd / MaskOr / MaskNotImpl: pand / por(pdst,
+//                                                              p0, p1, mask), pnot(pdst, p, mask)
+// The new micro-ops (vrelu .. pnot) are in vector_select.cpp.
 // Documentation (cannmirror/asc-devkit, docs/zh/api/SIMD-API/; R = 基础API/Reg矢量计算/):
 //   R寄存器数据类型/MaskReg.md (CreateMask, UpdateMask, 1 predicate bit per register byte), R数据填充/Duplicate.md,
 //   R复合计算/Axpy.md, R类型转换/Cast.md, R辅助数据类型/{RegLayout,MaskMergeMode}.md,
-//   R基础算术/{Add,Sub,Mul}.md, R归约计算/Reduce.md,
+//   R基础算术/{Add,Sub,Mul}.md, R归约计算/Reduce.md, R基础算术/{Relu,Muls,Adds}.md, R索引操作/Arange.md,
+//   R比较与选择/{Compares,Select}.md, R逻辑计算/{And,Or,Not}.md (their MaskReg forms), and the same
+//   instructions' C-API pages C-API/reg/{arithmetic_compute/asc_relu,index_operate/asc_arange,
+//   compare_and_select/asc_{lt,ge,..}_scalar,compare_and_select/asc_select,logic_compute/asc_{and,or,not}}.md,
 //   R Reg数据搬入/连续对齐搬入（LoadAlign）.md, R Reg数据搬出/连续对齐搬出（StoreAlign）.md,
 //   基础API/特殊寄存器访问/SetCtrlSpr(ISASI).md (CTRL bits), 基础API/原子操作/SetAtomicAdd.md,
 //   基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/{UBToGM,GMToUB}非对齐数据搬运(DataCopyPad).md,
@@ -87,6 +101,8 @@ enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kPackB
 enum class Round : uint8_t { kRint, kRound, kFloor, kCeil, kTrunc, kOdd, kHybrid };  // the stub's ROUND order
 enum class Sat : uint8_t { kDisable, kEnable };  // RoundingSaturation (SatMode::NO_SAT / SAT)
 enum class Part : uint8_t { kEven, kOdd };       // RegLayout ZERO / ONE of a b32 -> b16 conversion
+enum class Order : uint8_t { kIncrease, kDecrease };                 // vci's Order (IndexOrder)
+enum class Cmp : uint8_t { kEq, kNe, kGt, kGe, kLt, kLe };              // vcmps_eq .. vcmps_le
 enum class AtomicType : uint8_t { kNone, kF32, kF16, kS16, kS32, kS8, kBF16 };  // CTRL[8:6]
 enum class AtomicOp : uint8_t { kAdd, kMax, kMin };                            // CTRL[10:9]
 
@@ -190,6 +206,39 @@ class VectorCore {
   // Refused: kMerging (Reduce.md: not supported).
   void vcadd(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const;
 
+  // ---- the epilogue's micro-ops (vector_select.cpp) ------------------------------------------------
+  // vrelu, float (Relu.md: dst_i = max(0, src_i); asc_relu.md, the same instruction: dst_i = src_i >= 0 ? src_i
+  // : 0). The model follows asc_relu.md's comparison where max is silent: -0.0 >= 0 holds, so -0.0 stays -0.0;
+  // NaN >= 0 does not, so NaN becomes +0 (neither page names NaN: the model's choice). Inactive elements 0.
+  // Refused: kMerging (Relu.md: not supported).
+  void vrelu(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const;
+  // vmuls / vadds, float (Muls.md: dst_i = src_i * scalar; Adds.md: dst_i = src_i + scalar): one IEEE fp32
+  // operation rounded to nearest even per active b32 element (subnormals kept, inf / NaN as IEEE, as vmul /
+  // vadd); inactive elements 0. Refused: kMerging (Muls.md, Adds.md: not supported).
+  void vmuls(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const;
+  void vadds(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const;
+  // vci (Arange.md, asc_arange.md), all elements, no mask: kIncrease: element i = start + i; kDecrease: element
+  // i = start + (E - 1 - i), E the element count. int32: two's complement wrap-around (Arange.md 约束说明);
+  // float: the exact start + k rounded once to fp32 (nearest even; the documentation gives no rounding).
+  void vci_s32(Vreg& dst, int32_t start, Order order) const;
+  void vci_f32(Vreg& dst, float start, Order order) const;
+  // vcmps_* (Compares.md, asc_*_scalar.md): a new predicate with, for each b32 element i active under mask,
+  // bit 4 i set when src_i cmp scalar holds (the element's lowest bit, as pset / plt set them; MaskReg.md);
+  // inactive elements false (Compares.md: 未选中元素置零); every other bit 0. int32: signed comparison. float:
+  // IEEE comparison (-0.0 == +0.0; with a NaN operand only kNe holds: the documentation is silent on NaN,
+  // the model's choice).
+  uint16_t vcmps_s32(const Vreg& src, int32_t scalar, Cmp cmp, uint16_t mask);
+  uint16_t vcmps_f32(const Vreg& src, float scalar, Cmp cmp, uint16_t mask);
+  // vsel, b32 elements (Select.md, asc_select.md): dst_i = bit 4 i of sel ? a_i : b_i for every element (no
+  // zeroing: the elements the mask does not pick come from b). Bitwise: float, int32 and uint32 alike.
+  void vsel_b32(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t sel) const;
+  // pand / por / pnot (And.md, Or.md, Not.md, MaskReg forms; asc_and.md: 根据mask对src0，src1的有效bit进行逻辑与):
+  // over all 256 predicate bits, bit k = mask_k ? (a_k & b_k, a_k | b_k, !a_k) : 0 (the bits mask leaves out
+  // become 0, as the documented ZEROING of the register forms; the MaskReg pages do not say). A new handle.
+  uint16_t pand(uint16_t a, uint16_t b, uint16_t mask);
+  uint16_t por(uint16_t a, uint16_t b, uint16_t mask);
+  uint16_t pnot(uint16_t src, uint16_t mask);
+
   // ---- CTRL and atomics (SetCtrlSpr(ISASI).md, SetAtomicAdd.md) -----------------------------------
   void set_ctrl(uint64_t value) { ctrl_ = value; }
   uint64_t ctrl() const { return ctrl_; }
@@ -252,6 +301,10 @@ class VectorCore {
   void copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const;
   template <class F>
   void binary(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge, F op) const;
+  template <class F>
+  void unary_f32(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge, const char* what, F op) const;
+  template <class T>
+  uint16_t compare(const Vreg& src, T scalar, Cmp cmp, uint16_t mask);
 
   std::vector<Pred> preds_;
   std::unordered_map<Pred, uint16_t> handles_;
