@@ -46,7 +46,7 @@ step "emulated ascend950, checked mode"
 DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
 # The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
-# tensors, DGA_BACKEND=npu-model); the summary counts the cases per family. MQA logits
+# tensors, DGA_BACKEND=npu-model); the summary counts the cases per family. Paged MQA logits
 # have no NPU kernel yet (issue 15): their cases are counted as skipped with that reason.
 step "npu-model backend"
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \

@@ -1,4 +1,5 @@
-// A vector-core kernel that converts a row-major matrix between fp32 and bf16 (RINT), for the NPU
+// A vector-core kernel that converts a row-major matrix between fp32 and bf16 (RINT), or zeroes an fp32
+// one (no source), for the NPU
 // dispatch's fp32 workspaces: a bf16 D with C is computed as D = bf16(f32(C) + A @ B^T) in one fp32
 // accumulation, as upstream rounds it once. Each step converts one chunk of one row: GM -> UB (MTE2)
 // through a two-stage input ring, the cast on V, UB -> GM (MTE3) through a two-stage output ring. Part of
@@ -70,19 +71,31 @@ class ConvertRows {
     return int64_t(kStageBytes / sizeof(float) / vreg::kLanes<Arch> * vreg::kLanes<Arch>);
   }
 
+  // CTRL[60] = 0 for the run: the casts' NO_SAT applies (IEEE: +-inf stay infinite, overflow becomes inf)
+  // instead of the saturating default (SetCtrlSpr(ISASI).md).
   __aicore__ inline void run(const DgaConvertParams& p) {
+    const int64_t global_sat = AscendC::GetCtrlSpr<kGlobalSatBit, kGlobalSatBit>();
+    AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(0);
+    steps(p);
+    AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(global_sat);
+  }
+
+ private:
+  static constexpr int8_t kGlobalSatBit = 60;
+
+  __aicore__ inline void steps(const DgaConvertParams& p) {
     const bool to_bf16 = p.dst_dtype == int32_t(core::DType::kBF16);
     const int64_t chunks = layout::ceil_div(p.src.cols, chunk());
     const int64_t core = AscendC::GetBlockIdx(), cores = AscendC::GetBlockNum();
     for (int64_t u = core; u < p.src.rows * chunks; u += cores) {
       const int64_t r = u / chunks, c0 = (u % chunks) * chunk();
       const uint32_t n = uint32_t(layout::imin(chunk(), p.src.cols - c0));
-      if (to_bf16) step<float, bfloat16_t>(p, r, c0, n);
+      if (p.src.addr == 0) fill(p, r, c0, n);
+      else if (to_bf16) step<float, bfloat16_t>(p, r, c0, n);
       else step<bfloat16_t, float>(p, r, c0, n);
     }
   }
 
- private:
   template <class S, class D>
   __aicore__ inline void step(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
     const Tile in = in_.acquire();
@@ -100,6 +113,18 @@ class ConvertRows {
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(D)), 0, 0, 0);
     AscendC::DataCopyPad(gm<D>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(D)))),
                          ctx_.template tensor<D>(o), store);
+    out_.release();
+  }
+
+  // No source: the fp32 destination is zeroed.
+  __aicore__ inline void fill(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
+    const Tile out = out_.acquire();
+    AscendC::Duplicate(ctx_.template tensor<float>(out), 0.0f, int32_t(n));
+    out_.commit();
+    const Tile o = out_.consume();
+    const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(float)), 0, 0, 0);
+    AscendC::DataCopyPad(gm<float>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(float)))),
+                         ctx_.template tensor<float>(o), store);
     out_.release();
   }
 

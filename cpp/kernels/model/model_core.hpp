@@ -30,7 +30,13 @@ struct Core {
   uint64_t loop3 = 1;   // LOOP3_PARA: [15:0] ND matrices of a Fixpipe (1), [31:16] src, [63:32] dst strides
   int atomic_type = 1;  // the vector copies' atomic type (npu_model::AtomicType; set_atomic_f32 ...)
   nm::VectorCore vec;   // a vector core's predicates, CTRL and loop registers
-  std::unordered_map<const void*, const uint8_t*> loaded_from;  // register -> the UB bytes vlds loaded
+  // register -> the UB bytes vlds loaded and the value it loaded: a register whose bytes have changed since
+  // (a by-value copy of another register at the same stack address, say) no longer reads those UB bytes.
+  struct Loaded {
+    const uint8_t* from = nullptr;
+    nm::Vreg value;
+  };
+  std::unordered_map<const void*, Loaded> loaded_from;
   nm::EventModel events;
   nm::Hazards hazards;
   std::string error;  // the first model error (instructions also run in destructors: no throwing)

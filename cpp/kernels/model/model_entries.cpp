@@ -12,6 +12,7 @@
 #include "npu_gemm_launch.hpp"
 #include "npu_convert.hpp"
 #include "npu_hc_vector.hpp"
+#include "npu_mqa_launch.hpp"
 #include "model_types.h"
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -33,6 +34,7 @@ void contiguous(const void* p) { npu::run_contiguous_gemm<Elem, S>(*static_cast<
 template <class Elem, npu::Scales S>
 void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<const DgaKGroupedGemmParams*>(p)); }
 
+void mqa_logits_fp8(const void* p) { npu::run_mqa_logits_fp8(*static_cast<const DgaMqaParams*>(p)); }
 void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
 void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
 
@@ -58,6 +60,7 @@ const Entry kEntries[] = {
     DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, Cores::kMix),
     {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
     {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
+    {"dga_npu_launch_mqa_logits_fp8", &mqa_logits_fp8, Cores::kMix},
 };
 
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.

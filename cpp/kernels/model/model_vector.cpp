@@ -44,15 +44,15 @@ std::unordered_map<const Core*, std::unordered_set<const void*>> g_unpacked;
 void note_reg(nm::Accesses* acc, const void* reg, size_t off, size_t n) {
   const auto& from = current().loaded_from;
   const auto it = from.find(reg);
-  if (it == from.end()) return;
+  if (it == from.end() || std::memcmp(it->second.value.bytes.data(), reg, nm::kVregBytes) != 0) return;
   const auto u = g_unpacked.find(&current());
   if (u == g_unpacked.end() || u->second.count(reg) == 0) {
-    nm::note(acc, it->second + off, n, false);
+    nm::note(acc, it->second.from + off, n, false);
     return;
   }
   constexpr size_t kSlot = 2;
   for (size_t s = off / kSlot; s < (off + n + kSlot - 1) / kSlot; ++s)
-    if (s % 2 == 0) nm::note(acc, it->second + s, kSlot, false);  // slot 2 i <- UB bytes [2 i, 2 i + 2)
+    if (s % 2 == 0) nm::note(acc, it->second.from + s, kSlot, false);  // slot 2 i <- UB bytes [2 i, 2 i + 2)
 }
 
 // The UB bytes of the lanes of `reg` active under `mask` (elements of `width` bytes), if vlds loaded it.
@@ -98,7 +98,7 @@ void v_lds(void* reg, const void* addr, int dist) {
     vec().vlds(v, static_cast<const uint8_t*>(addr), nm::LoadDist(dist), acc);
     store_reg(reg, v);
     for (nm::Run& r : *acc) r.ordered = false;
-    current().loaded_from[reg] = static_cast<const uint8_t*>(addr);
+    current().loaded_from[reg] = {static_cast<const uint8_t*>(addr), v};
     auto& unpacked = g_unpacked[&current()];
     if (nm::LoadDist(dist) == nm::LoadDist::kUnpackB16) unpacked.insert(reg);
     else unpacked.erase(reg);

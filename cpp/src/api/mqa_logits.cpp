@@ -8,6 +8,7 @@
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -31,6 +32,31 @@ void require_contiguous(const TensorView& t, const char* arg) {
   DGA_REQUIRE(t.is_contiguous(), kValue, arg, "must be contiguous, got strides ", t.strides_str());
 }
 
+TensorView rows_view(TensorView t, int64_t offset, int64_t rows, int64_t cols) {  // [rows, cols] of fp32 t
+  t.offset = offset, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.strides[0] = cols, t.strides[1] = 1;
+  return t;
+}
+
+// On the NPU target (FP8, normal mode): the logits are summed in fp32 on the device (the vector cores of a
+// group add their halves of the heads), through an fp32 workspace for bf16 logits or bf16 weights. The
+// ranges are read by the kernel (no host sync) and not validated on the host. Columns outside a row's
+// range get -inf with or without cleaning (upstream leaves them unspecified without).
+void npu_mqa(const TensorView& q, const TensorView& kv, const TensorView& sfkv, const TensorView& weights,
+             const TensorView& ks, const TensorView& ke, const TensorView& logits, bool fp4, bool compressed) {
+  DGA_REQUIRE(!fp4, kNotImplemented, "q", "FP4 MQA logits have no NPU kernel yet");
+  DGA_REQUIRE(!compressed, kNotImplemented, "max_seqlen_k", "compressed MQA logits have no NPU kernel yet");
+  const int64_t s = q.shape[0], heads = q.shape[1], skv = kv.shape[0];
+  const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
+  const int64_t acc_n = f32_out ? 0 : s * skv, w_n = f32_w ? 0 : s * heads;
+  const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
+  const TensorView acc = f32_out ? logits : rows_view(ws, 0, s, skv);
+  const TensorView w32 = f32_w ? weights : rows_view(ws, acc_n, s, heads);
+  if (!f32_w) api::npu_convert_rows(weights, w32);
+  api::npu_zero_rows(acc);
+  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits});
+  if (!f32_out) api::npu_convert_rows(acc, logits);
+}
+
 }  // namespace
 
 void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
@@ -38,7 +64,8 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
                         const TensorView& logits, bool clean, bool compressed) {
   api::require_same_device({{"q", &q}, {"sfq", sfq}, {"kv", &kv}, {"sfkv", &sfkv}, {"weights", &weights},
                             {"cu_seq_len_k_start", &ks}, {"cu_seq_len_k_end", &ke}, {"logits", &logits}});
-  api::require_host(q, "q");
+  const bool npu = api::on_npu_target(q);
+  if (!npu) api::require_host(q, "q");
   const bool fp4 = sfq != nullptr;
   api::require_rank(q, "q", 3);
   api::require_rank(kv, "kv", 2);
@@ -84,7 +111,7 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
   }
   const auto* lo = ks.as<const int32_t>();
   const auto* hi = ke.as<const int32_t>();
-  for (int64_t i = 0; i < s; ++i) {
+  for (int64_t i = 0; i < s && !npu; ++i) {
     DGA_REQUIRE(lo[i] >= 0 && lo[i] <= hi[i], kValue, "cu_seq_len_k_end", "row ", i, " has the range [", lo[i], ", ",
                 hi[i], ") with end < start or a negative start");
     DGA_REQUIRE(hi[i] <= skv, kValue, "cu_seq_len_k_end", "row ", i, " ends at ", hi[i], ", beyond SKV = ", skv);
@@ -95,6 +122,7 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
   for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv, "kv"}, std::pair{&weights, "weights"}})
     api::require_no_overlap(logits, "logits", *t, arg);
   if (s == 0 || skv == 0) return;
+  if (npu) return npu_mqa(q, kv, sfkv, weights, ks, ke, logits, fp4, compressed);
 
   // bf16 weights are widened once (S x H values).
   std::vector<float> w32;

@@ -43,6 +43,10 @@ struct NpuKernel {
   int64_t promote_k = 0;  // fp32 block scales: promoted per K block on the vector cores
 };
 
+// MQA logits: KV columns per tile.
+constexpr int64_t kMqaBlockN = 256;
+constexpr int64_t kFractalRows = arch::Ascend950::kFractalRows;
+
 // FP32 block scales are promoted per K block of their recipe.
 constexpr int64_t kPromoteK = kBlockGranK;
 // UB bytes per tile value of a promoted GEMM, summed over the group's two vector cores
@@ -188,6 +192,35 @@ void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) 
   };
   const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype)};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
+}
+
+void npu_zero_rows(const core::TensorView& dst) {
+  const NpuDevice dev(dst, "d");
+  const int64_t rows = dst.size(0), cols = dst.size(1);
+  if (rows == 0 || cols == 0) return;
+  const DgaConvertParams p{{0, rows, cols, cols, 1}, {uint64_t(reinterpret_cast<uintptr_t>(dst.ptr())), rows, cols,
+                           dst.stride(0), 1}, int32_t(DType::kFP32), int32_t(DType::kFP32)};
+  dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
+}
+
+void npu_mqa_logits(const NpuMqa& m) {
+  const NpuDevice dev(*m.logits, "logits");
+  const int64_t s = m.q->size(0), heads = m.q->size(1), dim = m.q->size(2), skv = m.kv->size(0);
+  // One query's heads per tile (two for 8 heads: the cube's 16-row fractal); K = head_dim is one block, so
+  // every tile's scores go to the vector cores once.
+  const int64_t block_m = layout::align_up(heads, kFractalRows), block_n = kMqaBlockN;
+  heuristics::GemmConfig cfg;
+  cfg.tiling = {block_m, block_n, dim, dim, heuristics::kL1Stages, heuristics::kL0Stages};
+  cfg.swizzle = {1, true};
+  const layout::MatrixRef q{m.q->data, m.q->offset, s * heads, dim, dim, 1, 8}, kv{m.kv->data, m.kv->offset, skv, dim, dim, 1, 8};
+  const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
+  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
+  const int64_t tiles = layout::ceil_div(s * heads, block_m) * layout::ceil_div(skv, block_n);
+  DgaMqaParams p{gemm_params(q, kv, none, {}, DType::kFP32, false, cfg), addr(m.weights->ptr()), addr(m.ks->ptr()),
+                 addr(m.ke->ptr()), addr(m.kv_scale->ptr()), addr(m.acc->ptr()), m.weights->stride(0),
+                 m.acc->stride(0), heads};
+  dev.launch("dga_npu_launch_mqa_logits_fp8", unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p,
+             s * heads * skv * dim);
 }
 
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols) {

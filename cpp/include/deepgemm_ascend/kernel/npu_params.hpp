@@ -81,8 +81,20 @@ struct DgaHcPrenormParams {
 };
 
 // A matrix converted between fp32 and bf16 on the vector cores (convert_rows.asc): dst[r, c] = src[r, c]
-// for r < rows, c < cols (row-major rows with the strides of the matrices; dtypes as core::DType).
+// for r < rows, c < cols (row-major rows with the strides of the matrices; dtypes as core::DType); with
+// src.addr 0 the fp32 dst is zeroed.
 struct DgaConvertParams {
   DgaMatrix src, dst;
   int32_t src_dtype, dst_dtype;
+};
+
+// FP8 MQA logits (mqa_logits.asc): `gemm` describes q as A ([S * H, D], row i * H + h), kv as B ([SKV, D])
+// and the tiling (block_m H: one query per tile); the vector cores reduce each tile's scores:
+//   logits[i, j] += kv_scale[j] * sum over their heads h of relu(score(i, h, j)) * weights[i, h]
+// for ks[i] <= j < ke[i], -inf elsewhere (j < SKV). logits is fp32 [S, SKV] (row stride logits_stride),
+// zeroed before the launch: the two vector cores of a group add their halves of the heads.
+struct DgaMqaParams {
+  DgaGemmParams gemm;
+  uint64_t weights, ks, ke, kv_scale, logits;  // fp32 [S, H] (w_stride), int32 [S] x 2, fp32 [SKV], fp32
+  int64_t w_stride, logits_stride, heads;
 };

@@ -8,3 +8,5 @@ template <class... A>
 inline void copy_matrix_cc_to_ub(A&&...) {}
 template <class... A>
 inline void mad_mx(A&&...) {}
+template <class... A>
+inline void vrelu(A&&...) {}
