@@ -82,4 +82,9 @@ mutate "HC pre-norm: bf16 values of A loaded without unpacking (NORM instead of 
   's/R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(xb, a + i \* kL);/R::LoadAlign(xb, a + i * kL);/'
 mutate "HC pre-norm: D's zeros stored without the V -> MTE3 flag (the store does not wait for Duplicate)" \
   npu_hc_vector.hpp '/void zero_d/,/out_.release/{s/out_.commit();//; s/out_.consume()/out/}'
+mutate "MQA logits: ReLU dropped" npu_mqa_vector.hpp '/R::Relu(v, v, m);/d'
+mutate "MQA logits: rows stored without the atomic add (the group's two vector cores overwrite each other)" \
+  npu_mqa_vector.hpp 's/AscendC::SetAtomicAdd<float>();//'
+mutate "MQA logits: the KV scales read before their MTE2 load is waited (ring consume skipped)" \
+  npu_mqa_vector.hpp 's/const Tile sc = scale_.consume();/const Tile sc = s;/'
 run_all

@@ -114,7 +114,8 @@ void einsum(const std::string& expr, const TensorView& a, const TensorView& b, c
 // ks / ke int32 [S] (absolute KV rows, 0 <= ks <= ke <= SKV). logits [S, SKV] (or [S, max_seqlen_k]
 // when compressed) float32 or bfloat16 with a unit last stride:
 //   logits[i, j] = sum_h relu(q(i, h) . kv(j)) * weights[i, h]  for ks[i] <= j < ke[i]  (at j - ks[i]
-//   when compressed); -inf elsewhere with clean (normal mode only), untouched otherwise.
+//   when compressed); -inf elsewhere with clean (normal mode only), untouched otherwise (on the NPU target,
+//   FP8 normal mode only: -inf elsewhere also without clean; ks / ke are read by the kernel, not validated).
 void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
                         const TensorView& weights, const TensorView& ks, const TensorView& ke,
                         const TensorView& logits, bool clean, bool compressed);

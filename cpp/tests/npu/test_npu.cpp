@@ -2,6 +2,7 @@
 // (scripts/npu_validate.sh); everywhere else every case is skipped with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -217,5 +218,49 @@ TEST(NpuHcPrenorm, MatchesTheHostBackend) {
   for (size_t i = 0; i < sq.size(); ++i) bad += !(std::fabs(sq[i] - ref_sq[i]) <= 1e-5f * std::fabs(ref_sq[i]));
   EXPECT_EQ(bad, 0);
   for (void* p : {da, db, dd, dq}) aclrtFree(p);
+#endif
+}
+
+// FP8 MQA logits (the mix kernel: cube scores, vector-side head reduction) against the host backend on the
+// same inputs: inside each row's range within fp32 summation-order error, -inf outside.
+TEST(NpuMqaLogits, Fp8MatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  using dga::core::DType;
+  const int64_t s = 37, h = 64, d = 128, skv = 1000;
+  std::mt19937 rng(6);
+  std::normal_distribution<float> nd;
+  std::vector<uint8_t> q(size_t(s * h * d)), kv(size_t(skv * d));
+  for (auto& v : q) v = dga::core::float_to_e4m3(nd(rng));
+  for (auto& v : kv) v = dga::core::float_to_e4m3(nd(rng));
+  std::vector<float> w(size_t(s * h)), sf(size_t(skv), 0.05f);
+  for (auto& v : w) v = nd(rng);
+  std::vector<int32_t> ks(size_t(s)), ke(size_t(s));
+  for (int64_t i = 0; i < s; ++i) ks[size_t(i)] = int32_t(i * 7), ke[size_t(i)] = int32_t(std::min<int64_t>(skv, 400 + i * 13));
+  std::vector<float> out(size_t(s * skv), NAN), ref(out);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  void* dq = to_device(q.data(), q.size());
+  void* dkv = to_device(kv.data(), kv.size());
+  void* dw = to_device(w.data(), w.size() * 4);
+  void* dsf = to_device(sf.data(), sf.size() * 4);
+  void* dks = to_device(ks.data(), ks.size() * 4);
+  void* dke = to_device(ke.data(), ke.size() * 4);
+  void* dout = to_device(out.data(), out.size() * 4);
+  dga::fp8_fp4_mqa_logits(tensor(dq, DType::kFP8E4M3, {s, h, d}), nullptr, tensor(dkv, DType::kFP8E4M3, {skv, d}),
+                          tensor(dsf, DType::kFP32, {skv}), tensor(dw, DType::kFP32, {s, h}),
+                          tensor(dks, DType::kInt32, {s}), tensor(dke, DType::kInt32, {s}),
+                          tensor(dout, DType::kFP32, {s, skv}), true, false);
+  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  aclrtMemcpy(out.data(), out.size() * 4, dout, out.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+  dga::fp8_fp4_mqa_logits(tensor(q.data(), DType::kFP8E4M3, {s, h, d}, true), nullptr,
+                          tensor(kv.data(), DType::kFP8E4M3, {skv, d}, true), tensor(sf.data(), DType::kFP32, {skv}, true),
+                          tensor(w.data(), DType::kFP32, {s, h}, true), tensor(ks.data(), DType::kInt32, {s}, true),
+                          tensor(ke.data(), DType::kInt32, {s}, true), tensor(ref.data(), DType::kFP32, {s, skv}, true),
+                          true, false);
+  int64_t bad = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    bad += std::isinf(ref[i]) ? !(std::isinf(out[i]) && out[i] < 0) : !(std::fabs(out[i] - ref[i]) <= 1e-4f * (std::fabs(ref[i]) + 1));
+  EXPECT_EQ(bad, 0);
+  for (void* p : {dq, dkv, dw, dsf, dks, dke, dout}) aclrtFree(p);
 #endif
 }

@@ -6,6 +6,7 @@
 // (scripts/check_npu_model.sh plants errors that way).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -205,7 +206,67 @@ int64_t run_hc_vector(int64_t m, int64_t n, int64_t k, int64_t splits, int cores
   return bad;
 }
 
+// FP8 MQA logits (mqa_logits.asc, a mix kernel) on `cores` groups against a double reference: logits (fp32,
+// zeroed, row stride skv + 8) = kv_scale[j] * sum_h relu(q . kv) * w inside [ks, ke), -inf outside.
+int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores) {
+  std::mt19937 rng(uint32_t(s + heads + dim + skv));
+  std::normal_distribution<float> nd;
+  std::uniform_int_distribution<int64_t> pos(0, skv);
+  std::vector<uint8_t> q(size_t(s * heads * dim)), kv(size_t(skv * dim));
+  for (auto& v : q) v = core::float_to_e4m3(nd(rng));
+  for (auto& v : kv) v = core::float_to_e4m3(nd(rng));
+  std::vector<float> w(static_cast<size_t>(s * heads)), scale(static_cast<size_t>(skv)),
+      logits(static_cast<size_t>(s * (skv + 8)), 0.0f);
+  for (auto& v : w) v = nd(rng);
+  for (auto& v : scale) v = std::ldexp(1.0f + 0.1f * nd(rng), -4);
+  std::vector<int32_t> ks(static_cast<size_t>(s)), ke(static_cast<size_t>(s));
+  for (int64_t i = 0; i < s; ++i) {
+    const int64_t a = pos(rng), b = pos(rng);
+    ks[size_t(i)] = int32_t(std::min(a, b)), ke[size_t(i)] = int32_t(std::max(a, b));
+  }
+  const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
+  DgaMqaParams p{};
+  p.gemm.a = {addr(q.data()), s * heads, dim, dim, 1};
+  p.gemm.b = {addr(kv.data()), skv, dim, dim, 1};
+  p.gemm.d_dtype = int32_t(core::DType::kFP32);
+  p.gemm.block_m = (heads + 15) / 16 * 16, p.gemm.block_n = 128, p.gemm.block_k = dim, p.gemm.l0_k = dim;
+  p.gemm.swizzle_band = 1, p.gemm.swizzle_along_m = 1;
+  p.weights = addr(w.data()), p.ks = addr(ks.data()), p.ke = addr(ke.data()), p.kv_scale = addr(scale.data());
+  p.logits = addr(logits.data()), p.w_stride = heads, p.logits_stride = skv + 8, p.heads = heads;
+  runtime::npu_model_launch("dga_npu_launch_mqa_logits_fp8", unsigned(cores), &p);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < s; ++i)
+    for (int64_t j = 0; j < skv + 8; ++j) {
+      const float got = logits[size_t(i * (skv + 8) + j)];
+      if (j >= skv) {  // beyond SKV: untouched
+        bad += got != 0.0f;
+        continue;
+      }
+      if (j < ks[size_t(i)] || j >= ke[size_t(i)]) {
+        bad += !(std::isinf(got) && got < 0);
+        continue;
+      }
+      double want = 0, mag = 0;
+      for (int64_t h = 0; h < heads; ++h) {
+        double dot = 0;
+        for (int64_t x = 0; x < dim; ++x)
+          dot += double(core::e4m3_to_float(q[size_t((i * heads + h) * dim + x)])) * core::e4m3_to_float(kv[size_t(j * dim + x)]);
+        want += std::max(dot, 0.0) * w[size_t(i * heads + h)];
+        mag += std::max(dot, 0.0) * std::fabs(w[size_t(i * heads + h)]);
+      }
+      want *= scale[size_t(j)];
+      bad += !(std::fabs(got - want) <= 1e-5 * mag * scale[size_t(j)] + 1e-6);
+    }
+  return bad;
+}
+
 }  // namespace
+
+TEST(NpuKernelsOnModel, Fp8MqaLogitsMatchTheReference) {
+  EXPECT_EQ(run_mqa(3, 16, 64, 300, 2), 0) << "16 heads: one query per tile, a KV column tail";
+  EXPECT_EQ(run_mqa(5, 8, 32, 130, 3), 0) << "8 heads: two queries per tile, the last tile one query";
+  EXPECT_EQ(run_mqa(2, 64, 128, 200, 1), 0) << "64 heads, head_dim 128";
+}
 
 TEST(NpuKernelsOnModel, HcPrenormVectorPassMatchesItsDefinition) {
   EXPECT_EQ(run_hc_vector(70, 16, 2368, 5, 3), 0) << "two row blocks, five splits, three cores";
