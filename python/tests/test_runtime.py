@@ -174,9 +174,11 @@ def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none():
         ref = a.double() @ b.double().T
         assert (d.double() - ref).abs().max() <= 2.0 ** -7 * ref.abs().max()
         # An entry point with no NPU kernel says so instead of running the host backend.
+        fa = dg.per_token_cast_to_fp8(torch.randn(64, 128), False)
+        fb = dg.per_token_cast_to_fp8(torch.randn(64, 128), False)
+        kd = torch.zeros(1, 64, 64)
         with pytest.raises(NotImplementedError, match="npu-model"):
-            dg.tf32_hc_prenorm_gemm(torch.randn(8, 64), torch.randn(24, 64), torch.empty(8, 24),
-                                    torch.empty(8), 1)
+            dg.k_grouped_fp8_gemm_nt_contiguous(fa, fb, kd, [128], c=kd)
         # A launch too large to interpret is refused before it runs; nothing is written.
         big_a, big_b = torch.randn(1024, 1024).bfloat16(), torch.randn(1024, 1024).bfloat16()
         out = torch.full((1024, 1024), 3.0).bfloat16()
