@@ -114,7 +114,8 @@ def _k_grouped_fp8(name):
 
 
 def _einsum(expr):
-    shapes = {"bhr,hdr->bhd": ((4, 2, 64), (2, 32, 64), (4, 2, 32)), "bhd,hdr->bhr": ((4, 2, 32), (2, 32, 64), (4, 2, 64)),
+    shapes = {"bhr,hdr->bhd": ((4, 2, 64), (2, 32, 64), (4, 2, 32)),
+              "bhd,hdr->bhr": ((4, 2, 32), (2, 32, 64), (4, 2, 64)),
               "bmk,bnk->mn": ((2, 32, 64), (2, 48, 64), (32, 48))}
     sa, sb, sd = shapes[expr]
     d = torch.zeros(sd) if expr == "bmk,bnk->mn" else torch.empty(sd, dtype=BF16)
@@ -138,8 +139,8 @@ def _mqa(name):
         q = torch.randn(s, h, d).to(torch.float8_e4m3fn)
         kv = dg.per_custom_dims_cast_to_fp8(torch.randn(skv, d), (0,), False)
         ks, ke = torch.zeros(s, dtype=torch.int32), torch.full((s,), skv, dtype=torch.int32)
-        args = (kv, torch.randn(s, h), ks, ke) if name == "fp8_mqa_logits" else ((kv[0], kv[1]), torch.randn(s, h), ks, ke)
-        getattr(dg, name)(q if name == "fp8_mqa_logits" else (q, None), *args)
+        legacy = name == "fp8_mqa_logits"
+        getattr(dg, name)(q if legacy else (q, None), kv, torch.randn(s, h), ks, ke)
     return call
 
 
@@ -154,7 +155,8 @@ def _paged(name):
         meta = dg.get_paged_mqa_logits_metadata(lens, block_kv, dg.get_num_ai_cores())
         q = torch.randn(b, 1, h, d).to(torch.float8_e4m3fn)
         fn = getattr(dg, name)
-        fn(q if name == "fp8_paged_mqa_logits" else (q, None), cache, torch.randn(b, h), lens, table, meta, 2 * block_kv)
+        q_arg = q if name == "fp8_paged_mqa_logits" else (q, None)
+        fn(q_arg, cache, torch.randn(b, h), lens, table, meta, 2 * block_kv)
     return call
 
 

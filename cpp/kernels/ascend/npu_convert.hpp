@@ -64,7 +64,9 @@ class ConvertRows {
 
  public:
   __aicore__ inline ConvertRows(VecCtx<Arch>& ctx)
-      : ctx_(ctx), in_(ctx, {{Pos::kUB, kStageBytes}}, "convert in"), out_(ctx, {{Pos::kUB, kStageBytes}}, "convert out") {}
+      : ctx_(ctx),
+        in_(ctx, {{Pos::kUB, kStageBytes}}, "convert in"),
+        out_(ctx, {{Pos::kUB, kStageBytes}}, "convert out") {}
 
   // Values per step: a chunk of fp32 fills a stage.
   __aicore__ static constexpr int64_t chunk() {
@@ -100,8 +102,8 @@ class ConvertRows {
   __aicore__ inline void step(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
     const Tile in = in_.acquire();
     const AscendC::DataCopyExtParams load(1, n * uint32_t(sizeof(S)), 0, 0, 0);
-    AscendC::DataCopyPad(ctx_.template tensor<S>(in), gm<S>(p.src.addr + uint64_t((r * p.src.row_stride + c0) * int64_t(sizeof(S)))),
-                         load, AscendC::DataCopyPadExtParams<S>(false, 0, 0, S(0)));
+    const uint64_t src = p.src.addr + uint64_t((r * p.src.row_stride + c0) * int64_t(sizeof(S)));
+    AscendC::DataCopyPad(ctx_.template tensor<S>(in), gm<S>(src), load, AscendC::DataCopyPadExtParams<S>(false, 0, 0, S(0)));
     in_.commit();
     const Tile x = in_.consume();
     const Tile out = out_.acquire();

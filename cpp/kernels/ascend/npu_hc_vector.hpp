@@ -96,8 +96,12 @@ struct HcVecTarget {
 
    public:
     __aicore__ inline HcPrenorm(Ctx& ctx, const DgaHcPrenormParams& p)
-        : ctx_(ctx), p_(p), in_(ctx, {{Pos::kUB, kStageBytes}}, "hc in"), out_(ctx, {{Pos::kUB, kStageBytes}}, "hc out"),
-          acc_(ctx.alloc(Pos::kUB, Arch::kVectorRegBytes)), ends_(ctx.alloc(Pos::kUB, kEndsBytes)) {}
+        : ctx_(ctx),
+          p_(p),
+          in_(ctx, {{Pos::kUB, kStageBytes}}, "hc in"),
+          out_(ctx, {{Pos::kUB, kStageBytes}}, "hc out"),
+          acc_(ctx.alloc(Pos::kUB, Arch::kVectorRegBytes)),
+          ends_(ctx.alloc(Pos::kUB, kEndsBytes)) {}
 
     // fp32 values of B per step (hi and lo share an output stage).
     __aicore__ inline int64_t chunk() const {
@@ -150,7 +154,8 @@ struct HcVecTarget {
     __aicore__ inline void zero_d(int64_t s, int64_t r0, int64_t rows) {
       const uint32_t row_bytes = uint32_t(p_.d.cols) * kFloat;
       const Tile out = out_.acquire();
-      AscendC::Duplicate(ctx_.template tensor<float>(out), 0.0f, int32_t(uint32_t(rows) * row_pitch(row_bytes) / kFloat));
+      const uint32_t values = uint32_t(rows) * row_pitch(row_bytes) / kFloat;
+      AscendC::Duplicate(ctx_.template tensor<float>(out), 0.0f, int32_t(values));
       out_.commit();
       const Tile o = out_.consume();
       const uint64_t at = p_.d.addr + uint64_t((s * p_.d_split + r0 * p_.d.row_stride) * kFloat);
@@ -193,7 +198,8 @@ struct HcVecTarget {
     template <class T>
     __aicore__ inline void load(const Tile& t, uint64_t addr, uint32_t n) {
       const AscendC::DataCopyExtParams cp(1, n * uint32_t(sizeof(T)), 0, 0, 0);
-      AscendC::DataCopyPad(ctx_.template tensor<T>(t), gm<T>(addr), cp, AscendC::DataCopyPadExtParams<T>(false, 0, 0, T(0)));
+      AscendC::DataCopyPad(ctx_.template tensor<T>(t), gm<T>(addr), cp,
+                           AscendC::DataCopyPadExtParams<T>(false, 0, 0, T(0)));
     }
     // `rows` rows of row_bytes from UB (each row padded to 32 B, from byte `offset` of `t`) to GM rows
     // gap_bytes apart (MTE3).

@@ -333,9 +333,13 @@ inline void vsel(R& dst, Q& a, P& b, M mask) {
     dga_model::unmodelled("vsel (not b32)");
 }
 template <class M>
-inline void pand(vector_bool& dst, vector_bool a, vector_bool b, M mask) { dst = dga_model::v_plogic('&', a, b, uint16_t(mask)); }
+inline void pand(vector_bool& dst, vector_bool a, vector_bool b, M mask) {
+  dst = dga_model::v_plogic('&', a, b, uint16_t(mask));
+}
 template <class M>
-inline void por(vector_bool& dst, vector_bool a, vector_bool b, M mask) { dst = dga_model::v_plogic('|', a, b, uint16_t(mask)); }
+inline void por(vector_bool& dst, vector_bool a, vector_bool b, M mask) {
+  dst = dga_model::v_plogic('|', a, b, uint16_t(mask));
+}
 template <class M>
 inline void pnot(vector_bool& dst, vector_bool src, M mask) { dst = dga_model::v_plogic('~', src, 0, uint16_t(mask)); }
 // Other forms of these instructions (post-update addressing, two registers, other conversions, other

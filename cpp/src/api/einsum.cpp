@@ -93,7 +93,8 @@ void batch_sum(const TensorView& a, const TensorView& b, const TensorView& d, co
     for (int64_t i = 0; i < s; ++i) {  // a bf16 d: the workspace's first product overwrites it
       const bool add = d.dtype == DType::kFP32 || i > 0;
       const kernel::GemmProblem p{api::matrix(plane(a, 0, i, 1, 2), 16, false),
-                                  api::matrix(plane(b, 0, i, 1, 2), 16, false), api::epilogue(acc, add ? &acc : nullptr)};
+                                  api::matrix(plane(b, 0, i, 1, 2), 16, false),
+                                  api::epilogue(acc, add ? &acc : nullptr)};
       api::npu_gemm({m, n, k}, p, {}, acc, add ? &acc : nullptr);
     }
     if (d.dtype != DType::kFP32) api::npu_convert_rows(acc, d);

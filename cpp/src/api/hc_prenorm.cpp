@@ -126,7 +126,8 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
       const kernel::HcKRange r = kernel::hc_split_range(blocks, splits, s);
       // The lo pass adds onto the hi pass.
       const int64_t k0 = r.first * kKBlock, ks = r.count * kKBlock;
-      problems.push_back({am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == 1 ? &ds : nullptr)});
+      problems.push_back(
+          {am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == 1 ? &ds : nullptr)});
     }
     kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
     api::launch_gemm("tf32_hc_prenorm_gemm", {m, n, k / splits, 16, 16, 16, 4, part == 1}, args);

@@ -212,7 +212,8 @@ void npu_mqa_logits(const NpuMqa& m) {
   heuristics::GemmConfig cfg;
   cfg.tiling = {block_m, block_n, dim, dim, heuristics::kL1Stages, heuristics::kL0Stages};
   cfg.swizzle = {1, true};
-  const layout::MatrixRef q{m.q->data, m.q->offset, s * heads, dim, dim, 1, 8}, kv{m.kv->data, m.kv->offset, skv, dim, dim, 1, 8};
+  const layout::MatrixRef q{m.q->data, m.q->offset, s * heads, dim, dim, 1, 8};
+  const layout::MatrixRef kv{m.kv->data, m.kv->offset, skv, dim, dim, 1, 8};
   const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t tiles = layout::ceil_div(s * heads, block_m) * layout::ceil_div(skv, block_n);

@@ -211,7 +211,8 @@ TEST(NpuHcPrenorm, MatchesTheHostBackend) {
   aclrtMemcpy(d.data(), d.size() * 4, dd, d.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
   aclrtMemcpy(sq.data(), sq.size() * 4, dq, sq.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
   dga::tf32_hc_prenorm_gemm(tensor(const_cast<uint16_t*>(a.data()), DType::kBF16, {m, k}, true),
-                            tensor(b.data(), DType::kFP32, {n, k}, true), tensor(ref_d.data(), DType::kFP32, {s, m, n}, true),
+                            tensor(b.data(), DType::kFP32, {n, k}, true),
+                            tensor(ref_d.data(), DType::kFP32, {s, m, n}, true),
                             tensor(ref_sq.data(), DType::kFP32, {s, m}, true), s);
   int64_t bad = 0;  // the same bf16 terms; only the fp32 summation orders differ
   for (size_t i = 0; i < d.size(); ++i) bad += !(std::fabs(d[i] - ref_d[i]) <= 1e-4f * (std::fabs(ref_d[i]) + 1.0f));
@@ -236,7 +237,10 @@ TEST(NpuMqaLogits, Fp8MatchesTheHostBackend) {
   std::vector<float> w(size_t(s * h)), sf(size_t(skv), 0.05f);
   for (auto& v : w) v = nd(rng);
   std::vector<int32_t> ks(size_t(s)), ke(size_t(s));
-  for (int64_t i = 0; i < s; ++i) ks[size_t(i)] = int32_t(i * 7), ke[size_t(i)] = int32_t(std::min<int64_t>(skv, 400 + i * 13));
+  for (int64_t i = 0; i < s; ++i) {
+    ks[size_t(i)] = int32_t(i * 7);
+    ke[size_t(i)] = int32_t(std::min<int64_t>(skv, 400 + i * 13));
+  }
   std::vector<float> out(size_t(s * skv), NAN), ref(out);
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   void* dq = to_device(q.data(), q.size());
@@ -253,13 +257,15 @@ TEST(NpuMqaLogits, Fp8MatchesTheHostBackend) {
   ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
   aclrtMemcpy(out.data(), out.size() * 4, dout, out.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
   dga::fp8_fp4_mqa_logits(tensor(q.data(), DType::kFP8E4M3, {s, h, d}, true), nullptr,
-                          tensor(kv.data(), DType::kFP8E4M3, {skv, d}, true), tensor(sf.data(), DType::kFP32, {skv}, true),
+                          tensor(kv.data(), DType::kFP8E4M3, {skv, d}, true),
+                          tensor(sf.data(), DType::kFP32, {skv}, true),
                           tensor(w.data(), DType::kFP32, {s, h}, true), tensor(ks.data(), DType::kInt32, {s}, true),
                           tensor(ke.data(), DType::kInt32, {s}, true), tensor(ref.data(), DType::kFP32, {s, skv}, true),
                           true, false);
   int64_t bad = 0;
   for (size_t i = 0; i < out.size(); ++i)
-    bad += std::isinf(ref[i]) ? !(std::isinf(out[i]) && out[i] < 0) : !(std::fabs(out[i] - ref[i]) <= 1e-4f * (std::fabs(ref[i]) + 1));
+    bad += std::isinf(ref[i]) ? !(std::isinf(out[i]) && out[i] < 0)
+                              : !(std::fabs(out[i] - ref[i]) <= 1e-4f * (std::fabs(ref[i]) + 1));
   EXPECT_EQ(bad, 0);
   for (void* p : {dq, dkv, dw, dsf, dks, dke, dout}) aclrtFree(p);
 #endif

@@ -250,7 +250,8 @@ int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores) {
       for (int64_t h = 0; h < heads; ++h) {
         double dot = 0;
         for (int64_t x = 0; x < dim; ++x)
-          dot += double(core::e4m3_to_float(q[size_t((i * heads + h) * dim + x)])) * core::e4m3_to_float(kv[size_t(j * dim + x)]);
+          dot += double(core::e4m3_to_float(q[size_t((i * heads + h) * dim + x)])) *
+                 core::e4m3_to_float(kv[size_t(j * dim + x)]);
         want += std::max(dot, 0.0) * w[size_t(i * heads + h)];
         mag += std::max(dot, 0.0) * std::fabs(w[size_t(i * heads + h)]);
       }

@@ -1,8 +1,9 @@
 """Benchmark entry of the HyperConnection pre-norm GEMM (tf32_hc_prenorm_gemm).
 
 Times ours against the torch reference (float32 matmul of a with b, and the row sums of squares; ours
-multiplies b as two bf16 terms, 16 significant bits) round-robin in one process. Accuracy: calc_diff of d (summed over splits) against that
-reference. `--shapes "M,N,K"`; the default set runs both unsplit and 16 splits.
+multiplies b as two bf16 terms, 16 significant bits) round-robin in one process. Accuracy: calc_diff of
+d (summed over splits) against that reference. `--shapes "M,N,K"`; the default set runs both unsplit and
+16 splits.
 """
 from typing import Callable, List
 
