@@ -21,4 +21,4 @@ LD_PRELOAD="$asan_rt:$ubsan_rt" PYTHONPATH="$pkg" \
   python/tests/test_grouped_gemm.py python/tests/test_layout.py python/tests/test_validation.py \
   python/tests/test_mqa_logits.py python/tests/test_hc_prenorm.py \
   "python/tests/test_mega_moe.py::test_single_rank_matches_unfused_bitwise" \
-  "python/tests/test_mega_moe.py::TestValidation"
+  "python/tests/test_mega_moe.py::TestValidation" -k "not 4096x2112x7168"  # the largest GEMM cases: minutes here
