@@ -103,7 +103,8 @@ class ConvertRows {
     const Tile in = in_.acquire();
     const AscendC::DataCopyExtParams load(1, n * uint32_t(sizeof(S)), 0, 0, 0);
     const uint64_t src = p.src.addr + uint64_t((r * p.src.row_stride + c0) * int64_t(sizeof(S)));
-    AscendC::DataCopyPad(ctx_.template tensor<S>(in), gm<S>(src), load, AscendC::DataCopyPadExtParams<S>(false, 0, 0, S(0)));
+    AscendC::DataCopyPad(ctx_.template tensor<S>(in), gm_at<S>(src), load,
+                         AscendC::DataCopyPadExtParams<S>(false, 0, 0, S(0)));
     in_.commit();
     const Tile x = in_.consume();
     const Tile out = out_.acquire();
@@ -113,7 +114,7 @@ class ConvertRows {
     out_.commit();
     const Tile o = out_.consume();
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(D)), 0, 0, 0);
-    AscendC::DataCopyPad(gm<D>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(D)))),
+    AscendC::DataCopyPad(gm_at<D>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(D)))),
                          ctx_.template tensor<D>(o), store);
     out_.release();
   }
@@ -125,7 +126,7 @@ class ConvertRows {
     out_.commit();
     const Tile o = out_.consume();
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(float)), 0, 0, 0);
-    AscendC::DataCopyPad(gm<float>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(float)))),
+    AscendC::DataCopyPad(gm_at<float>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(float)))),
                          ctx_.template tensor<float>(o), store);
     out_.release();
   }
@@ -133,12 +134,6 @@ class ConvertRows {
   template <class T>
   __aicore__ inline __ubuf__ T* ub(const Tile& t) {
     return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<T>(t).GetPhyAddr());
-  }
-  template <class T>
-  __aicore__ static inline AscendC::GlobalTensor<T> gm(uint64_t addr) {
-    AscendC::GlobalTensor<T> g;
-    g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(uintptr_t(addr)));
-    return g;
   }
 
   VecCtx<Arch>& ctx_;

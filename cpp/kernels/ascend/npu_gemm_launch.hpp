@@ -100,7 +100,7 @@ __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Proble
     typename T::Ctx ctx;
     kernel::gemm<T>(ctx, args, t, problems);
   }
-  AscendC::PipeBarrier<PIPE_ALL>();
+  barrier_all();
 }
 
 template <class Elem, Scales S = Scales::kNone, class Tiling>

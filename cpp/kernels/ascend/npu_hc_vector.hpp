@@ -165,17 +165,17 @@ struct HcVecTarget {
 
     // Scalar writes to UB, stored in batches; PIPE_ALL barriers order them against the batch's store.
     __aicore__ inline void set_end(int64_t s, int64_t end) {
-      if (pending_ == 0) AscendC::PipeBarrier<PIPE_ALL>();
+      if (pending_ == 0) barrier_all();
       ctx_.template tensor<int32_t>(ends_).SetValue(uint32_t(pending_), int32_t(end));
       ++pending_;
       if (pending_ * int64_t(sizeof(int32_t)) == int64_t(kEndsBytes) || s + 1 == p_.splits) store_ends();
     }
     __aicore__ inline void store_ends() {
       if (pending_ == 0) return;
-      AscendC::PipeBarrier<PIPE_ALL>();
+      barrier_all();
       const uint32_t bytes = uint32_t(pending_) * uint32_t(sizeof(int32_t));
       store<int32_t>(p_.ends + uint64_t(stored_) * sizeof(int32_t), ends_, 0, 1, bytes, 0);
-      AscendC::PipeBarrier<PIPE_ALL>();
+      barrier_all();
       stored_ += pending_;
       pending_ = 0;
     }
@@ -188,17 +188,11 @@ struct HcVecTarget {
     __aicore__ inline __ubuf__ T* ub(const Tile& t, uint32_t byte_offset) {
       return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<uint8_t>(t)[byte_offset].GetPhyAddr());
     }
-    template <class T>
-    __aicore__ static inline AscendC::GlobalTensor<T> gm(uint64_t addr) {
-      AscendC::GlobalTensor<T> g;
-      g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(uintptr_t(addr)));
-      return g;
-    }
     // n contiguous values from GM to the start of `t` (MTE2).
     template <class T>
     __aicore__ inline void load(const Tile& t, uint64_t addr, uint32_t n) {
       const AscendC::DataCopyExtParams cp(1, n * uint32_t(sizeof(T)), 0, 0, 0);
-      AscendC::DataCopyPad(ctx_.template tensor<T>(t), gm<T>(addr), cp,
+      AscendC::DataCopyPad(ctx_.template tensor<T>(t), gm_at<T>(addr), cp,
                            AscendC::DataCopyPadExtParams<T>(false, 0, 0, T(0)));
     }
     // `rows` rows of row_bytes from UB (each row padded to 32 B, from byte `offset` of `t`) to GM rows
@@ -207,7 +201,7 @@ struct HcVecTarget {
     __aicore__ inline void store(uint64_t addr, const Tile& t, uint32_t offset, uint16_t rows, uint32_t row_bytes,
                                  uint64_t gap_bytes) {
       const AscendC::DataCopyExtParams cp(rows, row_bytes, 0, int64_t(gap_bytes), 0);
-      AscendC::DataCopyPad(gm<T>(addr), ctx_.template tensor<T>(t)[uint32_t(offset / sizeof(T))], cp);
+      AscendC::DataCopyPad(gm_at<T>(addr), ctx_.template tensor<T>(t)[uint32_t(offset / sizeof(T))], cp);
     }
 
     Ctx& ctx_;

@@ -26,7 +26,7 @@ __aicore__ inline void run_mqa_logits_fp8(const DgaMqaParams& p) {
     VecCtx<typename T::Arch> ctx;
     kernel::mqa_promotion<MqaVecTarget<typename T::Arch>>(ctx, args, t, problems, p);
   }
-  AscendC::PipeBarrier<PIPE_ALL>();
+  barrier_all();
 }
 
 }  // namespace deepgemm_ascend::tile::npu

@@ -95,7 +95,7 @@ struct MqaVecTarget {
       const uint32_t part = slots_.offset + rx_.receive();
       if (rows > 0) {
         const Tile s = scale_.acquire();
-        AscendC::DataCopyPad(ctx_.template tensor<float>(s), gm<float>(p_.kv_scale + uint64_t(n0) * sizeof(float)),
+        AscendC::DataCopyPad(ctx_.template tensor<float>(s), gm_at<float>(p_.kv_scale + uint64_t(n0) * sizeof(float)),
                              AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0),
                              AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
         scale_.commit();
@@ -110,20 +110,20 @@ struct MqaVecTarget {
     __aicore__ inline void query(int64_t q, int64_t row0, int64_t rows, int64_t n0, int64_t cols, uint32_t part,
                                  const Tile& sc) {
       const int64_t h0 = layout::imax(row0, q * p_.heads), h1 = layout::imin(row0 + rows, (q + 1) * p_.heads);
-      const Gm<float> w = gm<float>(p_.weights + uint64_t(q * p_.w_stride) * sizeof(float));
+      const Gm<float> w = gm_at<float>(p_.weights + uint64_t(q * p_.w_stride) * sizeof(float));
       for (int64_t r = h0; r < h1; ++r) {
         const uint32_t at = part + uint32_t(r - row0) * ub_.row_values * uint32_t(sizeof(float));
         mqa::accumulate<Arch>(ub<float>(acc_.offset), ub<float>(at), w.GetValue(uint64_t(r - q * p_.heads)),
                               uint32_t(cols), r == h0 ? 1 : 0);
       }
-      const int32_t ks = gm<int32_t>(p_.ks).GetValue(uint64_t(q)), ke = gm<int32_t>(p_.ke).GetValue(uint64_t(q));
+      const int32_t ks = gm_at<int32_t>(p_.ks).GetValue(uint64_t(q)), ke = gm_at<int32_t>(p_.ke).GetValue(uint64_t(q));
       const Tile o = out_.acquire();
       mqa::finish<Arch>(ub<float>(o.offset), ub<float>(acc_.offset), ub<float>(sc.offset), uint32_t(cols), int32_t(n0),
                         ks, ke);
       out_.commit();
       const Tile st = out_.consume();
       AscendC::SetAtomicAdd<float>();
-      AscendC::DataCopyPad(gm<float>(p_.logits + uint64_t(q * p_.logits_stride + n0) * sizeof(float)),
+      AscendC::DataCopyPad(gm_at<float>(p_.logits + uint64_t(q * p_.logits_stride + n0) * sizeof(float)),
                            ctx_.template tensor<float>(st),
                            AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0));
       AscendC::SetAtomicNone();
@@ -133,12 +133,6 @@ struct MqaVecTarget {
     template <class T>
     __aicore__ inline __ubuf__ T* ub(uint32_t byte_offset) {
       return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<T>(Tile{Pos::kUB, byte_offset, 0}).GetPhyAddr());
-    }
-    template <class T>
-    __aicore__ static inline Gm<T> gm(uint64_t addr) {
-      Gm<T> g;
-      g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(uintptr_t(addr)));
-      return g;
     }
 
     Ctx& ctx_;

@@ -36,6 +36,16 @@ __aicore__ constexpr uint32_t c0() { return kC0Bits / value_bits<T>(); }
 __aicore__ inline uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 __aicore__ inline uint32_t align16(uint32_t a) { return ceil_div(a, kFractalRows) * kFractalRows; }
 
+// A GM tensor at byte address `addr` (launch parameters carry device addresses as uint64).
+template <class T>
+__aicore__ inline Gm<T> gm_at(uint64_t addr) {
+  Gm<T> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(uintptr_t(addr)));
+  return g;
+}
+// Every pipe finishes what it has issued before anything after (e.g. scalar UB writes around a store).
+__aicore__ inline void barrier_all() { AscendC::PipeBarrier<PIPE_ALL>(); }
+
 // ---- MTE2: GM -> L1 -------------------------------------------------------------------------------
 // A row-major (ND) rows x cols tile, ld values between rows, into an Nz tile whose fractal columns are
 // l1_rows rows apart (32 B units). Partial C0 columns are zero-filled by the DMA.
