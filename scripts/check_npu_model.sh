@@ -87,4 +87,8 @@ mutate "MQA logits: rows stored without the atomic add (the group's two vector c
   npu_mqa_vector.hpp 's/AscendC::SetAtomicAdd<float>();//'
 mutate "MQA logits: the KV scales read before their MTE2 load is waited (ring consume skipped)" \
   npu_mqa_vector.hpp 's/const Tile sc = scale_.consume();/const Tile sc = s;/'
+mutate "paged MQA logits: every page added at its rows' first column (the logits address without col0)" \
+  npu_mqa_launch.hpp 's/rows \* p->mqa.logits_stride + col0)/rows * p->mqa.logits_stride)/'
+mutate "paged MQA logits: the prefill's -inf from column 0 on (the row lengths not read)" \
+  npu_convert.hpp 's/gm_at<int32_t>(p.lens).GetValue(uint64_t(r))/0/'
 run_all

@@ -10,6 +10,7 @@ build=build/test
 python -m pip install -q --no-build-isolation \
   -Cbuild-dir="$build" -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}" .
 
+python scripts/gen_api_docs.py --check  # the API reference is current (before anything slow)
 step "ctest"
 ctest --test-dir "$build" --output-on-failure -j 2
 
@@ -30,9 +31,8 @@ cmake -S examples/cpp_engine -B build/cpp_engine -G Ninja -Ddeepgemm_ascend_DIR=
 cmake --build build/cpp_engine > /dev/null
 build/cpp_engine/cpp_engine
 
-# The DeepSeek-V3 MoE layer and V3.2 indexer example against plain torch; the API reference is current.
+# The DeepSeek-V3 MoE layer and V3.2 indexer example against plain torch.
 python examples/deepseek_v3_moe.py
-python scripts/gen_api_docs.py --check
 step "pytest"
 python -m pytest -q python/tests "$@"
 
@@ -46,8 +46,8 @@ step "emulated ascend950, checked mode"
 DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
 
 # The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
-# tensors, DGA_BACKEND=npu-model); the summary counts the cases per family. Paged MQA logits
-# have no NPU kernel yet (issue 15): their cases are counted as skipped with that reason.
+# tensors, DGA_BACKEND=npu-model); the summary counts the cases per family, and the cases of kernels
+# without an NPU kernel yet (issue 15) as skipped with that reason.
 step "npu-model backend"
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
   python/tests/test_grouped_gemm.py python/tests/test_einsum.py python/tests/test_mqa_logits.py \

@@ -70,8 +70,10 @@ _SPLIT_KV = 256  # KV tokens per work unit of the paged schedule
 def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, indices=None):
     """Schedule of the paged MQA kernel: int32 [num_sms + 1, 2], row s = (first request, first KV split)
     of AI core s, the last row a one-past-the-end sentinel. Work units are 256-token KV splits of each
-    request's longest length, balanced by prefix sums. Regenerate it after set_num_ai_cores: the paged
-    call checks its shape against get_num_ai_cores().
+    request's longest length (negative lengths count as 0), balanced by prefix sums; computed by tensor
+    ops on context_lens' device, with no host sync. Regenerate it after set_num_ai_cores: the paged call
+    checks its shape against get_num_ai_cores(). The kernels walk every (request, page) themselves and
+    do not read it.
     """
     if not isinstance(context_lens, torch.Tensor) or context_lens.dtype != torch.int32 or context_lens.dim() != 2:
         raise TypeError("context_lens: expected an int32 [B, next_n] tensor")
@@ -81,17 +83,20 @@ def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, indices=None)
         raise ValueError(f"num_sms: expected a positive int, got {num_sms!r}")
     if indices is not None and (not isinstance(indices, torch.Tensor) or indices.dtype != torch.int32):
         raise TypeError("indices: expected an int32 tensor")
-    longest = context_lens.max(dim=1).values.long()
-    splits = (longest + _SPLIT_KV - 1) // _SPLIT_KV
-    ends = torch.cumsum(splits, 0)
-    total = int(ends[-1]) if ends.numel() else 0
-    meta = torch.zeros(num_sms + 1, 2, dtype=torch.int32)
-    for s in range(num_sms + 1):
-        unit = min(total, (total * s + num_sms - 1) // num_sms) if s < num_sms else total
-        request = int(torch.searchsorted(ends, torch.tensor(unit), right=True)) if total else 0
-        start = int(ends[request - 1]) if request > 0 else 0
-        meta[s] = torch.tensor([request, unit - start if request < len(ends) else 0], dtype=torch.int32)
-    return meta.to(context_lens.device)
+    dev, batch = context_lens.device, context_lens.shape[0]
+    if batch == 0 or context_lens.shape[1] == 0:
+        return torch.zeros(num_sms + 1, 2, dtype=torch.int32, device=dev)
+    # Tensor ops on context_lens' device, no host sync: core s starts at unit ceil(total * s / num_sms).
+    longest = context_lens.max(dim=1).values.long().clamp(min=0)
+    ends = torch.cumsum((longest + _SPLIT_KV - 1) // _SPLIT_KV, 0)
+    total = ends[-1]
+    s = torch.arange(num_sms + 1, device=dev)
+    unit = torch.where(s < num_sms, torch.minimum(total, (total * s + num_sms - 1) // num_sms), total)
+    request = torch.searchsorted(ends, unit, right=True)
+    start = torch.where(request > 0, ends[(request - 1).clamp(min=0)], torch.zeros_like(unit))
+    split = torch.where(request < batch, unit - start, torch.zeros_like(unit))
+    request = torch.where(total > 0, request, torch.zeros_like(request))
+    return torch.stack([request, split], 1).to(torch.int32)
 
 
 def fp8_fp4_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, max_context_len,

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 import deepgemm_ascend as dg
+from deepgemm_ascend.runtime import on_npu_kernels
 from deepgemm_ascend.testing import calc_diff
 
 
@@ -70,6 +71,20 @@ def test_metadata_shape_and_bounds():
     assert meta[-1, 0] == 3 and (meta[:, 0].diff() >= 0).all()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_metadata_balances_256_token_splits(seed):
+    torch.manual_seed(seed)
+    batch, sms = int(torch.randint(1, 12, ())), int(torch.randint(1, 24, ()))
+    lens = torch.randint(0, 2000, (batch, 2), dtype=torch.int32)
+    lens[0] = 0
+    meta = dg.get_paged_mqa_logits_metadata(lens, 64, sms)
+    units = [(b, u) for b in range(batch) for u in range((int(lens[b].max()) + 255) // 256)]
+    for s in range(sms + 1):
+        first = len(units) if s == sms else min(len(units), -(-len(units) * s // sms))
+        want = list(units[first]) if first < len(units) else ([batch, 0] if units else [0, 0])
+        assert meta[s].tolist() == want, (s, meta[s], want)
+
+
 def test_errors():
     batch, h, d, bkv = 1, 8, 64, 32
     cache = torch.zeros(2, bkv, 1, d + 4, dtype=torch.uint8)
@@ -77,10 +92,22 @@ def test_errors():
     w = torch.randn(batch, h)
     lens = torch.tensor([[40]], dtype=torch.int32)
     meta = dg.get_paged_mqa_logits_metadata(lens, bkv, dg.get_num_sms())
-    with pytest.raises(ValueError, match=r"^block_table: entry \[0, 1\] = 7"):
-        dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 7]], dtype=torch.int32), meta, 64)
-    with pytest.raises(ValueError, match=r"^context_lens: row 0 has length 40"):
-        dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 1]], dtype=torch.int32), meta, 32)
+    if on_npu_kernels(lens):
+        # The NPU kernel reads lengths and pages on the device (docs/MIGRATION.md): a page with a block id
+        # outside the cache is not read (its columns below the length keep the prefill's 0), a length past
+        # max_context_len is clamped to it.
+        data, _, _ = build_cache(torch.randn(2 * bkv, d), bkv, 2, False)
+        qr = torch.randn(batch, 1, h, d).to(torch.float8_e4m3fn)
+        out = dg.fp8_paged_mqa_logits(qr, data, w, lens, torch.tensor([[0, 7]], dtype=torch.int32), meta, 64)
+        assert (out[0, 32:40] == 0).all() and torch.isneginf(out[0, 40:]).all()
+        assert out[0, :32].isfinite().all() and (out[0, :32] != 0).any()
+        out = dg.fp8_paged_mqa_logits(qr, data, w, lens, torch.tensor([[0, 1]], dtype=torch.int32), meta, 32)
+        assert out.shape == (1, 32) and out.isfinite().all() and (out != 0).any()
+    else:
+        with pytest.raises(ValueError, match=r"^block_table: entry \[0, 1\] = 7"):
+            dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 7]], dtype=torch.int32), meta, 64)
+        with pytest.raises(ValueError, match=r"^context_lens: row 0 has length 40"):
+            dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 1]], dtype=torch.int32), meta, 32)
     with pytest.raises(ValueError, match=r"^schedule_meta"):
         dg.fp8_paged_mqa_logits(q, cache, w, lens, torch.tensor([[0, 1]], dtype=torch.int32), meta[:1], 64)
     with pytest.raises(ValueError, match=r"^kv_cache: block_kv"):
@@ -107,3 +134,21 @@ def test_batch_64_random_lengths():
         if n:
             assert calc_diff(out[b, :n], ref) < 5e-6
         assert torch.isinf(out[b, n:]).all()
+
+
+@pytest.mark.parametrize("next_n", [1, 2])
+def test_bf16_logits_are_the_fp32_logits_rounded_once(next_n):
+    torch.manual_seed(7 + next_n)
+    batch, h, d, bkv, max_blocks = 2, 32, 128, 64, 3
+    ctx_max = max_blocks * bkv - 10
+    lens = torch.randint(0, ctx_max + 1, (batch, next_n), dtype=torch.int32)
+    cache, perm, _ = build_cache(torch.randn(batch * max_blocks * bkv, d), bkv, batch * max_blocks, False)
+    table = perm.view(batch, max_blocks).to(torch.int32)
+    q8 = torch.randn(batch, next_n, h, d).to(torch.float8_e4m3fn)
+    w = torch.randn(batch * next_n, h)
+    meta = dg.get_paged_mqa_logits_metadata(lens, bkv, dg.get_num_sms())
+    args = ((q8, None), cache, w, lens, table, meta, ctx_max, True)
+    f32 = dg.fp8_fp4_paged_mqa_logits(*args, logits_dtype=torch.float32)
+    b16 = dg.fp8_fp4_paged_mqa_logits(*args, logits_dtype=torch.bfloat16)
+    assert b16.dtype == torch.bfloat16 and (f32[:, :8] != 0).any()
+    assert torch.equal(b16.view(torch.int16), f32.bfloat16().view(torch.int16))

@@ -1,5 +1,5 @@
 // A vector-core kernel that converts a row-major matrix between fp32 and bf16 (RINT), or zeroes an fp32
-// one (no source), for the NPU
+// one (no source; -inf past each row's length with lens), for the NPU
 // dispatch's fp32 workspaces: a bf16 D with C is computed as D = bf16(f32(C) + A @ B^T) in one fp32
 // accumulation, as upstream rounds it once. Each step converts one chunk of one row: GM -> UB (MTE2)
 // through a two-stage input ring, the cast on V, UB -> GM (MTE3) through a two-stage output ring. Part of
@@ -51,6 +51,27 @@ __simd_vf__ inline void to_f32(__ubuf__ float* dst, __ubuf__ bfloat16_t* src, ui
     R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(x, src + i * kL);
     R::Cast<float, bfloat16_t, vreg::kToF32>(y, x, m);
     R::StoreAlign(dst + i * kL, y, m);
+  }
+}
+
+// dst[i] = 0 where c0 + i < len, -inf elsewhere, for i < n.
+template <class Arch>
+__simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_t len) {
+  namespace R = AscendC::Reg;
+  constexpr uint32_t kL = vreg::kLanes<Arch>;
+  R::RegTensor<float> zero, ninf, v;
+  R::RegTensor<int32_t> col;
+  R::MaskReg inside, all = R::CreateMask<float>();
+  R::Duplicate(zero, 0.0f, all);
+  R::Duplicate(ninf, -__builtin_huge_valf(), all);
+  uint32_t count = n;
+  const uint16_t steps = uint16_t((n + kL - 1) / kL);
+  for (uint16_t i = 0; i < steps; ++i) {
+    R::MaskReg m = R::UpdateMask<float>(count);
+    R::Arange(col, c0 + int32_t(i * kL));
+    R::Compares<int32_t, AscendC::CMPMODE::LT>(inside, col, len, m);
+    R::Select(v, zero, ninf, inside);
+    R::StoreAlign(dst + i * kL, v, m);
   }
 }
 
@@ -119,10 +140,11 @@ class ConvertRows {
     out_.release();
   }
 
-  // No source: the fp32 destination is zeroed.
+  // No source: the fp32 destination is zeroed (-inf from column lens[r] on, with lens).
   __aicore__ inline void fill(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
+    const int32_t len = p.lens != 0 ? gm_at<int32_t>(p.lens).GetValue(uint64_t(r)) : int32_t(c0 + n);
     const Tile out = out_.acquire();
-    AscendC::Duplicate(ctx_.template tensor<float>(out), 0.0f, int32_t(n));
+    convert::fill<Arch>(ub<float>(out), n, int32_t(c0), len);
     out_.commit();
     const Tile o = out_.consume();
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(float)), 0, 0, 0);

@@ -18,6 +18,14 @@
 
 namespace deepgemm_ascend::tile::npu {
 
+// Where one problem's logits go, in device memory: its first query's weights row and logits element
+// (column col0: the logits column of the problem's KV row 0), the queries' [ks, ke) (int32, one per
+// query; ks 0: every range starts at column 0) in logits columns, and its KV rows' fp32 scales.
+struct MqaSegment {
+  uint64_t weights, ks, ke, kv_scale, logits;
+  int64_t col0;
+};
+
 namespace mqa {
 
 // acc[j] (= or +=) w * relu(x[j]) for j < n.
@@ -90,12 +98,14 @@ struct MqaVecTarget {
           row_bytes_(uint32_t(block_n) * uint32_t(sizeof(float))), acc_(ctx.alloc(Pos::kUB, row_bytes_)),
           scale_(ctx, {{Pos::kUB, row_bytes_}}, "mqa kv scales"), out_(ctx, {{Pos::kUB, row_bytes_}}, "mqa logits") {}
 
-    // Rows [row0, row0 + rows) of the scores ((query, head) pairs) x KV columns [n0, n0 + cols).
-    __aicore__ inline void tile(int64_t row0, int64_t rows, int64_t n0, int64_t cols) {
+    // Rows [row0, row0 + rows) of the scores ((query, head) pairs of problem `seg`) x its KV columns
+    // [n0, n0 + cols).
+    __aicore__ inline void tile(const MqaSegment& seg, int64_t row0, int64_t rows, int64_t n0, int64_t cols) {
       const uint32_t part = slots_.offset + rx_.receive();
       if (rows > 0) {
+        seg_ = seg;
         const Tile s = scale_.acquire();
-        AscendC::DataCopyPad(ctx_.template tensor<float>(s), gm_at<float>(p_.kv_scale + uint64_t(n0) * sizeof(float)),
+        AscendC::DataCopyPad(ctx_.template tensor<float>(s), gm_at<float>(seg.kv_scale + uint64_t(n0) * sizeof(float)),
                              AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0),
                              AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
         scale_.commit();
@@ -110,20 +120,21 @@ struct MqaVecTarget {
     __aicore__ inline void query(int64_t q, int64_t row0, int64_t rows, int64_t n0, int64_t cols, uint32_t part,
                                  const Tile& sc) {
       const int64_t h0 = layout::imax(row0, q * p_.heads), h1 = layout::imin(row0 + rows, (q + 1) * p_.heads);
-      const Gm<float> w = gm_at<float>(p_.weights + uint64_t(q * p_.w_stride) * sizeof(float));
+      const Gm<float> w = gm_at<float>(seg_.weights + uint64_t(q * p_.w_stride) * sizeof(float));
       for (int64_t r = h0; r < h1; ++r) {
         const uint32_t at = part + uint32_t(r - row0) * ub_.row_values * uint32_t(sizeof(float));
         mqa::accumulate<Arch>(ub<float>(acc_.offset), ub<float>(at), w.GetValue(uint64_t(r - q * p_.heads)),
                               uint32_t(cols), r == h0 ? 1 : 0);
       }
-      const int32_t ks = gm_at<int32_t>(p_.ks).GetValue(uint64_t(q)), ke = gm_at<int32_t>(p_.ke).GetValue(uint64_t(q));
+      const int32_t ks = seg_.ks != 0 ? gm_at<int32_t>(seg_.ks).GetValue(uint64_t(q)) : 0;
+      const int32_t ke = gm_at<int32_t>(seg_.ke).GetValue(uint64_t(q));
       const Tile o = out_.acquire();
-      mqa::finish<Arch>(ub<float>(o.offset), ub<float>(acc_.offset), ub<float>(sc.offset), uint32_t(cols), int32_t(n0),
-                        ks, ke);
+      mqa::finish<Arch>(ub<float>(o.offset), ub<float>(acc_.offset), ub<float>(sc.offset), uint32_t(cols),
+                        int32_t(seg_.col0 + n0), ks, ke);
       out_.commit();
       const Tile st = out_.consume();
       AscendC::SetAtomicAdd<float>();
-      AscendC::DataCopyPad(gm_at<float>(p_.logits + uint64_t(q * p_.logits_stride + n0) * sizeof(float)),
+      AscendC::DataCopyPad(gm_at<float>(seg_.logits + uint64_t(q * p_.logits_stride + n0) * sizeof(float)),
                            ctx_.template tensor<float>(st),
                            AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0));
       AscendC::SetAtomicNone();
@@ -137,6 +148,7 @@ struct MqaVecTarget {
 
     Ctx& ctx_;
     DgaMqaParams p_;
+    MqaSegment seg_{};
     PromotionUb ub_;
     Tile slots_;
     PromotionReceiver rx_;

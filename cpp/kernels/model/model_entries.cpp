@@ -35,6 +35,9 @@ template <class Elem, npu::Scales S>
 void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<const DgaKGroupedGemmParams*>(p)); }
 
 void mqa_logits_fp8(const void* p) { npu::run_mqa_logits_fp8(*static_cast<const DgaMqaParams*>(p)); }
+void paged_mqa_logits_fp8(const void* p) {
+  npu::run_paged_mqa_logits_fp8(*static_cast<const DgaPagedMqaParams*>(p));
+}
 void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
 void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
 
@@ -61,6 +64,7 @@ const Entry kEntries[] = {
     {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
     {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
     {"dga_npu_launch_mqa_logits_fp8", &mqa_logits_fp8, Cores::kMix},
+    {"dga_npu_launch_paged_mqa_logits_fp8", &paged_mqa_logits_fp8, Cores::kMix},
 };
 
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.

@@ -61,14 +61,22 @@ void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::Operand
 
 // NPU target: `src` [rows, cols] converted into `dst` (fp32 <-> bf16, row-major rows) on the vector cores.
 void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst);
-// NPU target: an fp32 [rows, cols] matrix (row-major rows) zeroed on the vector cores.
-void npu_zero_rows(const core::TensorView& dst);
+// NPU target: an fp32 [rows, cols] matrix (row-major rows) zeroed on the vector cores; with `lens` (int32
+// [rows], contiguous, read on the device) its columns c >= lens[r] are -inf instead.
+void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens = nullptr);
 // NPU target: FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [S, SKV] rows, zeroed by the caller):
 // q fp8 [S, H, D], kv fp8 [SKV, D] with kv_scale fp32 [SKV], weights fp32 [S, H], ks / ke int32 [S].
 struct NpuMqa {
   const core::TensorView *q, *kv, *kv_scale, *weights, *ks, *ke, *acc, *logits;
 };
 void npu_mqa_logits(const NpuMqa& m);
+// NPU target: paged FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [B * next_n, width] rows, zeroed
+// below each row's context length by the caller): q fp8 [B, next_n, H, D], kv_cache uint8 [num_blocks,
+// block_kv, 1, D + 4], weights fp32 [B * next_n, H], context_lens / block_table int32 (read on the device).
+struct NpuPagedMqa {
+  const core::TensorView *q, *kv_cache, *weights, *context_lens, *block_table, *acc;
+};
+void npu_paged_mqa_logits(const NpuPagedMqa& m);
 // NPU target: an fp32 [rows, cols] row-major view of the device workspace of `like`'s device (valid until
 // the next workspace request of this thread's stream: one per call).
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols);

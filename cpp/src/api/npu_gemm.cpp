@@ -190,16 +190,19 @@ void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) 
   const auto matrix = [&](const core::TensorView& t) {
     return DgaMatrix{uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), rows, cols, t.stride(0), 1};
   };
-  const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype)};
+  const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype), 0};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 
-void npu_zero_rows(const core::TensorView& dst) {
+void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens) {
   const NpuDevice dev(dst, "d");
   const int64_t rows = dst.size(0), cols = dst.size(1);
   if (rows == 0 || cols == 0) return;
-  const DgaConvertParams p{{0, rows, cols, cols, 1}, {uint64_t(reinterpret_cast<uintptr_t>(dst.ptr())), rows, cols,
-                           dst.stride(0), 1}, int32_t(DType::kFP32), int32_t(DType::kFP32)};
+  const DgaConvertParams p{{0, rows, cols, cols, 1},
+                           {uint64_t(reinterpret_cast<uintptr_t>(dst.ptr())), rows, cols, dst.stride(0), 1},
+                           int32_t(DType::kFP32),
+                           int32_t(DType::kFP32),
+                           lens != nullptr ? uint64_t(reinterpret_cast<uintptr_t>(lens->ptr())) : 0};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 
@@ -222,6 +225,30 @@ void npu_mqa_logits(const NpuMqa& m) {
                  m.acc->stride(0), heads};
   dev.launch("dga_npu_launch_mqa_logits_fp8", unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p,
              s * heads * skv * dim);
+}
+
+void npu_paged_mqa_logits(const NpuPagedMqa& m) {
+  const NpuDevice dev(*m.acc, "logits");
+  const int64_t batch = m.q->size(0), next_n = m.q->size(1), heads = m.q->size(2), dim = m.q->size(3);
+  const int64_t block_kv = m.kv_cache->size(1), width = m.acc->size(1);
+  // One query's heads per tile, one cache page per tile column block.
+  heuristics::GemmConfig cfg;
+  cfg.tiling = {layout::align_up(heads, kFractalRows), block_kv, dim, dim, heuristics::kL1Stages,
+                heuristics::kL0Stages};
+  cfg.swizzle = {1, true};
+  const layout::MatrixRef q{m.q->data, m.q->offset, next_n * heads, dim, dim, 1, 8};
+  const layout::MatrixRef kv{m.kv_cache->data, m.kv_cache->offset, block_kv, dim, dim, 1, 8};
+  const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
+  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
+  const int64_t pages = std::min(layout::ceil_div(width, block_kv), m.block_table->size(1));
+  const DgaMqaParams mqa{gemm_params(q, kv, none, {}, DType::kFP32, false, cfg), addr(m.weights->ptr()), 0, 0, 0,
+                         addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads};
+  const DgaPagedMqaParams p{mqa,     addr(m.context_lens->ptr()), addr(m.block_table->ptr()), batch, next_n, pages,
+                            width,   m.kv_cache->size(0),         m.block_table->stride(0),   m.kv_cache->stride(0)};
+  const int64_t tiles = batch * pages * layout::ceil_div(next_n * heads, cfg.tiling.block_m);
+  if (tiles == 0) return;
+  dev.launch("dga_npu_launch_paged_mqa_logits_fp8", unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p,
+             batch * next_n * heads * width * dim);
 }
 
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols) {

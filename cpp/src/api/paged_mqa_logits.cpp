@@ -5,7 +5,9 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/kernel/paged_mqa_problems.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -24,6 +26,22 @@ void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
   }
 }
 
+// On the NPU target (FP8): context_lens and block_table are read by the kernels (no host sync) and not
+// validated on the host: a length is clamped to [0, max_context_len], a page past the table's columns or
+// with a block id outside the cache is not read. The logits are summed in fp32 on the device (through the
+// workspace for bf16 logits); every column at or past a row's length is -inf, with or without cleaning
+// (upstream leaves them unspecified without).
+void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const TensorView& weights,
+                   const TensorView& context_lens, const TensorView& block_table, const TensorView& logits, bool fp4) {
+  DGA_REQUIRE(!fp4, kNotImplemented, "q", "FP4 paged MQA logits have no NPU kernel yet");
+  const bool f32_out = logits.dtype == DType::kFP32;
+  const int64_t rows = logits.shape[0], width = logits.shape[1];
+  const TensorView acc = f32_out ? logits : api::npu_fp32_workspace(logits, rows, width);
+  api::npu_zero_rows(acc, &context_lens);
+  api::npu_paged_mqa_logits({&q, &kv_cache, &weights, &context_lens, &block_table, &acc});
+  if (!f32_out) api::npu_convert_rows(acc, logits);
+}
+
 }  // namespace
 
 void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv_cache,
@@ -32,7 +50,8 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
   api::require_same_device({{"q", &q}, {"sfq", sfq}, {"kv_cache", &kv_cache}, {"weights", &weights},
                             {"context_lens", &context_lens}, {"block_table", &block_table}, {"logits", &logits},
                             {"indices", indices}});
-  api::require_host(q, "q");
+  const bool npu = api::on_npu_target(q);
+  if (!npu) api::require_host(q, "q");
   const bool fp4 = sfq != nullptr;
   api::require_rank(q, "q", 4);
   DGA_REQUIRE(q.is_contiguous(), kValue, "q", "must be contiguous");
@@ -81,18 +100,16 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
               logits.shape_str());
   api::require_row_major_output(logits, "logits");
   const int64_t width = logits.shape[1];
+  for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv_cache, "kv_cache"}, std::pair{&weights, "weights"}})
+    api::require_no_overlap(logits, "logits", *t, arg);
+  if (npu) return npu_paged_mqa(q, kv_cache, weights, context_lens, block_table, logits, fp4);
   const auto* lens = context_lens.as<const int32_t>();
   for (int64_t r = 0; r < batch * next_n; ++r)
     DGA_REQUIRE(lens[r] >= 0 && lens[r] <= width, kValue, "context_lens", "row ", r, " has length ", lens[r],
                 ", outside [0, max_context_len = ", width, "]");
-  for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv_cache, "kv_cache"}, std::pair{&weights, "weights"}})
-    api::require_no_overlap(logits, "logits", *t, arg);
 
-  // Problems: the rows of request b (all next_n tokens) against each page up to its longest length.
-  std::deque<std::vector<int32_t>> ranges;  // stable storage for the per-problem [ks, ke) arrays
-  std::vector<kernel::MqaProblem> problems;
+  // Problems: the shared page walk (kernel/paged_mqa_problems.hpp) over what was validated above.
   const auto* table = block_table.as<const int32_t>();
-  const auto* base = kv_cache.as<const uint8_t>();
   const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
   const int bits = tile::operand_bits(fmt);
   for (int64_t b = 0; b < batch; ++b) {
@@ -105,32 +122,51 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
       const int64_t id = table[b * block_table.strides[0] + pg];
       DGA_REQUIRE(id >= 0 && id < num_blocks, kValue, "block_table", "entry [", b, ", ", pg, "] = ", id,
                   " is outside [0, ", num_blocks, ")");
-      const uint8_t* block = base + id * kv_cache.strides[0];
-      std::vector<int32_t> ks(static_cast<size_t>(next_n), 0), ke(static_cast<size_t>(next_n));
-      for (int64_t t = 0; t < next_n; ++t)
-        ke[size_t(t)] = int32_t(std::clamp<int64_t>(lens[b * next_n + t] - pg * block_kv, 0, block_kv));
-      ranges.push_back(std::move(ks));
-      const int32_t* ks_p = ranges.back().data();
-      ranges.push_back(std::move(ke));
-      const int32_t* ke_p = ranges.back().data();
-      const int64_t cols = std::min(block_kv, width - pg * block_kv);
-      const void* scales = block + block_kv * row_bytes;
-      kernel::MqaProblem pr{{q.data, (q.offset + b * next_n * heads * row_bytes) * per, next_n * heads, dim, dim, 1, bits},
-                            {block, 0, cols, dim, dim, 1, bits},
-                            {},
-                            {weights.as<const float>() + b * next_n * weights.strides[0], weights.strides[0], ks_p,
-                             ke_p, fp4 ? nullptr : static_cast<const float*>(scales),
-                             static_cast<char*>(logits.ptr()) +
-                                 (b * next_n * logits.strides[0] + pg * block_kv) * core::itemsize(logits.dtype),
-                             logits.strides[0], logits.dtype, heads, cols, clean, false}};
-      if (fp4) {
-        const auto* sq = static_cast<const uint8_t*>(sfq->ptr()) + b * next_n * heads * kScaleBytes;
-        pr.scaling = {true, api::ue8m0_rows(sq), api::ue8m0_rows(scales)};
-      }
-      problems.push_back(pr);
     }
     if (clean)
       for (int64_t t = 0; t < next_n; ++t) fill_neg_inf(logits, b * next_n + t, std::min(width, pages * block_kv));
+  }
+  const kernel::PagedMqaProblems<kernel::HostRows> source{
+      {q.data, q.offset * per, next_n * heads, dim, dim, 1, bits},
+      {kv_cache.data, kv_cache.offset * per, block_kv, dim, dim, 1, bits},
+      next_n * heads * dim,
+      kv_cache.strides[0] * per,
+      batch,
+      next_n,
+      num_blocks,
+      std::min(layout::ceil_div(width, block_kv), block_table.shape[1]),
+      width,
+      {lens},
+      {table},
+      block_table.strides[0]};
+  std::deque<std::vector<int32_t>> ranges;  // stable storage for the per-problem [ks, ke) arrays
+  std::vector<kernel::MqaProblem> problems;
+  for (int64_t i = 0; i < source.count(); ++i) {
+    const kernel::MqaPage pg = source.page(i);
+    if (pg.block < 0) continue;
+    const kernel::GemmProblem gp = source.problem(pg);
+    const int64_t b = pg.request;
+    const uint8_t* block = kv_cache.as<const uint8_t>() + pg.block * kv_cache.strides[0];
+    ranges.emplace_back(size_t(next_n), 0);
+    const int32_t* ks_p = ranges.back().data();
+    ranges.emplace_back(size_t(next_n));
+    for (int64_t t = 0; t < next_n; ++t)
+      ranges.back()[size_t(t)] = int32_t(std::clamp<int64_t>(lens[b * next_n + t] - pg.col0, 0, block_kv));
+    const int32_t* ke_p = ranges.back().data();
+    const void* scales = block + block_kv * row_bytes;
+    kernel::MqaProblem pr{gp.a,
+                          gp.b,
+                          {},
+                          {weights.as<const float>() + b * next_n * weights.strides[0], weights.strides[0], ks_p,
+                           ke_p, fp4 ? nullptr : static_cast<const float*>(scales),
+                           static_cast<char*>(logits.ptr()) +
+                               (b * next_n * logits.strides[0] + pg.col0) * core::itemsize(logits.dtype),
+                           logits.strides[0], logits.dtype, heads, pg.cols, clean, false}};
+    if (fp4) {
+      const auto* sq = static_cast<const uint8_t*>(sfq->ptr()) + b * next_n * heads * kScaleBytes;
+      pr.scaling = {true, api::ue8m0_rows(sq), api::ue8m0_rows(scales)};
+    }
+    problems.push_back(pr);
   }
   api::launch_mqa(problems.data(), int64_t(problems.size()), fmt, next_n * heads, block_kv, dim, heads, logits.dtype);
 }

@@ -270,3 +270,54 @@ TEST(NpuMqaLogits, Fp8MatchesTheHostBackend) {
   for (void* p : {dq, dkv, dw, dsf, dks, dke, dout}) aclrtFree(p);
 #endif
 }
+
+// Paged FP8 MQA logits (one problem per request page, lengths and pages read on the device) against the
+// host backend on the same inputs: below each row's length within fp32 summation-order error, -inf from it.
+TEST(NpuPagedMqaLogits, Fp8MatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  using dga::core::DType;
+  const int64_t b = 5, next_n = 2, h = 64, d = 128, bkv = 64, pages = 9, width = pages * bkv - 20;
+  const int64_t blocks = b * pages, block_bytes = bkv * (d + 4);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd;
+  std::vector<uint8_t> q(size_t(b * next_n * h * d)), cache(size_t(blocks * block_bytes));
+  for (auto& v : q) v = dga::core::float_to_e4m3(nd(rng));
+  for (int64_t k = 0; k < blocks; ++k) {
+    uint8_t* block = cache.data() + k * block_bytes;
+    for (int64_t i = 0; i < bkv * d; ++i) block[i] = dga::core::float_to_e4m3(nd(rng));
+    for (int64_t i = 0; i < bkv; ++i) reinterpret_cast<float*>(block + bkv * d)[i] = 0.05f;
+  }
+  std::vector<float> w(size_t(b * next_n * h));
+  for (auto& v : w) v = nd(rng);
+  std::vector<int32_t> lens(size_t(b * next_n)), table(size_t(b * pages));
+  std::uniform_int_distribution<int32_t> len(0, int32_t(width));
+  for (auto& v : lens) v = len(rng);
+  for (size_t i = 0; i < table.size(); ++i) table[i] = int32_t((i * 7) % size_t(blocks));
+  std::vector<float> out(size_t(b * next_n * width), NAN), ref(out);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  void* dq = to_device(q.data(), q.size());
+  void* dc = to_device(cache.data(), cache.size());
+  void* dw = to_device(w.data(), w.size() * 4);
+  void* dl = to_device(lens.data(), lens.size() * 4);
+  void* dt = to_device(table.data(), table.size() * 4);
+  void* dout = to_device(out.data(), out.size() * 4);
+  const auto call = [&](void* pq, void* pc, void* pw, void* pl, void* pt, void* po, bool host) {
+    dga::fp8_fp4_paged_mqa_logits(tensor(pq, DType::kFP8E4M3, {b, next_n, h, d}, host), nullptr,
+                                  tensor(pc, DType::kUInt8, {blocks, bkv, 1, d + 4}, host),
+                                  tensor(pw, DType::kFP32, {b * next_n, h}, host),
+                                  tensor(pl, DType::kInt32, {b, next_n}, host), tensor(pt, DType::kInt32, {b, pages}, host),
+                                  tensor(po, DType::kFP32, {b * next_n, width}, host), true, nullptr);
+  };
+  call(dq, dc, dw, dl, dt, dout, false);
+  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  aclrtMemcpy(out.data(), out.size() * 4, dout, out.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+  call(q.data(), cache.data(), w.data(), lens.data(), table.data(), ref.data(), true);
+  int64_t bad = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    bad += std::isinf(ref[i]) ? !(std::isinf(out[i]) && out[i] < 0)
+                              : !(std::fabs(out[i] - ref[i]) <= 1e-4f * (std::fabs(ref[i]) + 1));
+  EXPECT_EQ(bad, 0);
+  for (void* p : {dq, dc, dw, dl, dt, dout}) aclrtFree(p);
+#endif
+}

@@ -82,10 +82,11 @@ struct DgaHcPrenormParams {
 
 // A matrix converted between fp32 and bf16 on the vector cores (convert_rows.asc): dst[r, c] = src[r, c]
 // for r < rows, c < cols (row-major rows with the strides of the matrices; dtypes as core::DType); with
-// src.addr 0 the fp32 dst is zeroed.
+// src.addr 0 the fp32 dst is zeroed, and with lens != 0 (int32 per row) its columns c >= lens[r] are -inf.
 struct DgaConvertParams {
   DgaMatrix src, dst;
   int32_t src_dtype, dst_dtype;
+  uint64_t lens;
 };
 
 // FP8 MQA logits (mqa_logits.asc): `gemm` describes q as A ([S * H, D], row i * H + h), kv as B ([SKV, D])
@@ -97,4 +98,17 @@ struct DgaMqaParams {
   DgaGemmParams gemm;
   uint64_t weights, ks, ke, kv_scale, logits;  // fp32 [S, H] (w_stride), int32 [S] x 2, fp32 [SKV], fp32
   int64_t w_stride, logits_stride, heads;
+};
+
+// Paged FP8 MQA logits (mqa_logits.asc, kernel/paged_mqa_problems.hpp): `mqa.gemm` describes request 0's
+// query rows as A ([next_n * H, D]) and the cache's block 0 as B ([block_kv, D]: its KV rows; the block's
+// block_kv fp32 scales follow them), the tiling, and weights / logits (fp32 [B * next_n, width], zeroed
+// or -inf beyond each row's length before the launch) as DgaMqaParams; ks, ke and kv_scale are not read.
+// Row b * next_n + t attends to columns [0, context_lens[b * next_n + t]), page p of request b is cache
+// block block_table[b * table_stride + p] (both int32, read by the kernel).
+struct DgaPagedMqaParams {
+  DgaMqaParams mqa;
+  uint64_t context_lens, block_table;
+  int64_t batch, next_n, pages, width, num_blocks;
+  int64_t table_stride, block_bytes;  // int32 values between table rows, bytes between cache blocks
 };
