@@ -31,7 +31,9 @@ run() {
   local l=${link//$obj/$dir/e.o}
   l=${l/-o libdga_npu_model.so/-o $dir/libdga_npu_model.so}
   (cd "$build" && eval "$c" && eval "$l") > "$dir/build.log" 2>&1 || return 2
-  { DGA_NPU_MODEL_LIB="$dir/libdga_npu_model.so" "$test_exe" > "$dir/run.log" 2>&1; } 2> /dev/null && return 0
+  # A mutation only has to fail: the suite stops at its first failure (the control runs every test).
+  local fast=(); [ -n "$expr" ] && fast=(--gtest_fail_fast)
+  { DGA_NPU_MODEL_LIB="$dir/libdga_npu_model.so" "$test_exe" "${fast[@]}" > "$dir/run.log" 2>&1; } 2> /dev/null && return 0
   return 1
 }
 

@@ -37,13 +37,18 @@ step "pytest"
 python -m pytest -q python/tests "$@"
 
 # The tile machine's checked mode (capacity, alignment, event protocol, stage ownership) over every kernel.
+# Not again in the checked steps: suites that run no host kernel or do not depend on the host arch (the
+# CLI, packaging, torch.compile registration, the npu-model dispatch) and, on the host arch, the JIT
+# suite (it runs unchecked above and in its own step below).
+unchecked=(--deselect python/tests/test_cli.py --deselect python/tests/test_declared_deps.py
+           --deselect python/tests/test_torch_compile.py --deselect python/tests/test_npu_dispatch.py)
 step "checked mode"
-DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
+DGA_CHECKED=1 python -m pytest -q python/tests "${unchecked[@]}" --deselect python/tests/test_jit.py
 
 # The emulated Ascend 950: the NPU's buffer budgets, alignments, event ids, core count and tile configs,
 # checked, over every kernel.
 step "emulated ascend950, checked mode"
-DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests --deselect python/tests/test_cli.py
+DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests "${unchecked[@]}"
 
 # The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
 # tensors, DGA_BACKEND=npu-model); the summary counts the cases per family, and the cases of kernels
