@@ -93,4 +93,6 @@ mutate "paged MQA logits: every page added at its rows' first column (the logits
   npu_mqa_launch.hpp 's/rows \* p->mqa.logits_stride + col0)/rows * p->mqa.logits_stride)/'
 mutate "paged MQA logits: the prefill's -inf from column 0 on (the row lengths not read)" \
   npu_convert.hpp 's/gm_at<int32_t>(p.lens).GetValue(uint64_t(r))/0/'
+mutate "FP8 per-column B scales read before their MTE2 load is waited (ring consume skipped)" \
+  npu_vector.hpp 's/col_scales_ = scales_.consume().offset;/col_scales_ = t.offset;/'
 run_all

@@ -203,7 +203,8 @@ def test_fp8_k_grouped():
         k0 += kg
 
 
-def test_fp8_k_grouped_nt_flat_layout():
+@pytest.mark.parametrize("sb_mn_major", [True, False], ids=["sfb_mn_major", "sfb_k_major"])
+def test_fp8_k_grouped_nt_flat_layout(sb_mn_major):
     torch.manual_seed(9)
     ks, m, n = [256, 0, 128], 40, 56
     blocks_a, blocks_b, sas, sbs = [], [], [], []
@@ -215,8 +216,16 @@ def test_fp8_k_grouped_nt_flat_layout():
                 scales.append(s)
     qa, qb = torch.cat(blocks_a), torch.cat(blocks_b)
     sa, sb = torch.cat(sas, dim=1).T.contiguous().T, torch.cat(sbs, dim=1)  # MN-major and K-major scales
+    if sb_mn_major:
+        sb = sb.T.contiguous().T
     c = torch.randn(len(ks), m, n)
     d = poison_(torch.empty(len(ks), m, n))
+    if not sb_mn_major and on_npu_kernels(qa):  # docs/MIGRATION.md: one vector load per K block of columns
+        before = d.clone()
+        with pytest.raises(ValueError, match="^sfb: per-column float32 scales must be MN-major"):
+            dg.k_grouped_fp8_gemm_nt_contiguous((qa, sa), (qb, sb), d, ks, None, c=c)
+        assert torch.equal(d.view(torch.int32), before.view(torch.int32))
+        return
     dg.k_grouped_fp8_gemm_nt_contiguous((qa, sa), (qb, sb), d, ks, None, c=c)
     k0, kb0 = 0, 0
     for gi, kg in enumerate(ks):

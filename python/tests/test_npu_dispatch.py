@@ -16,7 +16,7 @@ README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 pytestmark = pytest.mark.skipif("npu-model" not in dg.info()["backends"], reason="no NPU model library")
 
 # Entry points without an NPU kernel yet (README: "Missing today, all on `npu` tensors").
-MISSING = {"fp8_fp4_mega_moe", "bf16_mega_moe", "k_grouped_fp8_gemm_nt_contiguous"}
+MISSING = {"fp8_fp4_mega_moe", "bf16_mega_moe"}
 # No NPU kernel of ours: torch ops that run on the tensors' device (no host sync), no launch.
 TORCH_OPS = {"get_paged_mqa_logits_metadata"}
 # Public callables that are not kernels on the NPU target: layout and quantisation helpers (host or torch
@@ -105,8 +105,9 @@ def _k_grouped_fp8(name):
         if "tn" in name:  # per group: power-of-two channel scales of 128 K rows (the MX cube on the NPU)
             a, b = (tuple(torch.cat(t) for t in zip(*(dg.per_channel_cast_to_fp8(torch.randn(kg, mn), True)
                                                       for kg in ks))) for mn in (m, n))
-        else:
-            a, b = fp8_rows(torch.randn(m, sum(ks))), fp8_rows(torch.randn(n, sum(ks)))
+        else:  # per-row scales of 128 K values; B's MN-major (the NPU loads a K block's column scales as one run)
+            a, (qb, sb) = fp8_rows(torch.randn(m, sum(ks))), fp8_rows(torch.randn(n, sum(ks)))
+            b = (qb, sb.T.contiguous().T)
         d = torch.zeros(len(ks), m, n)
         getattr(dg, name)(a, b, d, ks, c=d)
     return call

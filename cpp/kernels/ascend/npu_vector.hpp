@@ -14,13 +14,40 @@
 #include "npu_ctx.hpp"
 #include "npu_promotion.hpp"
 #include "npu_ring.hpp"
+#include "npu_vreg.hpp"
 
 namespace deepgemm_ascend::tile::npu {
+
+namespace promotion {
+
+// acc[j] += part[j] * scale[j] * f for j < n.
+template <class Arch>
+__simd_vf__ inline void axpy_columns(__ubuf__ float* acc, __ubuf__ float* part, __ubuf__ float* scale, float f,
+                                     uint32_t n) {
+  namespace R = AscendC::Reg;
+  constexpr uint32_t kL = vreg::kLanes<Arch>;
+  R::RegTensor<float> a, x, sc;
+  uint32_t count = n;
+  const uint16_t steps = uint16_t((n + kL - 1) / kL);
+  for (uint16_t i = 0; i < steps; ++i) {
+    R::MaskReg m = R::UpdateMask<float>(count);
+    R::LoadAlign(x, part + i * kL);
+    R::LoadAlign(sc, scale + i * kL);
+    R::Mul(x, x, sc, m);
+    R::LoadAlign(a, acc + i * kL);
+    R::Axpy(a, x, f, m);
+    R::StoreAlign(acc + i * kL, a, m);
+  }
+}
+
+}  // namespace promotion
 
 template <class ArchTag = arch::Ascend950>
 struct VecTarget {
   using Arch = ArchTag;
   using Ctx = VecCtx<Arch>;
+  // The shortest run of columns axpy scales (32 B of fp32: a UB operand starts 32 B aligned).
+  static constexpr int64_t kScaleRun = int64_t(Arch::kUBAlign / sizeof(float));
 
   __aicore__ static inline int64_t group_idx(const Ctx&) { return AscendC::GetBlockIdx() / AscendC::GetSubBlockNum(); }
   __aicore__ static inline int64_t group_num(const Ctx&) { return AscendC::GetBlockNum(); }
@@ -37,10 +64,12 @@ struct VecTarget {
   // tile must leave the accumulator before the next tile zeroes it).
   class Promotion {
     using OutRing = Ring<1, Pipe::kV, Pipe::kMTE3>;
+    using ScaleRing = Ring<1, Pipe::kMTE2, Pipe::kV>;
 
    public:
     __aicore__ inline Promotion(Ctx& ctx, int64_t block_m, int64_t block_n)
-        : ctx_(ctx), ub_(block_m, block_n), rx_(ub_), out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion") {}
+        : ctx_(ctx), ub_(block_m, block_n), rx_(ub_), out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion"),
+          scales_(ctx, {{Pos::kUB, ub_.row_values * uint32_t(sizeof(float))}}, "column scales") {}
 
     // Zeroes the accumulator for a tile (after the previous tile's store).
     __aicore__ inline void begin_tile() {
@@ -55,6 +84,27 @@ struct VecTarget {
       const uint32_t at = uint32_t(r) * ub_.row_values + uint32_t(c0);
       const Local<float> part = ctx_.template tensor<float>({Pos::kUB, base_ + part_, 0});
       AscendC::Axpy(acc()[at], part[at], f, int32_t(c1 - c0));
+    }
+
+    // The scales of columns [n0, n0 + cols) for K block kb into the UB (one per column, unit stride
+    // along N: a single GM -> UB run), for axpy_columns until release_column_scales.
+    __aicore__ inline void stage_column_scales(const layout::ScaleRef& s, int64_t n0, int64_t cols, int64_t kb) {
+      const Tile t = scales_.acquire();
+      const uint64_t at = uint64_t(reinterpret_cast<uintptr_t>(s.base)) +
+                          uint64_t(n0 * s.mn_stride + kb * s.k_stride) * sizeof(float);
+      AscendC::DataCopyPad(ctx_.template tensor<float>(t), gm_at<float>(at),
+                           AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0),
+                           AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+      scales_.commit();
+      col_scales_ = scales_.consume().offset;
+    }
+    __aicore__ inline void release_column_scales() { scales_.release(); }
+
+    // acc[r, :cols] += part[r, :cols] * column_scale[:cols] * f.
+    __aicore__ inline void axpy_columns(int64_t r, int64_t cols, float f) {
+      const uint32_t at = (uint32_t(r) * ub_.row_values) * uint32_t(sizeof(float));
+      promotion::axpy_columns<Arch>(ub(base_ + ub_.acc() + at), ub(base_ + part_ + at), ub(col_scales_), f,
+                                    uint32_t(cols));
     }
 
     // The tile's rows x cols to D (cast to bf16, or fp32; with `accumulate` added to D in GM). The cast
@@ -72,6 +122,10 @@ struct VecTarget {
     }
 
    private:
+    __aicore__ inline __ubuf__ float* ub(uint32_t byte_offset) {
+      return reinterpret_cast<__ubuf__ float*>(
+          ctx_.template tensor<float>(Tile{Pos::kUB, byte_offset, 0}).GetPhyAddr());
+    }
     __aicore__ inline Local<float> acc() { return ctx_.template tensor<float>({Pos::kUB, base_ + ub_.acc(), 0}); }
     __aicore__ inline Local<bfloat16_t> out_rows() {
       return ctx_.template tensor<bfloat16_t>({Pos::kUB, base_ + ub_.out(), 0});
@@ -96,7 +150,8 @@ struct VecTarget {
     PromotionUb ub_;
     PromotionReceiver rx_;
     OutRing out_;
-    uint32_t base_ = 0, part_ = 0;
+    ScaleRing scales_;
+    uint32_t base_ = 0, part_ = 0, col_scales_ = 0;
   };
 };
 

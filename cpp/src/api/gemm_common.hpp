@@ -85,6 +85,10 @@ core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, 
 // FP8 / FP4 with UE8M0 MX scales (problem.scaling; anything else raises NotImplementedError).
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
               const core::TensorView& d, const core::TensorView* c);
+// The checks of npu_gemm alone (nothing launched): for callers that launch several GEMMs and must raise
+// before the first one writes.
+void npu_gemm_check(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
+                    const core::TensorView& d, const core::TensorView* c);
 // M-grouped contiguous: `problems` carries the operands, scales and the alignment, its ids the address of
 // grouped_layout (per-row ids, or end offsets with `psum`), which the kernel reads.
 void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& problems, const block::Operands& ops,

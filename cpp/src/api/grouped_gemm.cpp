@@ -415,7 +415,8 @@ void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const Ten
                            const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c) {
   constexpr int64_t kGranK = 128;  // upstream's only recipe for this layout: (1, 1, 128)
   api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}, {"c", &c}});
-  api::require_host(a, "a");
+  const bool npu = api::on_npu_target(a);
+  if (!npu) api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kFP8E4M3, DType::kFP8E5M2});
   api::require_dtype(b, "b", {DType::kFP8E4M3, DType::kFP8E5M2});
   DGA_REQUIRE(a.is_contiguous() && b.is_contiguous(), kValue, a.is_contiguous() ? "b" : "a",
@@ -447,15 +448,27 @@ void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const Ten
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t kg = ks[size_t(g)];
     const TensorView dg = group_view(d, g), cg = group_view(c, g);
-    if (kg == 0) {
-      api::trivial_gemm({m, n, 0}, dg, &cg);
-      continue;
-    }
     // Group g: A_g [M, k_g] and B_g [N, k_g] row-major at offsets M * k0 and N * k0.
     const layout::MatrixRef ag{a.data, a.offset + m * k0, m, kg, kg, 1, 8}, bg{b.data, b.offset + n * k0, n, kg, kg, 1, 8};
     problems.push_back({ag, bg, api::epilogue(dg, &cg), {true, sa.shifted(0, k0 / kGranK), sb.shifted(0, k0 / kGranK)}});
     k0 += kg;
   }
+  if (npu) {  // one promoted FP8 GEMM per group on the stream (ks is on the host: no sync), all checked first
+    const block::Operands ops{f.a.fmt, f.b.fmt};
+    for (int pass = 0; pass < 2; ++pass)
+      for (int64_t g = 0; g < groups; ++g) {
+        const TensorView dg = group_view(d, g), cg = group_view(c, g);
+        const api::GemmShape s{m, n, ks[size_t(g)]};
+        if (pass == 0) api::npu_gemm_check(s, problems[size_t(g)], ops, dg, &cg);
+        else api::npu_gemm(s, problems[size_t(g)], ops, dg, &cg);
+      }
+    return;
+  }
+  for (int64_t g = 0; g < groups; ++g) {
+    const TensorView cg = group_view(c, g);
+    if (ks[size_t(g)] == 0) api::trivial_gemm({m, n, 0}, group_view(d, g), &cg);
+  }
+  std::erase_if(problems, [](const kernel::GemmProblem& p) { return p.a.cols == 0; });
   launch("k_grouped_fp8_gemm_nt", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, kGranK);
 }
 

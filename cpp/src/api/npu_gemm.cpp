@@ -51,7 +51,12 @@ constexpr int64_t kFractalRows = arch::Ascend950::kFractalRows;
 constexpr int64_t kPromoteK = kBlockGranK;
 // UB bytes per tile value of a promoted GEMM, summed over the group's two vector cores
 // (npu_promotion.hpp: two fp32 product slots, the fp32 accumulator, bf16 output rows).
-constexpr int64_t kPromotionUbBytesPerValue = 4 + 4 + 4 + 2;
+// A promoted tile's UB bytes per value on its vector core (two product slots, the fp32 accumulator, the
+// bf16 output) in half bytes: plus one fp32 column scale per column, at most half a byte per value since
+// a vector core holds at least 8 of the tile's rows.
+constexpr int64_t kPromotionUbHalfBytesPerValue = 2 * (4 + 4 + 4 + 2) + 1;
+// The shortest column run the promotion scales with one scalar (32 B of fp32).
+constexpr int64_t kScaleRun = arch::Ascend950::kUBAlign / int64_t(sizeof(float));
 constexpr int64_t kVectorCoresPerGroup = arch::Ascend950::kVectorCoresPerCube;
 
 DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
@@ -81,10 +86,28 @@ NpuKernel promoted_kernel(const block::Operands& ops, const block::Scaling& sc) 
   DGA_REQUIRE(sc.a.gran_k == kPromoteK && sc.b.gran_k == kPromoteK, kNotImplemented, "recipe",
               "float32 scales are promoted per ", kPromoteK, " K values on the NPU, got gran_k ", sc.a.gran_k, " / ",
               sc.b.gran_k);
-  DGA_REQUIRE(sc.b.gran_mn % 8 == 0, kNotImplemented, "recipe",
-              "the NPU's vector promotion needs B scales constant over a multiple of 8 columns (gran_n 128 in ",
-              "DeepSeek's recipes), got gran_n ", sc.b.gran_mn);
+  DGA_REQUIRE(sc.b.gran_mn % kScaleRun == 0 || sc.b.gran_mn == 1, kNotImplemented, "recipe",
+              "the NPU's vector promotion takes B scales constant over a multiple of ", kScaleRun,
+              " columns or one per column, got gran_n ", sc.b.gran_mn);
+  DGA_REQUIRE(sc.b.gran_mn != 1 || sc.b.mn_stride == 1, kValue, "sfb",
+              "per-column float32 scales must be MN-major on the NPU (unit stride along N: the vector cores load "
+              "a K block's column scales as one run), got strides (", sc.b.mn_stride, ", ", sc.b.k_stride,
+              "); utils.get_mn_major_tma_aligned_tensor makes them so");
   return {"fp8_block", 8, false, kPromoteK};
+}
+
+// D = C (or 0) for K == 0: a device copy of C's rows, or the fp32 zero fill (dev null: the checks only).
+void npu_empty_k(const NpuDevice* dev, const core::TensorView& d, const core::TensorView* c) {
+  DGA_REQUIRE(c != nullptr || d.dtype == DType::kFP32, kNotImplemented, "a",
+              "K == 0 with a bfloat16 D and no C on the NPU target");
+  DGA_REQUIRE(c == nullptr || c->dtype == d.dtype, kNotImplemented, "c",
+              "K == 0 with C and D of different dtypes on the NPU target");
+  if (dev == nullptr) return;
+  if (c == nullptr) return npu_zero_rows(d);
+  if (c->ptr() == d.ptr()) return;
+  const size_t item = size_t(core::itemsize(d.dtype));
+  dev->copy_rows(d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item, size_t(d.size(1)) * item,
+                 size_t(d.size(0)));
 }
 
 // Checks the operands and scales an NPU kernel takes and names its family.
@@ -111,7 +134,8 @@ heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, 
   h::GemmDesc desc = h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx);
   desc.promote_k = kern.promote_k;
   if (kern.promote_k > 0)
-    desc.max_tile_values = int64_t(arch::Ascend950::kUBBytes) * kVectorCoresPerGroup / kPromotionUbBytesPerValue;
+    desc.max_tile_values =
+        int64_t(arch::Ascend950::kUBBytes) * 2 * kVectorCoresPerGroup / kPromotionUbHalfBytesPerValue;
   return h::select_gemm_config(desc, h::ArchLimits::of<arch::Ascend950>());
 }
 
@@ -260,12 +284,23 @@ core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, 
   return w;
 }
 
+void npu_gemm_check(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
+                    const core::TensorView& d, const core::TensorView* c) {
+  const NpuDevice dev(d, "d");
+  npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
+  if (s.m == 0 || s.n == 0) return;
+  if (s.k == 0) return npu_empty_k(nullptr, d, c);
+  device_matrix("a", problem.a);
+  device_matrix("b", problem.b);
+  if (problem.scaling.enabled) device_scales("sfa", problem.scaling.a), device_scales("sfb", problem.scaling.b);
+}
+
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
               const core::TensorView& d, const core::TensorView* c) {
   const NpuDevice dev(d, "d");
   const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
-  DGA_REQUIRE(s.k != 0, kNotImplemented, "a", "K == 0 on the NPU target");
+  if (s.k == 0) return npu_empty_k(&dev, d, c);
   if (c != nullptr && d.dtype != DType::kFP32) {  // D = bf16(f32(C) + A @ B^T): one fp32 sum, rounded once
     const core::TensorView w = npu_fp32_workspace(d, s.m, s.n);
     npu_convert_rows(*c, w);

@@ -124,15 +124,15 @@ int64_t run_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores,
   return bad;
 }
 
-// FP8 e4m3 with float32 block scales (A: per row and 128 K, B: per 128 rows and 128 K) on the promoted mix
-// kernel: each group's cube core and two vector cores run as threads, the cross-core flags and the access
-// checker across them.
-int64_t run_fp8_block(int64_t m, int64_t n, int64_t k, bool fp32_out, int groups) {
+// FP8 e4m3 with float32 block scales (A: per row and 128 K, B: per gran_n rows and 128 K; gran_n 1: MN-major,
+// one per column) on the promoted mix kernel: each group's cube core and two vector cores run as threads,
+// the cross-core flags and the access checker across them.
+int64_t run_fp8_block(int64_t m, int64_t n, int64_t k, bool fp32_out, int groups, int64_t gran_n = 128) {
   constexpr int64_t kBlock = 128;
   std::mt19937 rng(uint32_t(3 * m + n + 7 * k));
   std::normal_distribution<float> nd;
   std::uniform_real_distribution<float> sd(0.01f, 0.1f);
-  const int64_t kb = (k + kBlock - 1) / kBlock, nb = (n + kBlock - 1) / kBlock;
+  const int64_t kb = (k + kBlock - 1) / kBlock, nb = (n + gran_n - 1) / gran_n;
   std::vector<uint8_t> a(size_t(m * k)), b(size_t(n * k));
   for (auto* x : {&a, &b})
     for (auto& v : *x) v = core::float_to_e4m3(4 * nd(rng));
@@ -148,7 +148,8 @@ int64_t run_fp8_block(int64_t m, int64_t n, int64_t k, bool fp32_out, int groups
   p.d_dtype = int32_t(fp32_out ? core::DType::kFP32 : core::DType::kBF16);
   constexpr int64_t kFloat = sizeof(float);
   p.sfa = {uint64_t(uintptr_t(sa.data())), kb * kFloat, kFloat, 1, 1};
-  p.sfb = {uint64_t(uintptr_t(sb.data())), kb * kFloat, kFloat, kBlock, 1};
+  const bool mn_major = gran_n == 1;  // sb [kb, n] then, else [nb, kb]
+  p.sfb = {uint64_t(uintptr_t(sb.data())), (mn_major ? 1 : kb) * kFloat, (mn_major ? n : 1) * kFloat, gran_n, 1};
   // Every L0 step is one promotion block (the heuristics' rule l0_k == promote_k).
   p.block_m = 64, p.block_n = 64, p.block_k = kBlock, p.l0_k = kBlock, p.swizzle_band = 1, p.swizzle_along_m = 1;
   p.promote_k = kBlock;
@@ -159,7 +160,8 @@ int64_t run_fp8_block(int64_t m, int64_t n, int64_t k, bool fp32_out, int groups
       double want = 0;
       for (int64_t x = 0; x < k; ++x)
         want += double(core::e4m3_to_float(a[size_t(i * k + x)])) * sa[size_t(i * kb + x / kBlock)] *
-                core::e4m3_to_float(b[size_t(j * k + x)]) * sb[size_t((j / kBlock) * kb + x / kBlock)];
+                core::e4m3_to_float(b[size_t(j * k + x)]) *
+                sb[size_t(mn_major ? (x / kBlock) * n + j : (j / gran_n) * kb + x / kBlock)];
       const double got = fp32_out ? d32[size_t(i * n + j)] : core::bf16_to_float(d16[size_t(i * n + j)]);
       const double tol = fp32_out ? 1e-5 * (std::fabs(want) + 1) : std::ldexp(std::fabs(want), -7) + 1e-3;
       bad += !(std::fabs(got - want) <= tol);
@@ -278,6 +280,7 @@ TEST(NpuKernelsOnModel, HcPrenormVectorPassMatchesItsDefinition) {
 TEST(NpuKernelsOnModel, Fp8BlockScaledGemmMatchesTheReference) {
   EXPECT_EQ(run_fp8_block(96, 80, 384, false, 2), 0) << "bf16 D, two groups, a 16-column tile tail";
   EXPECT_EQ(run_fp8_block(40, 200, 256, true, 1), 0) << "fp32 D, B scales of two 128-row blocks";
+  EXPECT_EQ(run_fp8_block(72, 100, 384, false, 2, 1), 0) << "per-column B scales (MN-major), a column tail";
 }
 
 TEST(NpuKernelsOnModel, Fp8AndFp4MxGemmsMatchTheReference) {

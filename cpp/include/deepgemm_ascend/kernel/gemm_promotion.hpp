@@ -3,8 +3,10 @@
 // group walks the tiles the cube walks (kernel/gemm.hpp: same problems, scheduler and tile order) and,
 // for its half of every tile's rows, adds each K block's fp32 product, received from the cube, times the
 // block's row scale and column scale to an fp32 accumulator; then it stores its rows of the tile to D.
-// Scales are fp32 (layout::ScaleRef); the column scale is constant over gran_n columns, which the target
-// needs to be a multiple of 8 (32 B) here.
+// Scales are fp32 (layout::ScaleRef); the column scale is constant over gran_n columns. When gran_n is a
+// multiple of the target's shortest scaled run (VTarget::kScaleRun values) the rows are scaled run by
+// run; otherwise (gran_n 1: one scale per column, e.g. per-token B scales) the K block's column scales are
+// staged once per tile and applied by a vector multiply.
 #pragma once
 
 #include "deepgemm_ascend/block/scheduler.hpp"
@@ -34,14 +36,23 @@ DGA_DEVICE void gemm_promotion(typename VTarget::Ctx& ctx, const GemmArgs& args,
     const GemmProblem pr = problems.get(p);
     const int64_t tiles = tile_count(pr, t);
     const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
+    const bool per_column = pr.scaling.b.gran_mn % VTarget::kScaleRun != 0;
     for (int64_t i = block::first_tile_of_block(first, group, groups); i < tiles; i += groups) {
       const block::TileSpan sp = sched.span(i);
       // The cube splits each product by rows: the first ceil(rows / 2) to sub-core 0.
       const int64_t half = (sp.rows + 1) / 2, r0 = sub * half, rows = layout::imax(layout::imin(sp.rows - r0, half), 0);
       promo.begin_tile();
       for (int64_t k = 0; k < pr.a.cols; k += promote_k) {
+        const int64_t kb = k / promote_k;
         promo.receive();
-        for (int64_t r = 0; r < rows; ++r) promote_row<VTarget>(promo, pr.scaling, r, sp.m0 + r0 + r, sp.n0, sp.cols, k / promote_k);
+        if (per_column) {
+          promo.stage_column_scales(pr.scaling.b, sp.n0, sp.cols, kb);
+          for (int64_t r = 0; r < rows; ++r)
+            promo.axpy_columns(r, sp.cols, VTarget::scale(pr.scaling.a, sp.m0 + r0 + r, kb));
+          promo.release_column_scales();
+        } else {
+          for (int64_t r = 0; r < rows; ++r) promote_row<VTarget>(promo, pr.scaling, r, sp.m0 + r0 + r, sp.n0, sp.cols, kb);
+        }
         promo.release();
       }
       promo.store(pr.epilogue.d.block(sp.m0 + r0, sp.n0, rows, sp.cols), pr.epilogue.d_dtype, pr.epilogue.has_c);
