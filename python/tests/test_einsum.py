@@ -78,7 +78,8 @@ def blocks(sf, sizes):
     return sf
 
 
-def test_fp8_bhr_hdr_bhd():
+@pytest.mark.parametrize("with_c", [False, True], ids=["no_c", "c"])
+def test_fp8_bhr_hdr_bhd(with_c):
     torch.manual_seed(21)
     bsz, h, r, dd = 20, 4, 256, 192
     a, b = torch.randn(bsz, h, r), torch.randn(h, dd, r)
@@ -87,11 +88,13 @@ def test_fp8_bhr_hdr_bhd():
     qb, sb = zip(*[dg.per_block_cast_to_fp8(b[i], False) for i in range(h)])
     qb, sb = torch.stack(qb), torch.stack(sb)
     d = poison_(torch.empty(bsz, h, dd, dtype=torch.bfloat16))
-    dg.fp8_einsum("bhr,hdr->bhd", (qa, sa), (qb, sb), d)
+    c = torch.randn(bsz, h, dd).bfloat16() if with_c else None
+    dg.fp8_einsum("bhr,hdr->bhd", (qa, sa), (qb, sb), d, c)
     deq_a = qa.double() * blocks(sa.double(), (1, 1, 128))[..., :r]
     deq_b = qb.double() * blocks(sb.double(), (1, 128, 128))[:, :dd, :r]
-    assert calc_diff(d, torch.einsum("bhr,hdr->bhd", deq_a, deq_b)) < 1e-5
-    assert calc_diff(d, torch.einsum("bhr,hdr->bhd", a.double(), b.double())) < 1e-3
+    c64 = c.double() if with_c else 0
+    assert calc_diff(d, c64 + torch.einsum("bhr,hdr->bhd", deq_a, deq_b)) < 1e-5
+    assert calc_diff(d, c64 + torch.einsum("bhr,hdr->bhd", a.double(), b.double())) < 1e-3
 
 
 def test_fp8_bhd_hdr_bhr():

@@ -194,10 +194,18 @@ void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& 
                         {true, api::scales(v.sa, "sfa", m, k, ra), api::scales(v.sb, "sfb", n, k, rb)}});
   }
   if (m == 0 || n == 0) return;
-  if (npu) {
-    DGA_REQUIRE(!hdr && c == nullptr, kNotImplemented, hdr ? "expr" : "c",
-                "fp8_einsum on the NPU target runs 'bhr,hdr->bhd' and 'bhd,hdr->bhr' without c; '", expr,
-                "'", c ? " with c" : "", " has no NPU kernel yet");
+  if (npu && (hdr || c != nullptr)) {  // one promoted FP8 GEMM per head (D_h = C_h + A_h B_h^T), all checked first
+    const block::Operands ops{tile::OperandFormat::kE4M3, tile::OperandFormat::kE4M3};
+    for (int pass = 0; pass < 2; ++pass)
+      for (int64_t h = 0; h < heads; ++h) {
+        const TensorView ch = c ? (hdr ? plane(*c, 0, h, 1, 2) : plane(*c, 1, h, 0, 2)) : TensorView{};
+        const TensorView dh = views(h).d;
+        if (pass == 0) api::npu_gemm_check({m, n, k}, problems[size_t(h)], ops, dh, c ? &ch : nullptr);
+        else api::npu_gemm({m, n, k}, problems[size_t(h)], ops, dh, c ? &ch : nullptr);
+      }
+    return;
+  }
+  if (npu) {  // one masked launch over the heads
     constexpr int kFp8 = 8, kFloat = sizeof(float);
     kernel::MaskedProblems<kernel::HostRows> mp{problems[0].a, problems[0].b, problems[0].epilogue,
                                                 values(a, 1, kFp8), values(b, 0, kFp8),
