@@ -1,6 +1,6 @@
-// The device side of an FP8 MQA-logits launch: the cube core runs the shared GEMM kernel (kernel/gemm.hpp)
-// on q x kv^T with the promoted target (each tile's product goes to the group's vector cores), the vector
-// cores run kernel/mqa_promotion.hpp over the same tiles. No kernel logic here.
+// The device side of an MQA-logits launch (FP8 or FP4, contiguous or paged KV): the cube core runs the
+// shared GEMM kernel (kernel/gemm.hpp) on q x kv^T with a target that hands each tile's product to the
+// group's vector cores, which run kernel/mqa_promotion.hpp over the same tiles. No kernel logic here.
 #pragma once
 
 #include "kernel_operator.h"
@@ -28,12 +28,15 @@ struct DenseMqaProblems {
 struct PagedMqaProblems {
   kernel::PagedMqaProblems<GmRows> src;
   const DgaPagedMqaParams* p;
+  int64_t bits;  // of a value of q and KV
   __aicore__ inline int64_t count() const { return src.count(); }
   __aicore__ inline kernel::GemmProblem get(int64_t i) const { return src.get(i); }
   __aicore__ inline MqaSegment segment(int64_t i, const kernel::GemmProblem& pr) const {
     const int64_t request = i / src.pages, col0 = (i % src.pages) * src.kv.rows, rows = request * src.next_n;
-    const uint64_t block = p->mqa.gemm.b.addr + uint64_t(pr.b.origin);  // FP8: one byte per value
-    const uint64_t f32 = sizeof(float), scales = block + uint64_t(src.kv.rows * src.kv.row_stride);
+    const uint64_t block = p->mqa.gemm.b.addr + uint64_t(pr.b.origin * bits / 8);
+    // FP8: the block's fp32 scales follow its rows (FP4: the cube applies the UE8M0 ones; none here).
+    const uint64_t f32 = sizeof(float),
+                   scales = bits == 8 ? block + uint64_t(src.kv.rows * src.kv.row_stride * bits / 8) : 0;
     const uint64_t logits = p->mqa.logits + uint64_t(rows * p->mqa.logits_stride + col0) * f32;
     return {p->mqa.weights + uint64_t(rows * p->mqa.w_stride) * f32, 0, p->context_lens + uint64_t(rows) * f32,
             scales, logits, col0};
@@ -47,11 +50,16 @@ __aicore__ inline GmRows gm_ints(uint64_t addr) {
 }
 
 // The cube core runs the GEMM kernel over `problems`, its vector cores the MQA reduction over the same.
-template <class Problems>
+// FP8: each tile's product goes to the vector cores (promoted, no scales read: the vector cores apply the
+// KV scales); FP4: the MX cube applies the q and KV scales (UE8M0 per 32 values) and hands the product over.
+template <class Elem>
+using MqaTarget = Target<Elem, AscendC::IsSameType<Elem, fp8_e4m3fn_t>::value ? Scales::kPromoted : Scales::kMxHandOff>;
+
+template <class Elem, class Problems>
 __aicore__ inline void run_mqa(const DgaMqaParams& p, const Problems& problems) {
-  using T = Target<fp8_e4m3fn_t, Scales::kPromoted>;
+  using T = MqaTarget<Elem>;
   const heuristics::GemmTiling t = tiling_of(p.gemm);
-  const kernel::GemmArgs args = args_of(p.gemm, OperandFormat::kE4M3, true);
+  const kernel::GemmArgs args = args_of(p.gemm, operand_format<Elem>(), true);
   if ASCEND_IS_AIC {
     typename T::Ctx ctx(t.block_m, t.block_n);
     kernel::gemm<T>(ctx, args, t, problems);
@@ -63,24 +71,41 @@ __aicore__ inline void run_mqa(const DgaMqaParams& p, const Problems& problems) 
   barrier_all();
 }
 
-// Every K block's product goes to the vector cores (no scales are read): scaling enabled, no scales.
-__aicore__ inline kernel::GemmProblem promoted_problem(const DgaGemmParams& g) {
-  kernel::GemmProblem problem = problem_of<fp8_e4m3fn_t>(g);
+// The launch's problem with its product handed to the vector cores: FP8 with scaling enabled and no
+// scales; FP4 with the MX scales of the parameters.
+template <class Elem>
+__aicore__ inline kernel::GemmProblem handed_problem(const DgaGemmParams& g) {
+  kernel::GemmProblem problem = problem_of<Elem>(g);
   problem.scaling.enabled = true;
   return problem;
 }
 
-__aicore__ inline void run_mqa_logits_fp8(const DgaMqaParams& p) {
-  run_mqa(p, DenseMqaProblems{promoted_problem(p.gemm), &p});
+template <class Elem>
+__aicore__ inline void run_mqa_logits(const DgaMqaParams& p) {
+  run_mqa<Elem>(p, DenseMqaProblems{handed_problem<Elem>(p.gemm), &p});
 }
 
-__aicore__ inline void run_paged_mqa_logits_fp8(const DgaPagedMqaParams& p) {
-  const kernel::GemmProblem g = promoted_problem(p.mqa.gemm);
-  const kernel::PagedMqaProblems<GmRows> src{g.a,          g.b,     g.a.rows * g.a.row_stride, p.block_bytes,
-                                             p.batch,      p.next_n, p.num_blocks,              p.pages,
-                                             p.width,      gm_ints(p.context_lens), gm_ints(p.block_table),
-                                             p.table_stride, g.scaling};
-  run_mqa(p.mqa, PagedMqaProblems{src, &p});
+template <class Elem>
+__aicore__ inline void run_paged_mqa_logits(const DgaPagedMqaParams& p) {
+  const kernel::GemmProblem g = handed_problem<Elem>(p.mqa.gemm);
+  constexpr int64_t kBits = int64_t(value_bits<Elem>());
+  const bool mx = p.mqa.gemm.sfa.addr != 0;  // FP4: the q rows' and the blocks' UE8M0 scales
+  const kernel::PagedMqaProblems<GmRows> src{g.a,
+                                             g.b,
+                                             g.a.rows * g.a.row_stride,
+                                             p.block_bytes * 8 / kBits,
+                                             p.batch,
+                                             p.next_n,
+                                             p.num_blocks,
+                                             p.pages,
+                                             p.width,
+                                             gm_ints(p.context_lens),
+                                             gm_ints(p.block_table),
+                                             p.table_stride,
+                                             g.scaling,
+                                             mx ? g.a.rows * p.mqa.gemm.sfa.mn_stride : 0,
+                                             mx ? p.block_bytes : 0};
+  run_mqa<Elem>(p.mqa, PagedMqaProblems{src, &p, kBits});
 }
 
 }  // namespace deepgemm_ascend::tile::npu

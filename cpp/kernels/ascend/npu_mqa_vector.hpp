@@ -50,10 +50,11 @@ __simd_vf__ inline void accumulate(__ubuf__ float* acc, __ubuf__ float* x, float
   }
 }
 
-// out[j] = acc[j] * scale[j] for columns n0 + j in [ks, ke), -inf elsewhere, j < n.
+// out[j] = acc[j] * scale[j] (acc[j] without scales: scaled 0) for columns n0 + j in [ks, ke), -inf
+// elsewhere, j < n.
 template <class Arch>
-__simd_vf__ inline void finish(__ubuf__ float* out, __ubuf__ float* acc, __ubuf__ float* scale, uint32_t n,
-                               int32_t n0, int32_t ks, int32_t ke) {
+__simd_vf__ inline void finish(__ubuf__ float* out, __ubuf__ float* acc, __ubuf__ float* scale, uint32_t scaled,
+                               uint32_t n, int32_t n0, int32_t ks, int32_t ke) {
   namespace R = AscendC::Reg;
   constexpr uint32_t kL = vreg::kLanes<Arch>;
   R::RegTensor<float> a, s, ninf;
@@ -65,8 +66,10 @@ __simd_vf__ inline void finish(__ubuf__ float* out, __ubuf__ float* acc, __ubuf_
   for (uint16_t i = 0; i < steps; ++i) {
     R::MaskReg m = R::UpdateMask<float>(count);
     R::LoadAlign(a, acc + i * kL);
-    R::LoadAlign(s, scale + i * kL);
-    R::Mul(a, a, s, m);
+    if (scaled != 0) {
+      R::LoadAlign(s, scale + i * kL);
+      R::Mul(a, a, s, m);
+    }
     R::Arange(col, n0 + int32_t(i * kL));
     R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, ks, m);
     R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, ke, m);
@@ -105,9 +108,11 @@ struct MqaVecTarget {
       if (rows > 0) {
         seg_ = seg;
         const Tile s = scale_.acquire();
-        AscendC::DataCopyPad(ctx_.template tensor<float>(s), gm_at<float>(seg.kv_scale + uint64_t(n0) * sizeof(float)),
-                             AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0),
-                             AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+        if (seg.kv_scale != 0)  // FP8: the KV rows' fp32 scales (FP4: applied by the cube)
+          AscendC::DataCopyPad(ctx_.template tensor<float>(s),
+                               gm_at<float>(seg.kv_scale + uint64_t(n0) * sizeof(float)),
+                               AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0),
+                               AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
         scale_.commit();
         const Tile sc = scale_.consume();
         for (int64_t q = row0 / p_.heads; q * p_.heads < row0 + rows; ++q) query(q, row0, rows, n0, cols, part, sc);
@@ -129,8 +134,8 @@ struct MqaVecTarget {
       const int32_t ks = seg_.ks != 0 ? gm_at<int32_t>(seg_.ks).GetValue(uint64_t(q)) : 0;
       const int32_t ke = gm_at<int32_t>(seg_.ke).GetValue(uint64_t(q));
       const Tile o = out_.acquire();
-      mqa::finish<Arch>(ub<float>(o.offset), ub<float>(acc_.offset), ub<float>(sc.offset), uint32_t(cols),
-                        int32_t(seg_.col0 + n0), ks, ke);
+      mqa::finish<Arch>(ub<float>(o.offset), ub<float>(acc_.offset), ub<float>(sc.offset), seg_.kv_scale != 0 ? 1u : 0u,
+                        uint32_t(cols), int32_t(seg_.col0 + n0), ks, ke);
       out_.commit();
       const Tile st = out_.consume();
       AscendC::SetAtomicAdd<float>();

@@ -7,7 +7,9 @@
 //   kMx        Elem is an MX operand (fp8 or packed fp4 with UE8M0 scales per 32 K values): its scales
 //              move with it (kMxScales) and the L0 tiles have the MX types, so the Mmad is the MX one;
 //   kPromoted  FP32 block scales: every K block's product goes to the vector cores of the group
-//              (npu_promotion.hpp), which scale and accumulate it and store D (kernel/gemm_promotion.hpp).
+//              (npu_promotion.hpp), which scale and accumulate it and store D (kernel/gemm_promotion.hpp);
+//   kMxHandOff MX operands as kMx, and the tile's whole product goes to the vector cores of the group
+//              once, after its last K step (an epilogue on the vector cores: the MQA logits' reduction).
 #pragma once
 
 #include "kernel_operator.h"
@@ -48,14 +50,16 @@ struct L0Type<fp8_e4m3fn_t, true> { using type = AscendC::mx_fp8_e4m3_t; };
 template <>
 struct L0Type<fp8_e5m2_t, true> { using type = AscendC::mx_fp8_e5m2_t; };
 
-enum class Scales : uint8_t { kNone, kMx, kPromoted };
+enum class Scales : uint8_t { kNone, kMx, kPromoted, kMxHandOff };
 
 template <class Elem, Scales S = Scales::kNone, class ArchTag = arch::Ascend950>
 struct Target {
   using Arch = ArchTag;
-  static constexpr bool kMxScales = S == Scales::kMx;
+  static constexpr bool kMxHandOff = S == Scales::kMxHandOff;
+  static constexpr bool kMxScales = S == Scales::kMx || kMxHandOff;
   static constexpr bool kPromoted = S == Scales::kPromoted;
-  using Ctx = typename AscendC::Conditional<kPromoted, PromotedCtx<Arch>, npu::Ctx<Arch>>::type;
+  static constexpr bool kToVector = kPromoted || kMxHandOff;  // products go to the vector cores, not to GM
+  using Ctx = typename AscendC::Conditional<kToVector, PromotedCtx<Arch>, npu::Ctx<Arch>>::type;
   using Tile = npu::Tile;
   using L0 = typename L0Type<Elem, kMxScales>::type;
   __aicore__ static constexpr int l0_bits(OperandFormat) { return int(value_bits<Elem>()); }
@@ -114,22 +118,23 @@ struct Target {
                                     uint32_t(l1_pairs * arch::MxFormat::kMxBaseK), uint32_t(rows), uint32_t(k_off),
                                     uint32_t(k));
   }
-  // Promoted: every K block starts a fresh product, which goes to the vector cores.
+  // Promoted: every K block starts a fresh product, which goes to the vector cores. MX hand-off: the
+  // product accumulates over the tile's K steps and goes to the vector cores after the last (promo).
   __aicore__ static inline void mmad(Ctx& ctx, const Tile& c, const L0CGeometry& c_g, const Tile& a, const Tile& b,
                                      int64_t rows, int64_t cols, int64_t k, bool init, const Promotion* promo) {
     const Local<float> l0c = ctx.template tensor<float>(c);
     npu::mmad(l0c, ctx.template tensor<L0>(a), ctx.template tensor<L0>(b), uint32_t(rows), uint32_t(cols), uint32_t(k),
               init || (kPromoted && promo != nullptr));
-    if constexpr (kPromoted) {
+    if constexpr (kToVector) {
       if (promo != nullptr)
         ctx.sender().send(ctx.template tensor<float>(Tile{Pos::kUB, 0, 0}), l0c, uint32_t(rows), uint32_t(c_g.m_pad));
     }
   }
   // With a source C the launcher has made D equal to C first (upstream's in-place accumulation), so
   // the tile is added to D.
-  // Promoted: the vector cores store the tile.
+  // Promoted / MX hand-off: the vector cores store the tile.
   __aicore__ static inline void fixpipe(Ctx& ctx, const FixpipeDst& dst, const Tile& c, const L0CGeometry& c_g) {
-    if constexpr (kPromoted) return;
+    if constexpr (kToVector) return;
     const Local<float> l0c = ctx.template tensor<float>(c);
     const uint32_t m = uint32_t(dst.d.rows), n = uint32_t(dst.d.cols), m_pad = uint32_t(c_g.m_pad);
     const uint32_t ld = uint32_t(dst.d.row_stride);

@@ -34,10 +34,10 @@ void contiguous(const void* p) { npu::run_contiguous_gemm<Elem, S>(*static_cast<
 template <class Elem, npu::Scales S>
 void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<const DgaKGroupedGemmParams*>(p)); }
 
-void mqa_logits_fp8(const void* p) { npu::run_mqa_logits_fp8(*static_cast<const DgaMqaParams*>(p)); }
-void paged_mqa_logits_fp8(const void* p) {
-  npu::run_paged_mqa_logits_fp8(*static_cast<const DgaPagedMqaParams*>(p));
-}
+template <class Elem>
+void mqa_logits(const void* p) { npu::run_mqa_logits<Elem>(*static_cast<const DgaMqaParams*>(p)); }
+template <class Elem>
+void paged_mqa_logits(const void* p) { npu::run_paged_mqa_logits<Elem>(*static_cast<const DgaPagedMqaParams*>(p)); }
 void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
 void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
 
@@ -63,8 +63,10 @@ const Entry kEntries[] = {
     DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, Cores::kMix),
     {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
     {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
-    {"dga_npu_launch_mqa_logits_fp8", &mqa_logits_fp8, Cores::kMix},
-    {"dga_npu_launch_paged_mqa_logits_fp8", &paged_mqa_logits_fp8, Cores::kMix},
+    {"dga_npu_launch_mqa_logits_fp8", &mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
+    {"dga_npu_launch_paged_mqa_logits_fp8", &paged_mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
+    {"dga_npu_launch_mqa_logits_fp4", &mqa_logits<fp4x2_e2m1_t>, Cores::kMix},
+    {"dga_npu_launch_paged_mqa_logits_fp4", &paged_mqa_logits<fp4x2_e2m1_t>, Cores::kMix},
 };
 
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.

@@ -66,8 +66,10 @@ void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst);
 void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens = nullptr);
 // NPU target: FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [S, SKV] rows, zeroed by the caller):
 // q fp8 [S, H, D], kv fp8 [SKV, D] with kv_scale fp32 [SKV], weights fp32 [S, H], ks / ke int32 [S].
+// FP4: q and kv packed e2m1 with sfq / kv_scale the rows' UE8M0 scales (int32 of four per row).
 struct NpuMqa {
   const core::TensorView *q, *kv, *kv_scale, *weights, *ks, *ke, *acc, *logits;
+  const core::TensorView* sfq = nullptr;
 };
 void npu_mqa_logits(const NpuMqa& m);
 // NPU target: paged FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [B * next_n, width] rows, zeroed
@@ -75,6 +77,7 @@ void npu_mqa_logits(const NpuMqa& m);
 // block_kv, 1, D + 4], weights fp32 [B * next_n, H], context_lens / block_table int32 (read on the device).
 struct NpuPagedMqa {
   const core::TensorView *q, *kv_cache, *weights, *context_lens, *block_table, *acc;
+  const core::TensorView* sfq = nullptr;  // FP4: q packed e2m1, the cache's rows too, UE8M0 row scales
 };
 void npu_paged_mqa_logits(const NpuPagedMqa& m);
 // NPU target: an fp32 [rows, cols] row-major view of the device workspace of `like`'s device (valid until

@@ -37,13 +37,13 @@ TensorView rows_view(TensorView t, int64_t offset, int64_t rows, int64_t cols) {
   return t;
 }
 
-// On the NPU target (FP8, normal mode): the logits are summed in fp32 on the device (the vector cores of a
+// On the NPU target (FP8 or FP4, normal mode): the logits are summed in fp32 on the device (the vector cores of a
 // group add their halves of the heads), through an fp32 workspace for bf16 logits or bf16 weights. The
 // ranges are read by the kernel (no host sync) and not validated on the host. Columns outside a row's
 // range get -inf with or without cleaning (upstream leaves them unspecified without).
-void npu_mqa(const TensorView& q, const TensorView& kv, const TensorView& sfkv, const TensorView& weights,
-             const TensorView& ks, const TensorView& ke, const TensorView& logits, bool fp4, bool compressed) {
-  DGA_REQUIRE(!fp4, kNotImplemented, "q", "FP4 MQA logits have no NPU kernel yet");
+void npu_mqa(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
+             const TensorView& weights, const TensorView& ks, const TensorView& ke, const TensorView& logits,
+             bool compressed) {
   DGA_REQUIRE(!compressed, kNotImplemented, "max_seqlen_k", "compressed MQA logits have no NPU kernel yet");
   const int64_t s = q.shape[0], heads = q.shape[1], skv = kv.shape[0];
   const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
@@ -53,7 +53,7 @@ void npu_mqa(const TensorView& q, const TensorView& kv, const TensorView& sfkv, 
   const TensorView w32 = f32_w ? weights : rows_view(ws, acc_n, s, heads);
   if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc);
-  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits});
+  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits, sfq});
   if (!f32_out) api::npu_convert_rows(acc, logits);
 }
 
@@ -122,7 +122,7 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
   for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv, "kv"}, std::pair{&weights, "weights"}})
     api::require_no_overlap(logits, "logits", *t, arg);
   if (s == 0 || skv == 0) return;
-  if (npu) return npu_mqa(q, kv, sfkv, weights, ks, ke, logits, fp4, compressed);
+  if (npu) return npu_mqa(q, sfq, kv, sfkv, weights, ks, ke, logits, compressed);
 
   // bf16 weights are widened once (S x H values).
   std::vector<float> w32;

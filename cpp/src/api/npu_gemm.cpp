@@ -230,49 +230,78 @@ void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens) {
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 
+// MQA operands: q rows and KV rows of `dim` values (FP8, or packed FP4 with the UE8M0 scales of its rows:
+// one int32 of four scales per row, read as two K-major int16 pairs by the MX cube).
+struct MqaOperands {
+  layout::MatrixRef q, kv;
+  block::Scaling scaling;
+  const char* family;  // launcher suffix
+};
+
+MqaOperands mqa_operands(const core::TensorView& q, int64_t q_rows, const core::TensorView& kv, int64_t kv_rows,
+                         int64_t dim, const void* sfq, const void* sfkv) {
+  const bool fp4 = sfq != nullptr;
+  const int bits = fp4 ? 4 : 8, per = fp4 ? 2 : 1;
+  constexpr int64_t kRowBytes = 4, kPairBytes = arch::MxFormat::kMxScalesPerPack;
+  const auto rows = [&](const void* base) {
+    return layout::ScaleRef{base, true, int(kPairBytes), kRowBytes, kPairBytes, 1, arch::MxFormat::kMxBlockK};
+  };
+  MqaOperands o{{q.data, q.offset * per, q_rows, dim, dim, 1, bits},
+                {kv.data, kv.offset * per, kv_rows, dim, dim, 1, bits},
+                {},
+                fp4 ? "fp4" : "fp8"};
+  if (fp4) o.scaling = {true, rows(sfq), rows(sfkv)};
+  return o;
+}
+
 void npu_mqa_logits(const NpuMqa& m) {
   const NpuDevice dev(*m.logits, "logits");
-  const int64_t s = m.q->size(0), heads = m.q->size(1), dim = m.q->size(2), skv = m.kv->size(0);
+  const int64_t s = m.q->size(0), heads = m.q->size(1), dim = m.q->size(2) * (m.sfq ? 2 : 1), skv = m.kv->size(0);
   // One query's heads per tile (two for 8 heads: the cube's 16-row fractal); K = head_dim is one block, so
   // every tile's scores go to the vector cores once.
   const int64_t block_m = layout::align_up(heads, kFractalRows), block_n = kMqaBlockN;
   heuristics::GemmConfig cfg;
   cfg.tiling = {block_m, block_n, dim, dim, heuristics::kL1Stages, heuristics::kL0Stages};
   cfg.swizzle = {1, true};
-  const layout::MatrixRef q{m.q->data, m.q->offset, s * heads, dim, dim, 1, 8};
-  const layout::MatrixRef kv{m.kv->data, m.kv->offset, skv, dim, dim, 1, 8};
+  const bool fp4 = m.sfq != nullptr;
+  const MqaOperands o = mqa_operands(*m.q, s * heads, *m.kv, skv, dim, fp4 ? m.sfq->ptr() : nullptr,
+                                     m.kv_scale->ptr());
   const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t tiles = layout::ceil_div(s * heads, block_m) * layout::ceil_div(skv, block_n);
-  DgaMqaParams p{gemm_params(q, kv, none, {}, DType::kFP32, false, cfg), addr(m.weights->ptr()), addr(m.ks->ptr()),
-                 addr(m.ke->ptr()), addr(m.kv_scale->ptr()), addr(m.acc->ptr()), m.weights->stride(0),
-                 m.acc->stride(0), heads};
-  dev.launch("dga_npu_launch_mqa_logits_fp8", unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p,
-             s * heads * skv * dim);
+  // FP4: the cube applies the KV scales (kv_scale 0: none on the vector cores).
+  DgaMqaParams p{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
+                 addr(m.ks->ptr()), addr(m.ke->ptr()), fp4 ? 0 : addr(m.kv_scale->ptr()), addr(m.acc->ptr()),
+                 m.weights->stride(0), m.acc->stride(0), heads};
+  dev.launch(std::string("dga_npu_launch_mqa_logits_") + o.family,
+             unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p, s * heads * skv * dim);
 }
 
 void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const NpuDevice dev(*m.acc, "logits");
-  const int64_t batch = m.q->size(0), next_n = m.q->size(1), heads = m.q->size(2), dim = m.q->size(3);
-  const int64_t block_kv = m.kv_cache->size(1), width = m.acc->size(1);
+  const bool fp4 = m.sfq != nullptr;
+  const int64_t batch = m.q->size(0), next_n = m.q->size(1), heads = m.q->size(2), dim = m.q->size(3) * (fp4 ? 2 : 1);
+  const int64_t block_kv = m.kv_cache->size(1), width = m.acc->size(1), row_bytes = m.q->size(3);
   // One query's heads per tile, one cache page per tile column block.
   heuristics::GemmConfig cfg;
   cfg.tiling = {layout::align_up(heads, kFractalRows), block_kv, dim, dim, heuristics::kL1Stages,
                 heuristics::kL0Stages};
   cfg.swizzle = {1, true};
-  const layout::MatrixRef q{m.q->data, m.q->offset, next_n * heads, dim, dim, 1, 8};
-  const layout::MatrixRef kv{m.kv_cache->data, m.kv_cache->offset, block_kv, dim, dim, 1, 8};
+  // Request 0's query rows and block 0's KV rows; a block's row scales follow its rows.
+  const auto* block0 = static_cast<const uint8_t*>(m.kv_cache->ptr());
+  const MqaOperands o = mqa_operands(*m.q, next_n * heads, *m.kv_cache, block_kv, dim, fp4 ? m.sfq->ptr() : nullptr,
+                                     block0 + block_kv * row_bytes);
   const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t pages = std::min(layout::ceil_div(width, block_kv), m.block_table->size(1));
-  const DgaMqaParams mqa{gemm_params(q, kv, none, {}, DType::kFP32, false, cfg), addr(m.weights->ptr()), 0, 0, 0,
-                         addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads};
+  const DgaMqaParams mqa{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
+                         0, 0, 0, addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads};
   const DgaPagedMqaParams p{mqa,     addr(m.context_lens->ptr()), addr(m.block_table->ptr()), batch, next_n, pages,
                             width,   m.kv_cache->size(0),         m.block_table->stride(0),   m.kv_cache->stride(0)};
   const int64_t tiles = batch * pages * layout::ceil_div(next_n * heads, cfg.tiling.block_m);
   if (tiles == 0) return;
-  dev.launch("dga_npu_launch_paged_mqa_logits_fp8", unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p,
-             batch * next_n * heads * width * dim);
+  dev.launch(std::string("dga_npu_launch_paged_mqa_logits_") + o.family,
+             unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p, batch * next_n * heads * width * dim);
 }
 
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols) {

@@ -26,19 +26,19 @@ void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
   }
 }
 
-// On the NPU target (FP8): context_lens and block_table are read by the kernels (no host sync) and not
+// On the NPU target (FP8 or FP4): context_lens and block_table are read by the kernels (no host sync) and not
 // validated on the host: a length is clamped to [0, max_context_len], a page past the table's columns or
 // with a block id outside the cache is not read. The logits are summed in fp32 on the device (through the
 // workspace for bf16 logits); every column at or past a row's length is -inf, with or without cleaning
 // (upstream leaves them unspecified without).
 void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const TensorView& weights,
-                   const TensorView& context_lens, const TensorView& block_table, const TensorView& logits, bool fp4) {
-  DGA_REQUIRE(!fp4, kNotImplemented, "q", "FP4 paged MQA logits have no NPU kernel yet");
+                   const TensorView& context_lens, const TensorView& block_table, const TensorView& logits,
+                   const TensorView* sfq) {
   const bool f32_out = logits.dtype == DType::kFP32;
   const int64_t rows = logits.shape[0], width = logits.shape[1];
   const TensorView acc = f32_out ? logits : api::npu_fp32_workspace(logits, rows, width);
   api::npu_zero_rows(acc, &context_lens);
-  api::npu_paged_mqa_logits({&q, &kv_cache, &weights, &context_lens, &block_table, &acc});
+  api::npu_paged_mqa_logits({&q, &kv_cache, &weights, &context_lens, &block_table, &acc, sfq});
   if (!f32_out) api::npu_convert_rows(acc, logits);
 }
 
@@ -102,7 +102,7 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
   const int64_t width = logits.shape[1];
   for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv_cache, "kv_cache"}, std::pair{&weights, "weights"}})
     api::require_no_overlap(logits, "logits", *t, arg);
-  if (npu) return npu_paged_mqa(q, kv_cache, weights, context_lens, block_table, logits, fp4);
+  if (npu) return npu_paged_mqa(q, kv_cache, weights, context_lens, block_table, logits, sfq);
   const auto* lens = context_lens.as<const int32_t>();
   for (int64_t r = 0; r < batch * next_n; ++r)
     DGA_REQUIRE(lens[r] >= 0 && lens[r] <= width, kValue, "context_lens", "row ", r, " has length ", lens[r],

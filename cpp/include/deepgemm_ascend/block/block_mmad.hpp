@@ -165,8 +165,11 @@ class BlockMmad {
       l0_.commit();
       const auto& r = l0_.consume();
       const tile::Promotion promo{&c.scaling.a, &c.scaling.b, c.m0, c.n0, s.k0 + k};
+      // Promoted: every step's product; MX hand-off: the product after the tile's last step.
+      const bool last = s.k0 + t_.block_k >= c.a.cols && k + kp >= k_end;
+      const bool hand = c.scaling.enabled && (kMx ? Target::kMxHandOff && last : true);
       Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, first && k == 0,
-                   c.scaling.enabled && !kMx ? &promo : nullptr);
+                   hand ? &promo : nullptr);
       l0_.release();
     }
   }

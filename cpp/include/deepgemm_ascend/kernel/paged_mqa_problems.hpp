@@ -29,7 +29,8 @@ struct PagedMqaProblems {
   Ints lens;                   // context_lens[b * next_n + t]
   Ints table;                  // block_table[b * table_stride + p]
   int64_t table_stride = 0;
-  block::Scaling scaling{};    // copied into every problem (the NPU's promoted FP8 product)
+  block::Scaling scaling{};    // request 0's q scales and block 0's KV scales, if enabled (FP4: UE8M0)
+  int64_t sfa_request_bytes = 0, sfb_block_bytes = 0;  // from one request's / block's scales to the next
 
   DGA_HOST_DEVICE int64_t count() const { return batch * pages; }
 
@@ -50,8 +51,13 @@ struct PagedMqaProblems {
 
   DGA_HOST_DEVICE GemmProblem problem(const MqaPage& pg) const {
     GemmProblem p{q, kv, {}, scaling};
+    const int64_t block = layout::imax(pg.block, 0);
     p.a.origin += pg.request * request_values;
-    p.b.origin += layout::imax(pg.block, 0) * block_values;
+    p.b.origin += block * block_values;
+    if (scaling.enabled) {
+      p.scaling.a = scaling.a.advanced(pg.request * sfa_request_bytes);
+      p.scaling.b = scaling.b.advanced(block * sfb_block_bytes);
+    }
     p.b.rows = pg.cols;
     return p;
   }

@@ -18,6 +18,7 @@ struct HostTarget {
   // The host cube has no MX unit: scaled operands are promoted per K block (Promotion), and it multiplies
   // bf16, so every operand is widened to 16 bits in L0.
   static constexpr bool kMxScales = false;
+  static constexpr bool kMxHandOff = false;  // (NPU: MX products handed to the vector cores)
   static constexpr int l0_bits(OperandFormat) { return 16; }
 
   // Producer and consumer pipes are template arguments because the NPU takes event ids per
