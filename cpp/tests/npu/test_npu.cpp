@@ -306,7 +306,8 @@ TEST(NpuPagedMqaLogits, Fp8MatchesTheHostBackend) {
     dga::fp8_fp4_paged_mqa_logits(tensor(pq, DType::kFP8E4M3, {b, next_n, h, d}, host), nullptr,
                                   tensor(pc, DType::kUInt8, {blocks, bkv, 1, d + 4}, host),
                                   tensor(pw, DType::kFP32, {b * next_n, h}, host),
-                                  tensor(pl, DType::kInt32, {b, next_n}, host), tensor(pt, DType::kInt32, {b, pages}, host),
+                                  tensor(pl, DType::kInt32, {b, next_n}, host),
+                                  tensor(pt, DType::kInt32, {b, pages}, host),
                                   tensor(po, DType::kFP32, {b * next_n, width}, host), true, nullptr);
   };
   call(dq, dc, dw, dl, dt, dout, false);

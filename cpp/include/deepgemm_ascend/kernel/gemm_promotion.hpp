@@ -51,7 +51,8 @@ DGA_DEVICE void gemm_promotion(typename VTarget::Ctx& ctx, const GemmArgs& args,
             promo.axpy_columns(r, sp.cols, VTarget::scale(pr.scaling.a, sp.m0 + r0 + r, kb));
           promo.release_column_scales();
         } else {
-          for (int64_t r = 0; r < rows; ++r) promote_row<VTarget>(promo, pr.scaling, r, sp.m0 + r0 + r, sp.n0, sp.cols, kb);
+          for (int64_t r = 0; r < rows; ++r)
+            promote_row<VTarget>(promo, pr.scaling, r, sp.m0 + r0 + r, sp.n0, sp.cols, kb);
         }
         promo.release();
       }
