@@ -122,6 +122,22 @@ def test_upstream_aliases_and_default_recipe():
     assert calc_diff(d, ref) < 1e-6
 
 
+def test_bf16_d_rounds_overflow_to_inf_like_the_fp32_result():
+    # Results past bfloat16's range (but finite in float32) round to inf, as torch rounds the fp32 result;
+    # a saturating cast would give bfloat16's max instead.
+    m, n, k = 32, 16, 256
+    a = torch.ones(m, k).to(torch.float8_e4m3fn)
+    b = torch.ones(n, k).to(torch.float8_e4m3fn)
+    sfa = torch.ones(m, k // 128)
+    sfa[::2] = 0.5 ** torch.arange(m // 2).float()[:, None]  # some rows inside bfloat16's range
+    sfb = torch.full((1, k // 128), 3.4e38 / k)
+    d32, d16 = torch.empty(m, n), poison_(torch.empty(m, n, dtype=torch.bfloat16))
+    dg.fp8_gemm_nt((a, sfa), (b, sfb), d32)
+    dg.fp8_gemm_nt((a, sfa), (b, sfb), d16)
+    assert d32.isfinite().all() and torch.isinf(d32.bfloat16()).any()
+    assert torch.equal(d16.view(torch.int16), d32.bfloat16().view(torch.int16))
+
+
 def test_trivial_sizes():
     sa, sb = torch.ones(0, 1), torch.ones(1, 1)
     d = torch.full((0, 8), 3.0)

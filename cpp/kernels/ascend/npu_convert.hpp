@@ -20,40 +20,6 @@ namespace deepgemm_ascend::tile::npu {
 
 namespace convert {
 
-// dst[i] = bf16(src[i]) for i < n.
-template <class Arch>
-__simd_vf__ inline void to_bf16(__ubuf__ bfloat16_t* dst, __ubuf__ float* src, uint32_t n) {
-  namespace R = AscendC::Reg;
-  constexpr uint32_t kL = vreg::kLanes<Arch>;
-  R::RegTensor<float> x;
-  R::RegTensor<bfloat16_t> y;
-  uint32_t count = n;
-  const uint16_t steps = uint16_t((n + kL - 1) / kL);
-  for (uint16_t i = 0; i < steps; ++i) {
-    R::MaskReg m = R::UpdateMask<float>(count);
-    R::LoadAlign(x, src + i * kL);
-    R::Cast<bfloat16_t, float, vreg::kToBf16>(y, x, m);
-    R::StoreAlign<bfloat16_t, R::StoreDist::DIST_PACK_B32>(dst + i * kL, y, m);
-  }
-}
-
-// dst[i] = float(src[i]) for i < n (exact).
-template <class Arch>
-__simd_vf__ inline void to_f32(__ubuf__ float* dst, __ubuf__ bfloat16_t* src, uint32_t n) {
-  namespace R = AscendC::Reg;
-  constexpr uint32_t kL = vreg::kLanes<Arch>;
-  R::RegTensor<bfloat16_t> x;
-  R::RegTensor<float> y;
-  uint32_t count = n;
-  const uint16_t steps = uint16_t((n + kL - 1) / kL);
-  for (uint16_t i = 0; i < steps; ++i) {
-    R::MaskReg m = R::UpdateMask<float>(count);
-    R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(x, src + i * kL);
-    R::Cast<float, bfloat16_t, vreg::kToF32>(y, x, m);
-    R::StoreAlign(dst + i * kL, y, m);
-  }
-}
-
 // dst[i] = 0 where c0 + i < len, -inf elsewhere, for i < n.
 template <class Arch>
 __simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_t len) {
@@ -94,18 +60,13 @@ class ConvertRows {
     return int64_t(kStageBytes / sizeof(float) / vreg::kLanes<Arch> * vreg::kLanes<Arch>);
   }
 
-  // CTRL[60] = 0 for the run: the casts' NO_SAT applies (IEEE: +-inf stay infinite, overflow becomes inf)
-  // instead of the saturating default (SetCtrlSpr(ISASI).md).
+  // IEEE casts for the run (+-inf stay infinite, overflow becomes inf).
   __aicore__ inline void run(const DgaConvertParams& p) {
-    const int64_t global_sat = AscendC::GetCtrlSpr<kGlobalSatBit, kGlobalSatBit>();
-    AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(0);
+    const IeeeCasts ieee;
     steps(p);
-    AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(global_sat);
   }
 
  private:
-  static constexpr int8_t kGlobalSatBit = 60;
-
   __aicore__ inline void steps(const DgaConvertParams& p) {
     const bool to_bf16 = p.dst_dtype == int32_t(core::DType::kBF16);
     const int64_t chunks = layout::ceil_div(p.src.cols, chunk());
@@ -129,8 +90,8 @@ class ConvertRows {
     in_.commit();
     const Tile x = in_.consume();
     const Tile out = out_.acquire();
-    if constexpr (sizeof(D) == sizeof(bfloat16_t)) convert::to_bf16<Arch>(ub<D>(out), ub<S>(x), n);
-    else convert::to_f32<Arch>(ub<D>(out), ub<S>(x), n);
+    if constexpr (sizeof(D) == sizeof(bfloat16_t)) vreg::to_bf16<Arch>(ub<D>(out), ub<S>(x), n);
+    else vreg::to_f32<Arch>(ub<D>(out), ub<S>(x), n);
     in_.release();
     out_.commit();
     const Tile o = out_.consume();

@@ -94,6 +94,7 @@ __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Proble
     }
     if ASCEND_IS_AIV {
       VecCtx<typename T::Arch> ctx;
+      const IeeeCasts ieee;  // a bf16 D rounds as the host's (overflow: inf); after the context's set-up
       kernel::gemm_promotion<VecTarget<typename T::Arch>>(ctx, args, t, problems, p.promote_k);
     }
   } else {

@@ -216,6 +216,7 @@ struct HcVecTarget {
 // The kernel body of dga_hc_prenorm_vector.
 __aicore__ inline void run_hc_prenorm_vector(const DgaHcPrenormParams& p) {
   HcVecTarget<>::Ctx ctx;
+  const IeeeCasts ieee;  // hi = bf16(b) as the host rounds it (|b| past bf16's range: inf)
   kernel::hc_prenorm_vector<HcVecTarget<>>(ctx, p);
 }
 

@@ -46,6 +46,22 @@ __aicore__ inline Gm<T> gm_at(uint64_t addr) {
 // Every pipe finishes what it has issued before anything after (e.g. scalar UB writes around a store).
 __aicore__ inline void barrier_all() { AscendC::PipeBarrier<PIPE_ALL>(); }
 
+// For its lifetime the vector core's casts follow IEEE as the host's do (fp32 -> bf16: overflow and
+// infinities give inf, NaN stays NaN): CTRL[60] = 0 selects the casts' NO_SAT behaviour instead of the
+// saturating default (SetCtrlSpr(ISASI).md); the previous value is restored. Construct it after the
+// kernel's context: the pipe's set-up (InitSocState) sets CTRL to its default, saturation included.
+class IeeeCasts {
+ public:
+  __aicore__ inline IeeeCasts() : saved_(AscendC::GetCtrlSpr<kGlobalSatBit, kGlobalSatBit>()) {
+    AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(0);
+  }
+  __aicore__ inline ~IeeeCasts() { AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(saved_); }
+
+ private:
+  static constexpr int8_t kGlobalSatBit = 60;
+  int64_t saved_;
+};
+
 // ---- MTE2: GM -> L1 -------------------------------------------------------------------------------
 // A row-major (ND) rows x cols tile, ld values between rows, into an Nz tile whose fractal columns are
 // l1_rows rows apart (32 B units). Partial C0 columns are zero-filled by the DMA.
