@@ -90,8 +90,7 @@ class ConvertRows {
     in_.commit();
     const Tile x = in_.consume();
     const Tile out = out_.acquire();
-    if constexpr (sizeof(D) == sizeof(bfloat16_t)) vreg::to_bf16<Arch>(ub<D>(out), ub<S>(x), n);
-    else vreg::to_f32<Arch>(ub<D>(out), ub<S>(x), n);
+    vreg::convert<Arch, D, S>(ub<D>(out), ub<S>(x), n);
     in_.release();
     out_.commit();
     const Tile o = out_.consume();

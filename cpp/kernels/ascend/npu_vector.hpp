@@ -131,8 +131,9 @@ struct VecTarget {
       return ctx_.template tensor<bfloat16_t>({Pos::kUB, base_ + ub_.out(), 0});
     }
     __aicore__ inline void cast_bf16(uint32_t rows) {
-      vreg::to_bf16<Arch>(reinterpret_cast<__ubuf__ bfloat16_t*>(out_rows().GetPhyAddr()),
-                          reinterpret_cast<__ubuf__ float*>(acc().GetPhyAddr()), rows * ub_.row_values);
+      vreg::convert<Arch, bfloat16_t, float>(reinterpret_cast<__ubuf__ bfloat16_t*>(out_rows().GetPhyAddr()),
+                                             reinterpret_cast<__ubuf__ float*>(acc().GetPhyAddr()),
+                                             rows * ub_.row_values);
     }
     template <class T>
     __aicore__ inline void store_rows(const layout::MutMatrixRef& d, const Local<T>& src, bool accumulate) {

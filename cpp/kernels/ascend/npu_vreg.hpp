@@ -15,37 +15,28 @@ constexpr AscendC::Reg::CastTrait kToBf16 = {AscendC::Reg::RegLayout::ZERO, Asce
 constexpr AscendC::Reg::CastTrait kToF32 = {AscendC::Reg::RegLayout::ZERO, AscendC::Reg::SatMode::UNKNOWN,
                                             AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
 
-// dst[i] = bf16(src[i]) for i < n (contiguous bf16; IEEE under IeeeCasts).
-template <class Arch>
-__simd_vf__ inline void to_bf16(__ubuf__ bfloat16_t* dst, __ubuf__ float* src, uint32_t n) {
+// dst[i] = D(src[i]) for i < n, between fp32 and bf16 (contiguous runs; to bf16: RINT, IEEE under
+// IeeeCasts; to fp32: exact).
+template <class Arch, class D, class S>
+__simd_vf__ inline void convert(__ubuf__ D* dst, __ubuf__ S* src, uint32_t n) {
   namespace R = AscendC::Reg;
-  constexpr uint32_t kL = vreg::kLanes<Arch>;
-  R::RegTensor<float> x;
-  R::RegTensor<bfloat16_t> y;
+  constexpr uint32_t kL = kLanes<Arch>;
+  constexpr bool kToBf16Run = sizeof(D) == sizeof(bfloat16_t);
+  R::RegTensor<S> x;
+  R::RegTensor<D> y;
   uint32_t count = n;
   const uint16_t steps = uint16_t((n + kL - 1) / kL);
   for (uint16_t i = 0; i < steps; ++i) {
     R::MaskReg m = R::UpdateMask<float>(count);
-    R::LoadAlign(x, src + i * kL);
-    R::Cast<bfloat16_t, float, vreg::kToBf16>(y, x, m);
-    R::StoreAlign<bfloat16_t, R::StoreDist::DIST_PACK_B32>(dst + i * kL, y, m);
-  }
-}
-
-// dst[i] = float(src[i]) for i < n (exact).
-template <class Arch>
-__simd_vf__ inline void to_f32(__ubuf__ float* dst, __ubuf__ bfloat16_t* src, uint32_t n) {
-  namespace R = AscendC::Reg;
-  constexpr uint32_t kL = vreg::kLanes<Arch>;
-  R::RegTensor<bfloat16_t> x;
-  R::RegTensor<float> y;
-  uint32_t count = n;
-  const uint16_t steps = uint16_t((n + kL - 1) / kL);
-  for (uint16_t i = 0; i < steps; ++i) {
-    R::MaskReg m = R::UpdateMask<float>(count);
-    R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(x, src + i * kL);
-    R::Cast<float, bfloat16_t, vreg::kToF32>(y, x, m);
-    R::StoreAlign(dst + i * kL, y, m);
+    if constexpr (kToBf16Run) {
+      R::LoadAlign(x, src + i * kL);
+      R::Cast<D, S, kToBf16>(y, x, m);
+      R::StoreAlign<D, R::StoreDist::DIST_PACK_B32>(dst + i * kL, y, m);
+    } else {
+      R::LoadAlign<S, R::LoadDist::DIST_UNPACK_B16>(x, src + i * kL);
+      R::Cast<D, S, kToF32>(y, x, m);
+      R::StoreAlign(dst + i * kL, y, m);
+    }
   }
 }
 
