@@ -95,4 +95,6 @@ mutate "paged MQA logits: the prefill's -inf from column 0 on (the row lengths n
   npu_convert.hpp 's/gm_at<int32_t>(p.lens).GetValue(uint64_t(r))/0/'
 mutate "FP8 per-column B scales read before their MTE2 load is waited (ring consume skipped)" \
   npu_vector.hpp 's/col_scales_ = scales_.consume().offset;/col_scales_ = t.offset;/'
+mutate "FP4 MQA: the MX hand-off restarts the product at its last K step (the earlier steps' sum dropped)" \
+  npu_target.hpp 's/init || (kPromoted \&\& promo != nullptr)/init || (kToVector \&\& promo != nullptr)/'
 run_all

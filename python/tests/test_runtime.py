@@ -174,11 +174,15 @@ def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none():
         ref = a.double() @ b.double().T
         assert (d.double() - ref).abs().max() <= 2.0 ** -7 * ref.abs().max()
         # An entry point with no NPU kernel says so instead of running the host backend.
-        fa = dg.per_token_cast_to_fp8(torch.randn(64, 128), False)
-        fb = dg.per_token_cast_to_fp8(torch.randn(64, 128), False)
-        kd = torch.zeros(1, 64, 64)
+        from deepgemm_ascend.testing import mega_moe as tm
+        hidden, inter, experts, topk, tokens = 256, 128, 8, 6, 16
+        buf = dg.mega.SymmBuffer(None, experts, 384, topk, hidden, inter, mma_type="bf16xbf16", num_ring_tokens=384)
+        w = tm.make_weights(experts, hidden, inter, 0, 1, fp8=False)
+        tm.fill_buffer(buf, tm.make_rank_inputs(tokens, hidden, experts, topk, 0, fp8=False))
+        y = torch.full((tokens, hidden), 5.0).bfloat16()
         with pytest.raises(NotImplementedError, match="npu-model"):
-            dg.k_grouped_fp8_gemm_nt_contiguous(fa, fb, kd, [128], c=kd)
+            dg.bf16_mega_moe(y, w.l1, w.l2, buf)
+        assert bool((y == 5.0).all())
         # A launch too large to interpret is refused before it runs; nothing is written.
         big_a, big_b = torch.randn(1024, 1024).bfloat16(), torch.randn(1024, 1024).bfloat16()
         out = torch.full((1024, 1024), 3.0).bfloat16()

@@ -1,6 +1,7 @@
-// Paged FP8 MQA logits on the instruction model: the logits prefilled by the conversion kernel (0 below
-// each row's context length, -inf from it on), then the paged mix kernel (mqa_logits.asc) over a cache
-// whose pages are scattered, against a double reference. Our reading of the documentation, not the 950.
+// Paged MQA logits (FP8, and FP4 with UE8M0 row scales) on the instruction model: the logits prefilled by
+// the conversion kernel (0 below each row's context length, -inf from it on), then the paged mix kernel
+// (mqa_logits.asc) over a cache whose pages are scattered, against a double reference. Our reading of the
+// documentation, not the 950.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +23,14 @@ namespace {
 struct PagedCase {
   int64_t batch, next_n, heads, dim, block_kv, width;
   int cores;
+  bool fp4 = false;
+  int64_t l0_k = 0;  // 0: dim (one K step per tile)
 };
+
+// FP4 rows: packed e2m1 (low nibble first) with one int32 of four UE8M0 scales (one per 32 values).
+double fp4_value(const uint8_t* row, const uint8_t* scales, int64_t x) {
+  return core::e2m1_to_float(uint8_t(row[x / 2] >> (4 * (x % 2)))) * std::ldexp(1.0, int(scales[x / 32]) - 127);
+}
 
 uint64_t addr(const void* p) { return uint64_t(uintptr_t(p)); }
 
@@ -31,15 +39,25 @@ int64_t run_paged_mqa(const PagedCase& c) {
   std::mt19937 rng(uint32_t(c.batch * 31 + c.next_n * 7 + c.heads + c.dim + c.block_kv + c.width));
   std::normal_distribution<float> nd;
   const int64_t pages = (c.width + c.block_kv - 1) / c.block_kv, table_cols = pages + 1;
-  const int64_t num_blocks = c.batch * pages + 3, block_bytes = c.block_kv * (c.dim + 4) + 16;
+  const int64_t row_bytes = c.fp4 ? c.dim / 2 : c.dim;
+  const int64_t num_blocks = c.batch * pages + 3, block_bytes = c.block_kv * (row_bytes + 4) + 16;
   const int64_t rows = c.batch * c.next_n, ld = c.width + 8;
-  std::vector<uint8_t> q(size_t(rows * c.heads * c.dim)), cache(size_t(num_blocks * block_bytes));
-  for (auto& v : q) v = core::float_to_e4m3(nd(rng));
+  std::uniform_int_distribution<int> byte(0, 255), ex(120, 134);
+  const auto code = [&]() { return c.fp4 ? uint8_t(byte(rng)) : core::float_to_e4m3(nd(rng)); };
+  std::vector<uint8_t> q(size_t(rows * c.heads * row_bytes)), sfq(size_t(rows * c.heads * 4)),
+      cache(size_t(num_blocks * block_bytes));
+  for (auto& v : q) v = code();
+  for (auto& v : sfq) v = uint8_t(ex(rng));
   for (int64_t b = 0; b < num_blocks; ++b) {
     uint8_t* block = cache.data() + b * block_bytes;
-    for (int64_t i = 0; i < c.block_kv * c.dim; ++i) block[i] = core::float_to_e4m3(nd(rng));
-    auto* scale = reinterpret_cast<float*>(block + c.block_kv * c.dim);
-    for (int64_t i = 0; i < c.block_kv; ++i) scale[i] = std::ldexp(1.0f + 0.1f * nd(rng), -4);
+    for (int64_t i = 0; i < c.block_kv * row_bytes; ++i) block[i] = code();
+    uint8_t* tail = block + c.block_kv * row_bytes;  // fp32 scales, or four UE8M0 scales per row
+    for (int64_t i = 0; i < c.block_kv; ++i) {
+      if (c.fp4)
+        for (int64_t e = 0; e < 4; ++e) tail[4 * i + e] = uint8_t(ex(rng));
+      else
+        reinterpret_cast<float*>(tail)[i] = std::ldexp(1.0f + 0.1f * nd(rng), -4);
+    }
   }
   std::vector<float> w(size_t(rows * c.heads)), logits(size_t(rows * ld), NAN);
   for (auto& v : w) v = nd(rng);
@@ -63,14 +81,19 @@ int64_t run_paged_mqa(const PagedCase& c) {
   g.a = {addr(q.data()), c.next_n * c.heads, c.dim, c.dim, 1};
   g.b = {addr(cache.data()), c.block_kv, c.dim, c.dim, 1};
   g.d_dtype = int32_t(core::DType::kFP32);
-  g.block_m = (c.heads + 15) / 16 * 16, g.block_n = c.block_kv, g.block_k = c.dim, g.l0_k = c.dim;
+  g.block_m = (c.heads + 15) / 16 * 16, g.block_n = c.block_kv, g.block_k = c.dim, g.l0_k = c.l0_k ? c.l0_k : c.dim;
+  if (c.fp4) {  // int16 pairs of K-adjacent scales, K-major: pair p of row r at r * 4 + p * 2 bytes
+    g.sfa = {addr(sfq.data()), 4, 2, 1, 0};
+    g.sfb = {addr(cache.data() + c.block_kv * row_bytes), 4, 2, 1, 0};
+  }
   g.swizzle_band = 1, g.swizzle_along_m = 1;
   p.mqa.weights = addr(w.data()), p.mqa.logits = addr(logits.data());
   p.mqa.w_stride = c.heads, p.mqa.logits_stride = ld, p.mqa.heads = c.heads;
   p.context_lens = addr(lens.data()), p.block_table = addr(table.data());
   p.batch = c.batch, p.next_n = c.next_n, p.pages = pages, p.width = c.width, p.num_blocks = num_blocks;
   p.table_stride = table_cols, p.block_bytes = block_bytes;
-  runtime::npu_model_launch("dga_npu_launch_paged_mqa_logits_fp8", unsigned(c.cores), &p);
+  runtime::npu_model_launch(c.fp4 ? "dga_npu_launch_paged_mqa_logits_fp4" : "dga_npu_launch_paged_mqa_logits_fp8",
+                            unsigned(c.cores), &p);
 
   int64_t bad = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -86,13 +109,16 @@ int64_t run_paged_mqa(const PagedCase& c) {
         continue;
       }
       const uint8_t* block = cache.data() + table[size_t(b * table_cols + j / c.block_kv)] * block_bytes;
-      const uint8_t* kv = block + (j % c.block_kv) * c.dim;
-      const float scale = reinterpret_cast<const float*>(block + c.block_kv * c.dim)[j % c.block_kv];
+      const uint8_t* kv = block + (j % c.block_kv) * row_bytes;
+      const uint8_t* tail = block + c.block_kv * row_bytes + (j % c.block_kv) * 4;
+      const double scale = c.fp4 ? 1.0 : double(*reinterpret_cast<const float*>(tail));
       double want = 0, mag = 0;
       for (int64_t h = 0; h < c.heads; ++h) {
         double dot = 0;
+        const uint8_t* qr = q.data() + (r * c.heads + h) * row_bytes;
         for (int64_t x = 0; x < c.dim; ++x)
-          dot += double(core::e4m3_to_float(q[size_t((r * c.heads + h) * c.dim + x)])) * core::e4m3_to_float(kv[x]);
+          dot += c.fp4 ? fp4_value(qr, sfq.data() + (r * c.heads + h) * 4, x) * fp4_value(kv, tail, x)
+                       : double(core::e4m3_to_float(qr[x])) * core::e4m3_to_float(kv[x]);
         want += std::max(dot, 0.0) * w[size_t(r * c.heads + h)];
         mag += std::max(dot, 0.0) * std::fabs(w[size_t(r * c.heads + h)]);
       }
@@ -107,6 +133,12 @@ TEST(NpuKernelsOnModel, PagedFp8MqaLogitsMatchTheReference) {
   EXPECT_EQ(run_paged_mqa({3, 2, 16, 64, 32, 150, 2}), 0) << "next_n 2, block_kv 32, a partial last page";
   EXPECT_EQ(run_paged_mqa({4, 1, 8, 32, 64, 200, 3}), 0) << "8 heads (two queries per tile row block), block_kv 64";
   EXPECT_EQ(run_paged_mqa({2, 1, 64, 128, 64, 128, 1}), 0) << "64 heads, head_dim 128, one core";
+}
+
+TEST(NpuKernelsOnModel, PagedFp4MqaLogitsMatchTheReference) {
+  EXPECT_EQ(run_paged_mqa({3, 2, 16, 128, 32, 150, 2, true}), 0) << "the MX cube's scales per block and request";
+  EXPECT_EQ(run_paged_mqa({2, 1, 8, 128, 64, 100, 1, true, 64}), 0)
+      << "two K steps per tile: the product goes to the vector cores after the last";
 }
 
 }  // namespace
