@@ -48,6 +48,12 @@ void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, in
 void v_cadd(void* dst, const void* src, uint16_t mask, int mode);
 void v_relu(void* dst, const void* src, uint16_t mask, int mode);
 void v_scalar(char op, void* dst, const void* src, float scalar, uint16_t mask, int mode);  // op: '*', '+'
+void v_unary(char op, void* dst, const void* src, uint16_t mask, int mode);  // op: 'e' vexp, 'a' vabs
+void v_div(void* dst, const void* a, const void* b, uint16_t mask, int mode);
+void v_minmax_s(bool max, void* dst, const void* src, float scalar, uint16_t mask, int mode);  // vmaxs / vmins
+void v_cmax(void* dst, const void* src, uint16_t mask, int mode);
+void v_sldb(void* reg, const void* addr, int elem_bytes, uint32_t block_stride, uint16_t mask);
+void v_cvt_f32_e4m3(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
 void v_ci(void* dst, bool is_float, uint32_t bits, int order);  // order: ::Order (0 increasing, 1 decreasing)
 // cmp: npu_model::Cmp (0 eq, 1 ne, 2 gt, 3 ge, 4 lt, 5 le); bits: the int32 or float scalar; the new predicate
 uint16_t v_cmps(int cmp, bool is_float, const void* src, uint32_t bits, uint16_t mask);
@@ -232,8 +238,12 @@ inline void vcvt(R& dst, Q& src, M mask, Rd round, Sat sat, Part part, Mode mode
                 !std::is_integral_v<dga_model::reg_elem_t<R>>)
     dga_model::v_cvt_f32_bf16(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(round),
                               int(sat), int(part), int(mode));
+  else if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, float> &&
+                     std::is_same_v<dga_model::reg_elem_t<R>, fp8_e4m3fn_t> && std::is_convertible_v<Part, Part_T>)
+    dga_model::v_cvt_f32_e4m3(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(round),
+                              int(sat), int(part), int(mode));
   else
-    dga_model::unmodelled("vcvt (other than float -> bf16 with a rounding)");
+    dga_model::unmodelled("vcvt (other than float -> bf16 / e4m3 with a rounding)");
 }
 // vcvt(dst, src, mask, part, mode): the widening casts of CastOperator; bf16 -> float modelled.
 template <class R, class Q, class M, class P, class Mode>
@@ -275,6 +285,61 @@ inline void vcadd(R& dst, Q& src, M mask, Mode mode) {
     dga_model::v_cadd(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(mode));
   else
     dga_model::unmodelled("vcadd (not float)");
+}
+template <class R, class Q, class M, class Mode>
+inline void vexp(R& dst, Q& src, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q>)
+    dga_model::v_unary('e', dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vexp (not float)");
+}
+template <class R, class Q, class M, class Mode>
+inline void vabs(R& dst, Q& src, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q>)
+    dga_model::v_unary('a', dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vabs (not float)");
+}
+template <class R, class Q, class P, class M, class Mode>
+inline void vdiv(R& dst, Q& a, P& b, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q, P>)
+    dga_model::v_div(dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
+                     int(mode));
+  else
+    dga_model::unmodelled("vdiv (not float)");
+}
+template <class R, class Q, class S, class M, class Mode>
+inline void vmaxs(R& dst, Q& src, S scalar, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q> && std::is_arithmetic_v<S>)
+    dga_model::v_minmax_s(true, dga_model::reg_bytes(dst), dga_model::reg_bytes(src), float(scalar), uint16_t(mask),
+                          int(mode));
+  else
+    dga_model::unmodelled("vmaxs (not float)");
+}
+template <class R, class Q, class S, class M, class Mode>
+inline void vmins(R& dst, Q& src, S scalar, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q> && std::is_arithmetic_v<S>)
+    dga_model::v_minmax_s(false, dga_model::reg_bytes(dst), dga_model::reg_bytes(src), float(scalar), uint16_t(mask),
+                          int(mode));
+  else
+    dga_model::unmodelled("vmins (not float)");
+}
+template <class R, class Q, class M, class Mode>
+inline void vcmax(R& dst, Q& src, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q>)
+    dga_model::v_cmax(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vcmax (not float)");
+}
+// vsldb(dst, src, block_stride << 16, mask): LoadAlign's DATA_BLOCK_COPY form, without post-update.
+template <class R, class T, class S, class M>
+inline void vsldb(R& dst, T* src, S config, M mask) {
+  constexpr int kStrideShift = 16;
+  if constexpr (std::is_integral_v<S> && !std::is_void_v<T>)
+    dga_model::v_sldb(dga_model::reg_bytes(dst), src, int(sizeof(dga_model::reg_elem_t<R>)),
+                      uint32_t(uint64_t(config) >> kStrideShift), uint16_t(mask));
+  else
+    dga_model::unmodelled("vsldb (this form)");
 }
 // vrelu is not in the devkit's stub lists (stub/funcs.txt): the model declares it, so that Reg::Relu compiles.
 template <class R, class Q, class M, class Mode>
@@ -357,6 +422,13 @@ template <class... A> inline void vrelu(A&&...) { dga_model::unmodelled("vrelu (
 template <class... A> inline void vmuls(A&&...) { dga_model::unmodelled("vmuls (this form)"); }
 template <class... A> inline void vadds(A&&...) { dga_model::unmodelled("vadds (this form)"); }
 template <class... A> inline void vci(A&&...) { dga_model::unmodelled("vci (this form)"); }
+template <class... A> inline void vexp(A&&...) { dga_model::unmodelled("vexp (this form)"); }
+template <class... A> inline void vabs(A&&...) { dga_model::unmodelled("vabs (this form)"); }
+template <class... A> inline void vdiv(A&&...) { dga_model::unmodelled("vdiv (this form)"); }
+template <class... A> inline void vmaxs(A&&...) { dga_model::unmodelled("vmaxs (this form)"); }
+template <class... A> inline void vmins(A&&...) { dga_model::unmodelled("vmins (this form)"); }
+template <class... A> inline void vcmax(A&&...) { dga_model::unmodelled("vcmax (this form)"); }
+template <class... A> inline void vsldb(A&&...) { dga_model::unmodelled("vsldb (this form)"); }
 template <class... A> inline void vcmps_eq(A&&...) { dga_model::unmodelled("vcmps_eq (this form)"); }
 template <class... A> inline void vcmps_ne(A&&...) { dga_model::unmodelled("vcmps_ne (this form)"); }
 template <class... A> inline void vcmps_gt(A&&...) { dga_model::unmodelled("vcmps_gt (this form)"); }

@@ -1,6 +1,6 @@
 // The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
 // vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum /
-// Relu / Muls / Adds / Arange / Compares / Select / MaskAnd / MaskOr / MaskNot (V pipe), the UB -> GM
+// Exp / Abs / Div / Maxs / Mins / ReduceMax / Relu / Muls / Adds / Arange / Compares / Select / MaskAnd / MaskOr / MaskNot (V pipe), the UB -> GM
 // DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
 // file, CTRL and loop registers. Plain C++ (no devkit headers).
 #include <cstring>
@@ -207,6 +207,84 @@ void v_scalar(char op, void* dst, const void* src, float scalar, uint16_t mask, 
     nm::Vreg v = load_reg(dst);
     if (op == '*') vec().vmuls(v, load_reg(src), scalar, mask, merge_of(mode));
     else vec().vadds(v, load_reg(src), scalar, mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_unary(char op, void* dst, const void* src, uint16_t mask, int mode) {
+  run(op == 'e' ? "vexp" : "vabs", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    if (op == 'e') vec().vexp(v, load_reg(src), mask, merge_of(mode));
+    else vec().vabs(v, load_reg(src), mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_div(void* dst, const void* a, const void* b, uint16_t mask, int mode) {
+  run("vdiv", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, a, mask, kFloat);
+    note_used(acc, b, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vdiv(v, load_reg(a), load_reg(b), mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_minmax_s(bool max, void* dst, const void* src, float scalar, uint16_t mask, int mode) {
+  run(max ? "vmaxs" : "vmins", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    if (max) vec().vmaxs(v, load_reg(src), scalar, mask, merge_of(mode));
+    else vec().vmins(v, load_reg(src), scalar, mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_cmax(void* dst, const void* src, uint16_t mask, int mode) {
+  run("vcmax", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vcmax(v, load_reg(src), mask, merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+// Like v_lds, but the register's bytes come from 8 separate blocks: not traced back to UB (note_reg), the
+// load itself is checked.
+void v_sldb(void* reg, const void* addr, int elem_bytes, uint32_t block_stride, uint16_t mask) {
+  run("vsldb", kPipeV, [&](nm::Accesses* acc) {
+    DGA_REQUIRE(elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4, kValue, "dst", "vsldb of ", elem_bytes,
+                "-byte elements");
+    const auto* at = static_cast<const uint8_t*>(addr);
+    const nm::BufferPos u = buffer_positions(true).at(0);
+    DGA_REQUIRE(at < u.base || at >= u.base + u.bytes || size_t(at - u.base) % nm::kUbBlockBytes == 0, kValue, "src",
+                "the UB source (offset ", at - u.base, ") must be 32 B aligned (非连续对齐搬入（LoadAlign）.md)");
+    nm::Vreg v;
+    vec().vsldb(v, at, block_stride, mask, nm::Width(elem_bytes), acc);
+    store_reg(reg, v);
+    for (nm::Run& r : *acc) r.ordered = false;
+    forget(reg);
+  });
+}
+
+void v_cvt_f32_e4m3(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
+  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    DGA_REQUIRE(part >= 0 && part < 4, kValue, "part", "unknown Part_T ", part);
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;
+    vec().vcvt_f322e4m3(v, load_reg(src), mask, nm::Round(round), s, nm::Part4(part), merge_of(mode));
     store_reg(dst, v);
   });
 }

@@ -4,6 +4,7 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "vector_elementwise.hpp"
 
 namespace deepgemm_ascend::npu_model {
 
@@ -144,9 +145,16 @@ void VectorCore::vsts(const Vreg& src, uint8_t* dst, StoreDist dist, uint16_t ma
     case StoreDist::kNormB32: w = Width::kB32; break;
     case StoreDist::kPackB16: w = Width::kB16, pack = true; break;
     case StoreDist::kPackB32: w = Width::kB32, pack = true; break;
+    case StoreDist::kPack4B32: w = Width::kB32, pack = true; break;
+    case StoreDist::kFirstB32:
+      if (active(mask, 0, Width::kB32)) {
+        std::memcpy(dst, src.bytes.data(), sizeof(uint32_t));
+        note(acc, dst, sizeof(uint32_t), true);
+      }
+      return;
     default: core::fail(core::ErrorKind::kNotImplemented, "dist", "vsts distribution ", int(dist), " is not modelled");
   }
-  const size_t in = size_t(w), out = pack ? in / 2 : in;
+  const size_t in = size_t(w), out = dist == StoreDist::kPack4B32 ? in / 4 : pack ? in / 2 : in;
   size_t count = 0;  // active elements so far; a packing store needs them to be a prefix
   for (size_t i = 0; i < elements(w); ++i) {
     if (!active(mask, i, w)) continue;
@@ -193,14 +201,6 @@ void VectorCore::vcvt_bf162f32(Vreg& dst, const Vreg& src, uint16_t mask, Part p
     if (p.test(slot * size_t(Width::kB16))) out.set<uint32_t>(i, uint32_t(src.get<uint16_t>(slot)) << 16);
   }
   dst = out;
-}
-
-template <class F>
-void VectorCore::binary(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge, F op) const {
-  for (size_t i = 0; i < elements(Width::kB32); ++i) {
-    if (active(mask, i, Width::kB32)) dst.set<float>(i, op(a.get<float>(i), b.get<float>(i)));
-    else if (merge == Merge::kZeroing) dst.set<float>(i, 0.0f);
-  }
 }
 
 // Each lambda is one fp32 operation (no contraction across calls: the operands and results are stored).

@@ -2,6 +2,7 @@
 // (int32, float), vcmps_* (int32, float), vsel (b32) and the predicate logic pand / por / pnot.
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_elementwise.hpp"
 
 namespace deepgemm_ascend::npu_model {
 
@@ -26,15 +27,6 @@ bool holds(T x, T y, Cmp cmp) {
 }
 
 }  // namespace
-
-template <class F>
-void VectorCore::unary_f32(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge, const char* what, F op) const {
-  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", what, " supports ZEROING only");
-  Vreg out;  // dst may be src
-  for (size_t i = 0; i < kB32Elements; ++i)
-    if (active(mask, i, Width::kB32)) out.set<float>(i, op(src.get<float>(i)));
-  dst = out;
-}
 
 void VectorCore::vrelu(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const {
   unary_f32(dst, src, mask, merge, "Relu", [](float x) { return x >= 0.0f ? x : 0.0f; });

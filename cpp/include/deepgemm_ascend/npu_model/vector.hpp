@@ -97,10 +97,12 @@ enum class Merge : uint8_t { kMerging, kZeroing };  // MaskMergeMode: inactive l
 // Dist enum numbers DIST_US_B8 and later differently).
 enum class LoadDist : uint8_t { kNorm = 0, kUnpackB16 = 14 };
 // Numbered as the stub's DistVST (DIST_NORM_B8.., DIST_PK_B16 = 6, DIST_PK_B32 = 7).
-enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kPackB16 = 6, kPackB32 = 7 };
+enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kFirstB32 = 5, kPackB16 = 6, kPackB32 = 7,
+                                 kPack4B32 = 12 };
 enum class Round : uint8_t { kRint, kRound, kFloor, kCeil, kTrunc, kOdd, kHybrid };  // the stub's ROUND order
 enum class Sat : uint8_t { kDisable, kEnable };  // RoundingSaturation (SatMode::NO_SAT / SAT)
 enum class Part : uint8_t { kEven, kOdd };       // RegLayout ZERO / ONE of a b32 -> b16 conversion
+enum class Part4 : uint8_t { kP0, kP1, kP2, kP3 };  // Part_T: the byte of a b32 slot a b32 -> b8 conversion writes
 enum class Order : uint8_t { kIncrease, kDecrease };                 // vci's Order (IndexOrder)
 enum class Cmp : uint8_t { kEq, kNe, kGt, kGe, kLt, kLe };              // vcmps_eq .. vcmps_le
 enum class AtomicType : uint8_t { kNone, kF32, kF16, kS16, kS32, kS8, kBF16 };  // CTRL[8:6]
@@ -168,7 +170,9 @@ class VectorCore {
   // (b n element rule); PK_B16 / PK_B32 write the low half of active element i (b16 / b32 rule) to
   // dst + i * n / 16. Inactive elements leave memory untouched. A packing store with a mask that is not
   // a prefix of elements is refused ("low halves of the valid elements stored contiguously" reads either
-  // as compaction or as positional; they agree on prefixes, which is what plt makes).
+  // as compaction or as positional; they agree on prefixes, which is what plt makes). PK4_B32 writes the
+  // low byte of active b32 element i to dst + i (prefix rule too); FIRST_ELEMENT_B32 writes element 0 to dst
+  // when it is active.
   void vsts(const Vreg& src, uint8_t* dst, StoreDist dist, uint16_t mask, Accesses* acc = nullptr) const;
   // vdup(dst, scalar, mask, mode): active elements of width w get the low w bytes of bits; inactive ones
   // become 0 (kZeroing) or keep dst (kMerging).
@@ -238,6 +242,31 @@ class VectorCore {
   uint16_t pand(uint16_t a, uint16_t b, uint16_t mask);
   uint16_t por(uint16_t a, uint16_t b, uint16_t mask);
   uint16_t pnot(uint16_t src, uint16_t mask);
+
+  // ---- the SwiGLU stage's micro-ops (vector_math.cpp), float, ZEROING only (MERGING refused) ------------
+  // vexp (Exp.md): e^x per active element (std::exp: the model does not reproduce the 950's error, Exp.md
+  // gives none; kernels compare against the host with a tolerance). vabs (Abs.md): the sign bit cleared.
+  // vdiv (Div.md, default mode): one IEEE fp32 division rounded to nearest even. vmaxs / vmins (Maxs.md,
+  // Mins.md): max(x, s) / min(x, s); a NaN operand gives NaN (the pages are silent on NaN: the model's
+  // choice, the one that keeps a NaN visible). Inactive elements 0.
+  void vexp(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const;
+  void vabs(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const;
+  void vdiv(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
+  void vmaxs(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const;
+  void vmins(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const;
+  // vcmax (Reduce.md, ReduceType::MAX): dst element 0 = the largest active element (a NaN among them gives
+  // NaN, as vmaxs), every other element 0; no active element: refused (Reduce.md leaves it undefined).
+  void vcmax(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const;
+  // vsldb (非连续对齐搬入（LoadAlign）.md, DATA_BLOCK_COPY): the register's 8 data blocks of 32 B, block k from
+  // src + k * block_stride * 32 B; a block with no active element (under mask, element width w) is not read
+  // and becomes 0.
+  void vsldb(Vreg& dst, const uint8_t* src, uint32_t block_stride, uint16_t mask, Width w,
+             Accesses* acc = nullptr) const;
+  // vcvt f32 -> fp8 e4m3 (Cast.md, Tuple<fp8_e4m3fn_t, float>; RegLayout.md cast_b32_to_b8): dst is zeroed,
+  // then active b32 element i (b32 rule) is converted to byte 4 i + part. Rounding RINT. Saturating (as
+  // vcvt_f322bf16 decides it): |x| >= 448 -> +-448 (0x7E), NaN -> NaN (0x7F, e4m3fn has no infinity);
+  // otherwise values that round above 448 (and infinities) become NaN. Refused: other roundings.
+  void vcvt_f322e4m3(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part4 part, Merge merge) const;
 
   // ---- CTRL and atomics (SetCtrlSpr(ISASI).md, SetAtomicAdd.md) -----------------------------------
   void set_ctrl(uint64_t value) { ctrl_ = value; }

@@ -1,0 +1,102 @@
+// The vector core's micro-ops of the SwiGLU stage (vector.hpp): vexp, vabs, vdiv, vmaxs / vmins, vcmax
+// (float), the block-stride load vsldb and the f32 -> fp8 e4m3 conversion.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_elementwise.hpp"
+
+namespace deepgemm_ascend::npu_model {
+
+namespace {
+
+constexpr size_t kB32Elements = kVregBytes / sizeof(uint32_t);
+constexpr size_t kBlocks = kVregBytes / kUbBlockBytes;
+constexpr uint32_t kSignBit = 0x80000000u;
+constexpr float kE4M3Overflow = 464.0f;  // the midpoint to 512: from here RINT rounds past the largest value
+constexpr uint8_t kE4M3NaN = 0x7F, kE4M3Sign = 0x80;
+
+// max / min with a NaN operand giving NaN.
+float nan_max(float x, float y) { return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : x > y ? x : y; }
+float nan_min(float x, float y) { return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : x < y ? x : y; }
+
+uint8_t to_e4m3(float x, bool saturate) {
+  if (saturate || std::isnan(x) || std::fabs(x) < kE4M3Overflow) return core::float_to_e4m3(x);
+  return uint8_t((std::signbit(x) ? kE4M3Sign : 0) | kE4M3NaN);
+}
+
+void zeroing_only(Merge merge, const char* what) {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", what, " is modelled with ZEROING only");
+}
+
+}  // namespace
+
+void VectorCore::vexp(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const {
+  unary_f32(dst, src, mask, merge, "Exp", [](float x) { return std::exp(x); });
+}
+
+void VectorCore::vabs(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const {
+  unary_f32(dst, src, mask, merge, "Abs", [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    b &= ~kSignBit;
+    std::memcpy(&x, &b, sizeof b);
+    return x;
+  });
+}
+
+void VectorCore::vdiv(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const {
+  zeroing_only(merge, "Div");
+  binary(dst, a, b, mask, merge, [](float x, float y) { return x / y; });
+}
+
+void VectorCore::vmaxs(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const {
+  unary_f32(dst, src, mask, merge, "Maxs", [scalar](float x) { return nan_max(x, scalar); });
+}
+
+void VectorCore::vmins(Vreg& dst, const Vreg& src, float scalar, uint16_t mask, Merge merge) const {
+  unary_f32(dst, src, mask, merge, "Mins", [scalar](float x) { return nan_min(x, scalar); });
+}
+
+void VectorCore::vcmax(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const {
+  zeroing_only(merge, "ReduceMax");
+  bool any = false;
+  float m = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < kB32Elements; ++i)
+    if (active(mask, i, Width::kB32)) m = nan_max(m, src.get<float>(i)), any = true;
+  DGA_REQUIRE(any, kNotImplemented, "mask", "ReduceMax with no active element is not modelled");
+  Vreg out;
+  out.set<float>(0, m);
+  dst = out;
+}
+
+void VectorCore::vsldb(Vreg& dst, const uint8_t* src, uint32_t block_stride, uint16_t mask, Width w,
+                       Accesses* acc) const {
+  const size_t per_block = kUbBlockBytes / size_t(w);
+  Vreg out;
+  for (size_t k = 0; k < kBlocks; ++k) {
+    bool on = false;
+    for (size_t e = 0; e < per_block; ++e) on = on || active(mask, k * per_block + e, w);
+    if (!on) continue;
+    const uint8_t* from = src + k * size_t(block_stride) * kUbBlockBytes;
+    std::memcpy(out.bytes.data() + k * kUbBlockBytes, from, kUbBlockBytes);
+    note(acc, from, kUbBlockBytes, false);
+  }
+  dst = out;
+}
+
+void VectorCore::vcvt_f322e4m3(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part4 part,
+                               Merge merge) const {
+  DGA_REQUIRE(round == Round::kRint, kNotImplemented, "round", "only CAST_RINT is modelled for f32 -> e4m3");
+  zeroing_only(merge, "f32 -> e4m3");
+  const bool saturate = saturating(sat);
+  Vreg out;
+  for (size_t i = 0; i < kB32Elements; ++i)
+    if (active(mask, i, Width::kB32)) out.set<uint8_t>(4 * i + size_t(part), to_e4m3(src.get<float>(i), saturate));
+  dst = out;
+}
+
+}  // namespace deepgemm_ascend::npu_model
