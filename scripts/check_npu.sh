@@ -95,6 +95,7 @@ if [ "${1:-}" != "--mutations" ]; then
     block/epilogue.hpp kernel/gemm_problems.hpp
   queue shared_headers gemm_fp8_block.asc "$vector" kernel/gemm_promotion.hpp kernel/gemm.hpp block/scheduler.hpp
   queue shared_headers hc_prenorm.asc "$vector" kernel/hc_prenorm.hpp
+  queue shared_headers swiglu.asc "$vector" block/swiglu.hpp core/convert.hpp
   queue shared_headers mqa_logits.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp \
     kernel/paged_mqa_problems.hpp
   jit_sources

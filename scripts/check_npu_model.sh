@@ -97,4 +97,9 @@ mutate "FP8 per-column B scales read before their MTE2 load is waited (ring cons
   npu_vector.hpp 's/col_scales_ = scales_.consume().offset;/col_scales_ = t.offset;/'
 mutate "FP4 MQA: the MX hand-off restarts the product at its last K step (the earlier steps' sum dropped)" \
   npu_target.hpp 's/init || (kPromoted \&\& promo != nullptr)/init || (kToVector \&\& promo != nullptr)/'
+mutate "SwiGLU: the up values clamped from above only" npu_swiglu.hpp '/R::Maxs(u, u, -clamp, m);/d'
+mutate "SwiGLU: the chunk's h values converted before their MTE2 load is waited (the barrier dropped)" \
+  npu_swiglu.hpp '/^    load(r, j0, n);$/{n;d}'
+mutate "SwiGLU: interleaved gate / up blocks read contiguously (block stride 1)" npu_swiglu.hpp \
+  's/swiglu::Columns{0, swiglu::kBlockFloats, 2 \* swiglu::kGroup, 2}/swiglu::Columns{0, swiglu::kBlockFloats, 2 * swiglu::kGroup, 1}/'
 run_all

@@ -29,6 +29,8 @@
 
 namespace dga = deepgemm_ascend;
 namespace comm = dga::comm;
+namespace block = dga::block;
+namespace core = dga::core;
 using dga::core::DType;
 
 namespace {
@@ -50,6 +52,22 @@ std::string error_of(Fn&& fn) {
 }
 
 }  // namespace
+
+// The scale code's integer form (shared with the NPU kernel's scalar unit) is float_to_ue8m0's ceiling of
+// max(amax, 1e-4) / 448, and its inverse the exact power of two.
+TEST(SwigluScale, CodeIsTheCeilingUe8m0AndTheInverseExact) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> expo(-40.0f, 130.0f);
+  std::vector<float> amax = {0.0f, 1e-4f, 448.0f, 448.0f * 1.0000001f, 1.0f, 3.0e38f, INFINITY, 1e-30f};
+  for (int i = 0; i < 20000; ++i) amax.push_back(std::exp2(expo(rng)));
+  for (float a : amax) {
+    const uint8_t want = core::float_to_ue8m0(std::max(a, block::kSwigluAmaxFloor) / block::kE4M3Max,
+                                              core::Ue8m0Rounding::kCeil);
+    const uint8_t code = block::swiglu_scale_code(a);
+    ASSERT_EQ(code, want) << a;
+    ASSERT_EQ(block::swiglu_inverse_scale(code), std::ldexp(1.0f, 127 - int(code))) << a;
+  }
+}
 
 TEST(MegaMoeLayout, RegionsAreOrderedAlignedAndSized) {
   const auto s = small_shape(2);

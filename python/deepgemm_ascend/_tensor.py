@@ -28,6 +28,8 @@ def desc(t, arg):
     if t.device.type not in ("cpu", "npu"):
         raise ValueError(f"{arg}: tensors on '{t.device}' are not supported (use cpu or npu)")
     offset = t.storage_offset()
+    if t.numel() == 0:  # torch gives an empty view a data pointer of 0 whatever its offset: nothing is read
+        return (0, 0, name, tuple(t.shape), tuple(t.stride()), t.device.type, t.device.index or 0)
     base = t.data_ptr() - offset * t.element_size()
     return (base, offset, name, tuple(t.shape), tuple(t.stride()), t.device.type, t.device.index or 0)
 

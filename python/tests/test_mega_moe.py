@@ -148,6 +148,56 @@ def test_swiglu_fp8_scales_are_powers_of_two_per_32(clamp):
     assert torch.all(act[3].float() == 0)
 
 
+def _swiglu_outputs(m, inter, fp8, sf_mn_major):
+    """Poisoned outputs of the SwiGLU stage: e4m3 (or bf16) [m, inter] and UE8M0 words, K- or MN-major."""
+    act = torch.full((m, inter), 0x55 if fp8 else 0x5555, dtype=torch.uint8 if fp8 else torch.int16)
+    act = act.view(torch.float8_e4m3fn if fp8 else torch.bfloat16)
+    if not fp8:
+        return act, None
+    words = inter // 128
+    sf = torch.full((words, m) if sf_mn_major else (m, words), -0x2A2A2A2B, dtype=torch.int32)
+    return act, (sf.T if sf_mn_major else sf)
+
+
+@pytest.mark.skipif("npu-model" not in dg.info()["backends"], reason="no NPU model library")
+@pytest.mark.parametrize("m,inter,interleaved,fp8,clamp,sf_mn_major", [
+    (1, 128, True, True, None, False),
+    (7, 384, False, True, 3.0, True),    # [gate | up] halves, MN-major scale words (the Mega MoE ring's)
+    (5, 256, True, False, 2.0, False),   # bf16 output
+    (3, 640, False, False, None, False),
+    (2, 12160, True, True, 5.0, True),   # two chunks of a row, the second a 128-value tail
+    (0, 256, True, True, None, False),
+])
+def test_swiglu_npu_kernel_on_the_model_matches_the_host(m, inter, interleaved, fp8, clamp, sf_mn_major):
+    from deepgemm_ascend import _ops, runtime
+    wide = (torch.randn(m, 2 * inter + 64) * 4).bfloat16()
+    h = wide[:, 64:]  # a row stride past 2I
+    h[:, :64] = 0  # all-zero groups take the amax floor
+    w = torch.randn(m)
+    clamp_arg = -1.0 if clamp is None else clamp
+    outs = {}
+    before = runtime.get_backend()
+    try:
+        for backend in ("host", "npu-model"):
+            runtime.set_backend(backend)
+            act, sf = _swiglu_outputs(m, inter, fp8, sf_mn_major)
+            _ops.mega_moe_swiglu(h, w, act, sf, clamp_arg, True, interleaved)
+            outs[backend] = (act, sf)
+    finally:
+        runtime.set_backend(before)
+    (a0, s0), (a1, s1) = outs["host"], outs["npu-model"]
+    # The model's exp and division are IEEE fp32 like the host's: bit for bit (hardware: within rounding).
+    assert torch.equal(a0.view(torch.uint8), a1.view(torch.uint8))
+    if fp8:
+        assert torch.equal(s0, s1)
+    if m == 0:
+        return
+    deq = a1.double()
+    if fp8:
+        deq = (deq.view(m, -1, 32) * unpack_ue8m0_from_int(s1.contiguous()).double()[..., None]).view(m, inter)
+    assert calc_diff(deq, _swiglu_f64(h, w, clamp, interleaved)) < (1e-3 if fp8 else 1e-5)
+
+
 def test_swiglu_rejects_bad_arguments():
     h = torch.randn(4, 256).bfloat16()
     with pytest.raises(TypeError, match="^h"):

@@ -13,6 +13,7 @@
 #include "npu_convert.hpp"
 #include "npu_hc_vector.hpp"
 #include "npu_mqa_launch.hpp"
+#include "npu_swiglu.hpp"
 #include "model_types.h"
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -39,6 +40,7 @@ void mqa_logits(const void* p) { npu::run_mqa_logits<Elem>(*static_cast<const Dg
 template <class Elem>
 void paged_mqa_logits(const void* p) { npu::run_paged_mqa_logits<Elem>(*static_cast<const DgaPagedMqaParams*>(p)); }
 void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
+void swiglu(const void* p) { npu::run_swiglu(*static_cast<const DgaSwigluParams*>(p)); }
 void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
 
 enum class Cores { kCube, kMix, kVector };  // AIC only; each cube core with its two vector cores; AIV only
@@ -63,6 +65,7 @@ const Entry kEntries[] = {
     DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, Cores::kMix),
     {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
     {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
+    {"dga_npu_launch_swiglu", &swiglu, Cores::kVector},
     {"dga_npu_launch_mqa_logits_fp8", &mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
     {"dga_npu_launch_paged_mqa_logits_fp8", &paged_mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
     {"dga_npu_launch_mqa_logits_fp4", &mqa_logits<fp4x2_e2m1_t>, Cores::kMix},

@@ -9,7 +9,9 @@
 #include "deepgemm_ascend/kernel/mega_moe.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
 #include "gemm_common.hpp"
+#include "npu_device.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -64,6 +66,31 @@ kernel::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const Tenso
 heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n, int64_t k, int cores) {
   heuristics::GemmDesc d{m, n, k, s.fp8 ? 8 : 16, s.fp8 ? 4 : 16, 16, 2, false, cores, s.fp8 ? kMxGranK : 0, 16};
   return heuristics::select_gemm_config(d, runtime::host_arch_limits());
+}
+
+uint64_t device_addr(const TensorView& t) { return uint64_t(reinterpret_cast<uintptr_t>(t.ptr())); }
+
+// The SwiGLU stage on the NPU's vector cores (swiglu.asc): one launch, the rows spread over the cores.
+void npu_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                const block::SwigluParams& p) {
+  const api::NpuDevice dev(out, "out");
+  const int64_t m = h.size(0), inter = h.size(1) / 2;
+  constexpr int64_t kInt32 = 4;
+  const DgaSwigluParams q{device_addr(h),
+                          device_addr(weights),
+                          device_addr(out),
+                          out_sf ? device_addr(*out_sf) : 0,
+                          m,
+                          inter,
+                          h.stride(0),
+                          weights.stride(0),
+                          out.stride(0),
+                          out_sf ? out_sf->stride(0) * kInt32 : 0,
+                          out_sf ? out_sf->stride(1) * kInt32 : 0,
+                          p.clamp,
+                          p.fp8_out ? 1 : 0,
+                          p.interleaved ? 1 : 0};
+  dev.launch("dga_npu_launch_swiglu", unsigned(dev.vector_cores()), &q, m * inter);
 }
 
 bool debug_zero() {
@@ -157,6 +184,7 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
 
 void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
                      float clamp, bool fast_math, bool interleaved) {
+  api::require_same_device({{"h", &h}, {"topk_weights", &weights}, {"out", &out}, {"out_sf", out_sf}});
   require_dtype(h, "h", {DType::kBF16});
   require_rank(h, "h", 2);
   const int64_t m = h.size(0), inter = h.size(1) / 2;
@@ -172,21 +200,24 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   api::require_row_major_output(out, "out");
   const bool fp8 = out.dtype == DType::kFP8E4M3;
   DGA_REQUIRE(fp8 == (out_sf != nullptr), kValue, "out_sf", fp8 ? "FP8 output needs out_sf" : "BF16 output takes no scales");
-  for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights},
-                               {"out", &out}})
-    api::require_host(*t, arg);
+  const bool npu = api::on_npu_target(h);
+  if (!npu)
+    for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights},
+                                 {"out", &out}})
+      api::require_host(*t, arg);
   api::require_no_overlap(out, "out", h, "h");
   if (fp8) {
     require_dtype(*out_sf, "out_sf", {DType::kInt32});
     require_rank(*out_sf, "out_sf", 2);
     require_shape(*out_sf, "out_sf", {m, inter / (kMxGranK * kSfPerInt)});
-    api::require_host(*out_sf, "out_sf");
+    if (!npu) api::require_host(*out_sf, "out_sf");
     api::require_no_overlap(*out_sf, "out_sf", h, "h");
     api::require_no_overlap(*out_sf, "out_sf", out, "out");
   }
   DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
   const block::SwigluParams p{clamp < 0 ? INFINITY : clamp, fast_math, fp8, interleaved};
   if (m == 0) return;
+  if (npu) return npu_swiglu(h, weights, out, out_sf, p);
   auto& backend = runtime::host_backend();
   const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
   backend.launch("mega_moe_swiglu", blocks, [&](tile::Core& core) {

@@ -9,9 +9,7 @@ namespace deepgemm_ascend::block {
 
 namespace {
 
-constexpr int64_t kInterleave = 8;        // gate / up chunk of the transformed W1 rows
-constexpr float kAmaxFloor = 1e-4f;       // quantisation of all-zero groups stays finite
-constexpr float kE4M3Max = 448.0f;
+constexpr int64_t kInterleave = kSwigluInterleave;
 
 }  // namespace
 
@@ -51,10 +49,10 @@ void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluPara
       for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_bf16(act[j]);
       continue;
     }
-    const uint8_t code = core::float_to_ue8m0(std::max(amax, kAmaxFloor) / kE4M3Max, core::Ue8m0Rounding::kCeil);
+    const uint8_t code = swiglu_scale_code(amax);
     const int64_t g = j0 / kSwigluScaleGroup;
     sf.row[(g / kScalesPerWord) * sf.k_stride + g % kScalesPerWord] = code;
-    const float inv = std::ldexp(1.0f, core::kUe8m0Bias - int(code));  // exact: a power of two
+    const float inv = swiglu_inverse_scale(code);
     auto* o = static_cast<uint8_t*>(out) + j0;
     for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_e4m3(act[j] * inv);
   }

@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/core/macros.hpp"
 
 namespace deepgemm_ascend::block {
 
@@ -38,5 +40,28 @@ void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluPara
 
 inline constexpr int64_t kSwigluScaleGroup = arch::MxFormat::kMxBlockK;  // values per UE8M0 scale
 inline constexpr int64_t kScalesPerWord = 4;     // UE8M0 scales per int32
+inline constexpr int64_t kSwigluInterleave = 8;  // gate / up chunk of the transformed W1 rows
+inline constexpr float kSwigluAmaxFloor = 1e-4f;  // quantisation of all-zero groups stays finite
+inline constexpr float kE4M3Max = 448.0f;
+
+// The UE8M0 code of a group whose largest |act| is amax: 2^ceil(log2(max(amax, floor) / 448)), at most
+// 254 (an infinite amax); integer arithmetic on the fp32 bits (the quotient is a normal number), so that
+// the host and the NPU's scalar unit compute it alike.
+DGA_HOST_DEVICE uint8_t swiglu_scale_code(float amax) {
+  constexpr uint32_t kMantissa = 0x7FFFFFu;
+  constexpr int kMantissaBits = 23;
+  const float v = (amax > kSwigluAmaxFloor ? amax : kSwigluAmaxFloor) / kE4M3Max;
+  const uint32_t b = core::float_bits(v);
+  const uint32_t code = (b >> kMantissaBits) + ((b & kMantissa) != 0 ? 1u : 0u);
+  return uint8_t(code > uint32_t(core::kUe8m0MaxCode) ? uint32_t(core::kUe8m0MaxCode) : code);
+}
+
+// 1 / 2^(code - 127), exact (2^-127, for code 254, is subnormal).
+DGA_HOST_DEVICE float swiglu_inverse_scale(uint8_t code) {
+  constexpr int kMantissaBits = 23;
+  constexpr uint32_t kTwoToMinus127 = 0x00400000u;
+  const uint32_t e = 2u * uint32_t(core::kUe8m0Bias) - uint32_t(code);  // biased exponent of the inverse
+  return e == 0 ? core::bits_float(kTwoToMinus127) : core::bits_float(e << kMantissaBits);
+}
 
 }  // namespace deepgemm_ascend::block

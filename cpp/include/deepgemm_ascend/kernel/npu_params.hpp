@@ -112,3 +112,15 @@ struct DgaPagedMqaParams {
   int64_t batch, next_n, pages, width, num_blocks;
   int64_t table_stride, block_bytes;  // int32 values between table rows, bytes between cache blocks
 };
+
+// The SwiGLU stage of Mega MoE on the vector cores (swiglu.asc), as block::swiglu_row does it per row:
+// h bf16 [rows, 2I] (row stride h_stride values; gate / up interleaved by 8, or [gate | up] halves),
+// weights fp32 [rows] (w_stride), out [rows, I] (out_stride values) e4m3 with UE8M0 scales (one byte per 32
+// values: group g of row r at sf + r * sf_row_bytes + (g / 4) * sf_word_bytes + g % 4), or bf16 (sf 0).
+// I is a multiple of 128.
+struct DgaSwigluParams {
+  uint64_t h, weights, out, sf;
+  int64_t rows, inter, h_stride, w_stride, out_stride, sf_row_bytes, sf_word_bytes;
+  float clamp;  // +inf: none
+  int32_t fp8_out, interleaved;
+};

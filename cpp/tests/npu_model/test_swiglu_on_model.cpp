@@ -1,0 +1,74 @@
+// The SwiGLU stage of Mega MoE (swiglu.asc) on the instruction model against the host's block::swiglu_row:
+// e4m3 codes and UE8M0 scale words bit for bit (the model's exp and division are IEEE fp32 like the host's),
+// bf16 outputs likewise; interleaved and [gate | up] rows, a clamp, K- and MN-major scale words, a row split
+// into two chunks. Our reading of the documentation, not the 950.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "deepgemm_ascend/block/swiglu.hpp"
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/runtime/npu_model.hpp"
+
+namespace block = deepgemm_ascend::block;
+namespace core = deepgemm_ascend::core;
+namespace runtime = deepgemm_ascend::runtime;
+
+namespace {
+
+struct SwigluCase {
+  int64_t rows, inter;
+  bool interleaved, fp8;
+  float clamp;  // INFINITY: none
+  bool sf_mn_major = false;
+  int cores = 2;
+};
+
+uint64_t addr(const void* p) { return uint64_t(uintptr_t(p)); }
+
+// The number of output bytes and scale bytes that differ from the host's.
+int64_t run_swiglu(const SwigluCase& c) {
+  std::mt19937 rng(uint32_t(c.rows * 131 + c.inter));
+  std::normal_distribution<float> nd(0.0f, 3.0f);
+  const int64_t h_stride = 2 * c.inter + 32, item = c.fp8 ? 1 : 2, words = c.inter / 128;
+  std::vector<uint16_t> h(size_t(c.rows * h_stride));
+  for (auto& v : h) v = core::float_to_bf16(nd(rng));
+  for (int64_t j = 0; j < 64 && c.rows > 0; ++j) h[size_t(j)] = 0;  // an all-zero group: the amax floor
+  std::vector<float> w(size_t(c.rows));
+  for (auto& v : w) v = nd(rng);
+  const size_t out_bytes = size_t(c.rows * c.inter * item), sf_bytes = size_t(c.rows * words * 4);
+  std::vector<uint8_t> host_out(out_bytes, 0x55), model_out(out_bytes, 0x55);
+  std::vector<uint8_t> host_sf(sf_bytes, 0xAB), model_sf(sf_bytes, 0xAB);
+  const int64_t row_bytes = c.sf_mn_major ? 4 : words * 4, word_bytes = c.sf_mn_major ? c.rows * 4 : 4;
+  const block::SwigluParams p{c.clamp, true, c.fp8, c.interleaved};
+  for (int64_t r = 0; r < c.rows; ++r)
+    block::swiglu_row(h.data() + r * h_stride, c.inter, w[size_t(r)], p, host_out.data() + r * c.inter * item,
+                      {host_sf.data() + r * row_bytes, word_bytes});
+  const DgaSwigluParams q{addr(h.data()), addr(w.data()), addr(model_out.data()), c.fp8 ? addr(model_sf.data()) : 0,
+                          c.rows, c.inter, h_stride, 1, c.inter, row_bytes, word_bytes, c.clamp, c.fp8 ? 1 : 0,
+                          c.interleaved ? 1 : 0};
+  runtime::npu_model_launch("dga_npu_launch_swiglu", unsigned(c.cores), &q);
+  int64_t bad = 0;
+  for (size_t i = 0; i < out_bytes; ++i) bad += host_out[i] != model_out[i];
+  for (size_t i = 0; i < sf_bytes; ++i) bad += host_sf[i] != model_sf[i];
+  return bad;
+}
+
+class NpuModelSwiglu : public ::testing::TestWithParam<SwigluCase> {};
+
+TEST_P(NpuModelSwiglu, MatchesTheHostRowByRow) {
+  if (!runtime::npu_model_available()) GTEST_SKIP() << runtime::npu_model_unavailable_reason();
+  EXPECT_EQ(run_swiglu(GetParam()), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, NpuModelSwiglu,
+    ::testing::Values(SwigluCase{5, 256, true, true, INFINITY}, SwigluCase{3, 384, false, true, 2.5f, true},
+                      SwigluCase{4, 128, true, false, 3.0f}, SwigluCase{3, 256, false, false, INFINITY, false, 3},
+                      SwigluCase{1, 12160, true, true, 4.0f, true, 1}));  // two chunks, a 128-value tail
+
+}  // namespace
