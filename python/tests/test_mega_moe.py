@@ -256,6 +256,42 @@ def test_debug_env_zeroes_the_buffer_after_each_call(monkeypatch):
     assert torch.equal(y, tm.unfused_mega_moe(inp, w, 8)[0])
 
 
+# ---- the NPU kernels on the instruction model -------------------------------------------------------
+
+needs_model = pytest.mark.skipif("npu-model" not in dg.info()["backends"], reason="no NPU model library")
+
+
+@needs_model
+@pytest.mark.parametrize("world", [1, 2])
+def test_bf16_on_the_npu_model_matches_the_host(world):
+    # 8 local experts and a ring of one expert per wave: eight waves per call; two calls on one buffer.
+    sc = tm.Scenario(num_experts=8 * world, topk=6, tokens=(40, 17)[:world], masked_ratio=0.15, clamp=10.0,
+                     fp8=False, calls=2)
+    for rank, report in enumerate(run_ranks(world, tm.check_rank_on_npu_model, sc, 384 * world, timeout=300)):
+        for r in report:
+            where = f"rank {rank} call {r['call']}"
+            assert r["finite"] and r["stats_equal"], where
+            assert r["diff_host"] < 1e-7, f"{where}: calc_diff against the host {r['diff_host']}"
+            assert r["diff_ref"] < BF16_DIFF, f"{where}: calc_diff against float64 {r['diff_ref']}"
+
+
+@needs_model
+def test_fp8_fp4_on_the_npu_target_says_it_has_no_npu_kernel():
+    from deepgemm_ascend import runtime
+    buf = dg.mega.SymmBuffer(None, 8, 384, 6, 256, 128, 384, "fp8xfp4")
+    w = tm.make_weights(8, 256, 128, 0, 1)
+    tm.fill_buffer(buf, tm.make_rank_inputs(16, 256, 8, 6, 0))
+    y = torch.full((16, 256), 7.0, dtype=torch.bfloat16)
+    before = runtime.get_backend()
+    runtime.set_backend("npu-model")
+    try:
+        with pytest.raises(NotImplementedError, match="fp8_fp4_mega_moe has no NPU kernel yet"):
+            dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+    finally:
+        runtime.set_backend(before)
+    assert torch.all(y.float() == 7.0)
+
+
 # ---- many ranks ------------------------------------------------------------------------------------
 
 def _scenarios(world):

@@ -16,7 +16,7 @@ README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 pytestmark = pytest.mark.skipif("npu-model" not in dg.info()["backends"], reason="no NPU model library")
 
 # Entry points without an NPU kernel yet (README: "Missing today, all on `npu` tensors").
-MISSING = {"fp8_fp4_mega_moe", "bf16_mega_moe"}
+MISSING = {"fp8_fp4_mega_moe"}
 # No NPU kernel of ours: torch ops that run on the tensors' device (no host sync), no launch.
 TORCH_OPS = {"get_paged_mqa_logits_metadata"}
 # Public callables that are not kernels on the NPU target: layout and quantisation helpers (host or torch

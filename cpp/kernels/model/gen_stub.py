@@ -15,6 +15,9 @@ ALLOWED = {
     "set_mask_norm", "set_vector_mask",
     # the Load3D padding value: LoadData 2D does not read it
     "set_padding",
+    # the scalar data cache's clean-and-invalidate: the model has no data cache (scalar GM accesses take
+    # effect at once), so the ordering it gives the hardware holds on the model without it
+    "dcci",
 }
 
 devkit, out_path, model_header, *modelled = sys.argv[1:]

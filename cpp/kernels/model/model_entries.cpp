@@ -14,6 +14,7 @@
 #include "npu_hc_vector.hpp"
 #include "npu_mqa_launch.hpp"
 #include "npu_swiglu.hpp"
+#include "npu_mega_moe.hpp"
 #include "model_types.h"
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -40,6 +41,8 @@ void mqa_logits(const void* p) { npu::run_mqa_logits<Elem>(*static_cast<const Dg
 template <class Elem>
 void paged_mqa_logits(const void* p) { npu::run_paged_mqa_logits<Elem>(*static_cast<const DgaPagedMqaParams*>(p)); }
 void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
+template <npu::MegaMoeStep S>
+void mega_moe(const void* p) { npu::run_mega_moe<S>(*static_cast<const DgaMegaMoeParams*>(p)); }
 void swiglu(const void* p) { npu::run_swiglu(*static_cast<const DgaSwigluParams*>(p)); }
 void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
 
@@ -66,6 +69,12 @@ const Entry kEntries[] = {
     {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
     {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
     {"dga_npu_launch_swiglu", &swiglu, Cores::kVector},
+    {"dga_npu_launch_mega_moe_dispatch_barrier", &mega_moe<npu::MegaMoeStep::kDispatchBarrier>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_route", &mega_moe<npu::MegaMoeStep::kRoute>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_gather", &mega_moe<npu::MegaMoeStep::kGather>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_scatter", &mega_moe<npu::MegaMoeStep::kScatter>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_combine_barrier", &mega_moe<npu::MegaMoeStep::kCombineBarrier>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_combine", &mega_moe<npu::MegaMoeStep::kCombine>, Cores::kVector},
     {"dga_npu_launch_mqa_logits_fp8", &mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
     {"dga_npu_launch_paged_mqa_logits_fp8", &paged_mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
     {"dga_npu_launch_mqa_logits_fp4", &mqa_logits<fp4x2_e2m1_t>, Cores::kMix},

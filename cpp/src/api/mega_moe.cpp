@@ -12,6 +12,7 @@
 #include "deepgemm_ascend/kernel/npu_params.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
+#include "npu_mega_moe.hpp"
 #include "validate.hpp"
 
 namespace deepgemm_ascend {
@@ -27,7 +28,7 @@ constexpr int64_t kMxGranK = arch::MxFormat::kMxBlockK;
 constexpr int64_t kSfPerInt = 4;
 
 // A weight tensor [E, rows, K] (K packed in pairs for FP4) with a unit last stride.
-void check_weight(const TensorView& w, const char* arg, int64_t experts, int64_t rows, int64_t k, bool fp8) {
+void check_weight(const TensorView& w, const char* arg, int64_t experts, int64_t rows, int64_t k, bool fp8, bool npu) {
   require_rank(w, arg, 3);
   if (fp8) {
     require_dtype(w, arg, {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
@@ -38,15 +39,15 @@ void check_weight(const TensorView& w, const char* arg, int64_t experts, int64_t
   }
   DGA_REQUIRE(w.stride(-1) == 1, kValue, arg, "weights must be K-major (unit last stride), got strides ",
               w.strides_str());
-  api::require_host(w, arg);
+  if (!npu) api::require_host(w, arg);
 }
 
 // UE8M0 per 32 along K: int32 [E, rows, K / 128] (upstream) or int16 [E, rows, K / 64] (Ascend).
-void check_scales(const TensorView& sf, const char* arg, int64_t experts, int64_t rows, int64_t k) {
+void check_scales(const TensorView& sf, const char* arg, int64_t experts, int64_t rows, int64_t k, bool npu) {
   require_rank(sf, arg, 3);
   require_dtype(sf, arg, {DType::kInt32, DType::kInt16});
   require_shape(sf, arg, {experts, rows, k / (kMxGranK * int64_t(core::itemsize(sf.dtype)))});
-  api::require_host(sf, arg);
+  if (!npu) api::require_host(sf, arg);
 }
 
 kernel::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const TensorView& l1_w, const TensorView* l1_sf,
@@ -68,10 +69,23 @@ heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n,
   return heuristics::select_gemm_config(d, runtime::host_arch_limits());
 }
 
-uint64_t device_addr(const TensorView& t) { return uint64_t(reinterpret_cast<uintptr_t>(t.ptr())); }
+bool debug_zero() {
+  const char* v = std::getenv("DG_COMM_KERNEL_DEBUG");
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+}  // namespace
+
+namespace api {
+
+namespace {
+uint64_t device_addr(const core::TensorView& t) { return uint64_t(reinterpret_cast<uintptr_t>(t.ptr())); }
+
+}  // namespace
 
 // The SwiGLU stage on the NPU's vector cores (swiglu.asc): one launch, the rows spread over the cores.
-void npu_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+void npu_swiglu(const core::TensorView& h, const core::TensorView& weights, const core::TensorView& out,
+                const core::TensorView* out_sf,
                 const block::SwigluParams& p) {
   const api::NpuDevice dev(out, "out");
   const int64_t m = h.size(0), inter = h.size(1) / 2;
@@ -93,9 +107,47 @@ void npu_swiglu(const TensorView& h, const TensorView& weights, const TensorView
   dev.launch("dga_npu_launch_swiglu", unsigned(dev.vector_cores()), &q, m * inter);
 }
 
-bool debug_zero() {
-  const char* v = std::getenv("DG_COMM_KERNEL_DEBUG");
-  return v && *v && std::strcmp(v, "0") != 0;
+}  // namespace api
+
+namespace {
+
+// Every argument of a Mega MoE call (the buffer's own layout was checked when it was made).
+void check_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const TensorView& y,
+                    const TensorView& l1_w, const TensorView* l1_sf, const TensorView& l2_w, const TensorView* l2_sf,
+                    const TensorView* recv_stats, float clamp, bool npu) {
+  const comm::MegaMoeShape& s = buf.shape;
+  const int64_t e = s.experts_per_rank(), h = s.hidden, i = s.intermediate_hidden;
+  api::require_same_device({{"y", &y}, {"l1_weights", &l1_w}, {"l2_weights", &l2_w},
+                            {"cumulative_local_expert_recv_stats", recv_stats}});
+  require_dtype(y, "y", {DType::kBF16});
+  require_rank(y, "y", 2);
+  DGA_REQUIRE(y.size(0) <= s.num_max_tokens_per_rank && y.size(1) == h, kValue, "y", "expected [T, ", h,
+              "] with T <= num_max_tokens_per_rank = ", s.num_max_tokens_per_rank, ", got ", y.shape_str());
+  api::require_row_major_output(y, "y");
+  if (!npu) api::require_host(y, "y");
+  TensorView whole;
+  whole.data = reinterpret_cast<void*>(buf.buffer_ptrs[size_t(buf.rank)]);
+  whole.dtype = DType::kInt8;
+  whole.ndim = 1;
+  whole.shape[0] = regions.total_bytes;
+  whole.strides[0] = 1;
+  api::require_no_overlap(y, "y", whole, "sym_buffer");
+  check_weight(l1_w, "l1_weights", e, 2 * i, h, s.fp8, npu);
+  check_weight(l2_w, "l2_weights", e, h, i, s.fp8, npu);
+  DGA_REQUIRE(s.fp8 == (l1_sf != nullptr) && s.fp8 == (l2_sf != nullptr), kValue, "l1_weights",
+              s.fp8 ? "FP8 x FP4 needs (weights, scales) pairs" : "BF16 weights take no scales");
+  if (s.fp8) {
+    check_scales(*l1_sf, "l1_weights", e, 2 * i, h, npu);
+    check_scales(*l2_sf, "l2_weights", e, h, i, npu);
+  }
+  if (recv_stats) {
+    require_dtype(*recv_stats, "cumulative_local_expert_recv_stats", {DType::kInt32});
+    require_rank(*recv_stats, "cumulative_local_expert_recv_stats", 1);
+    require_shape(*recv_stats, "cumulative_local_expert_recv_stats", {e});
+    DGA_REQUIRE(recv_stats->is_contiguous(), kValue, "cumulative_local_expert_recv_stats", "must be contiguous");
+    if (!npu) api::require_host(*recv_stats, "cumulative_local_expert_recv_stats");
+  }
+  DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
 }
 
 }  // namespace
@@ -107,41 +159,17 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   const comm::MegaMoeRegions regions = comm::mega_moe_regions(s);
   DGA_REQUIRE(int64_t(buf.buffer_ptrs.size()) == s.num_ranks, kValue, "sym_buffer", "expected ", s.num_ranks,
               " buffer pointers (one per rank), got ", buf.buffer_ptrs.size());
+  const block::SwigluParams act{clamp < 0 ? INFINITY : clamp, fast_math, s.fp8, true};
+  if (api::on_npu_target(y)) {  // the device's barriers: no host peer group
+    check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, true);
+    return api::npu_mega_moe(buf, regions, y, l1_w, l2_w, recv_stats, act);
+  }
   std::vector<uint8_t*> bases;
   for (uintptr_t p : buf.buffer_ptrs) bases.push_back(reinterpret_cast<uint8_t*>(p));
   comm::PeerGroup peers(bases, buf.rank, comm::layout_hash(s));
   try {
+    check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, false);
     const int64_t e = s.experts_per_rank(), h = s.hidden, i = s.intermediate_hidden;
-    require_dtype(y, "y", {DType::kBF16});
-    require_rank(y, "y", 2);
-    DGA_REQUIRE(y.size(0) <= s.num_max_tokens_per_rank && y.size(1) == h, kValue, "y", "expected [T, ", h,
-                "] with T <= num_max_tokens_per_rank = ", s.num_max_tokens_per_rank, ", got ", y.shape_str());
-    api::require_row_major_output(y, "y");
-    api::require_host(y, "y");
-    TensorView whole;
-    whole.data = bases[size_t(buf.rank)];
-    whole.dtype = DType::kInt8;
-    whole.ndim = 1;
-    whole.shape[0] = regions.total_bytes;
-    whole.strides[0] = 1;
-    api::require_no_overlap(y, "y", whole, "sym_buffer");
-    check_weight(l1_w, "l1_weights", e, 2 * i, h, s.fp8);
-    check_weight(l2_w, "l2_weights", e, h, i, s.fp8);
-    DGA_REQUIRE(s.fp8 == (l1_sf != nullptr) && s.fp8 == (l2_sf != nullptr), kValue, "l1_weights",
-                s.fp8 ? "FP8 x FP4 needs (weights, scales) pairs" : "BF16 weights take no scales");
-    if (s.fp8) {
-      check_scales(*l1_sf, "l1_weights", e, 2 * i, h);
-      check_scales(*l2_sf, "l2_weights", e, h, i);
-    }
-    if (recv_stats) {
-      require_dtype(*recv_stats, "cumulative_local_expert_recv_stats", {DType::kInt32});
-      require_rank(*recv_stats, "cumulative_local_expert_recv_stats", 1);
-      require_shape(*recv_stats, "cumulative_local_expert_recv_stats", {e});
-      DGA_REQUIRE(recv_stats->is_contiguous(), kValue, "cumulative_local_expert_recv_stats", "must be contiguous");
-      api::require_host(*recv_stats, "cumulative_local_expert_recv_stats");
-    }
-    DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
-
     std::vector<kernel::MegaMoeExpert> experts;
     for (int64_t x = 0; x < e; ++x) experts.push_back(expert(s, x, l1_w, l1_sf, l2_w, l2_sf));
     auto& backend = runtime::host_backend();
@@ -154,7 +182,7 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
     args.experts = experts.data();
     args.y = api::mut_matrix(y);
     args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
-    args.act = {clamp < 0 ? INFINITY : clamp, fast_math, s.fp8, true};
+    args.act = act;
     args.l1_config = config(s, expected_m, 2 * i, h, runtime::planning_cores());
     args.l2_config = config(s, expected_m, h, i, runtime::planning_cores());
 
@@ -217,7 +245,7 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
   const block::SwigluParams p{clamp < 0 ? INFINITY : clamp, fast_math, fp8, interleaved};
   if (m == 0) return;
-  if (npu) return npu_swiglu(h, weights, out, out_sf, p);
+  if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
   auto& backend = runtime::host_backend();
   const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
   backend.launch("mega_moe_swiglu", blocks, [&](tile::Core& core) {

@@ -295,3 +295,41 @@ def failing_rank(rank, world, group, victim, mode, timeout_s):
     except Exception as e:  # noqa: BLE001 - the error is the result
         return (type(e).__name__, str(e), time.monotonic() - start)
     return ("no error", "", time.monotonic() - start)
+
+
+def check_rank_on_npu_model(rank, world, group, sc, num_ring_tokens):
+    """BF16 Mega MoE on the NPU kernels (the instruction model) and on the host, on buffers of the same
+    layout: per call, calc_diff of the model's y against the host's and against the float64 reference,
+    whether it is finite, and whether the receive statistics agree."""
+    from .. import runtime
+    from ..mega import SymmBuffer
+    from .numeric import calc_diff
+
+    t = sc.tokens[rank % len(sc.tokens)]
+    n = align(max(sc.tokens), _C.get_token_alignment_for_mega_moe())
+    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=False)
+    ys, stats = {}, {}
+    before = runtime.get_backend()
+    try:
+        for backend in ("host", "npu-model"):
+            runtime.set_backend(backend)
+            buf = SymmBuffer(group, sc.num_experts, n, sc.topk, sc.hidden, sc.inter, num_ring_tokens, "bf16xbf16")
+            stats[backend] = torch.zeros(sc.num_experts // world, dtype=torch.int32)
+            for call in range(sc.calls):
+                inp = make_rank_inputs(t, sc.hidden, sc.num_experts, sc.topk, rank, fp8=False,
+                                       masked_ratio=sc.masked_ratio, skew=sc.skew, world=world, seed=call)
+                y = torch.full((t, sc.hidden), float("nan"), dtype=torch.bfloat16)
+                _fused(buf, weights, inp, y, stats[backend], sc.clamp, False)
+                ys[backend, call] = (y, inp)
+            buf.destroy()
+    finally:
+        runtime.set_backend(before)
+    report = []
+    for call in range(sc.calls):
+        (y_host, _), (y, inp) = ys["host", call], ys["npu-model", call]
+        ref = reference_fp64(inp, weights, sc.num_experts, sc.clamp)
+        report.append({"call": call, "tokens": t, "finite": bool(torch.isfinite(y).all()),
+                       "diff_host": float(calc_diff(y.double(), y_host.double())) if t else 0.0,
+                       "diff_ref": float(calc_diff(y.double(), ref)) if t else 0.0,
+                       "stats_equal": torch.equal(stats["host"], stats["npu-model"])})
+    return report

@@ -124,3 +124,23 @@ struct DgaSwigluParams {
   float clamp;  // +inf: none
   int32_t fp8_out, interleaved;
 };
+
+// Mega MoE on the NPU (mega_moe.asc): the communication kernels around the GEMMs and the SwiGLU stage. Every
+// rank's symmetric buffer (comm/mega_moe_layout.hpp) is at peers[r]; a buffer's sync block (at sync_off) holds
+// the rank's token count (int64) and, from byte 8, one uint64 arrival epoch per rank, written by that rank
+// (a barrier's epoch is one past the rank's own slot in its own block).
+// This rank's work in device memory: ends (int32 [experts_per_rank]: each wave's psum end offsets, relative to
+// the wave's ring), src (int32 [waves, ring_rows, 3]: (rank, token, slot) of each ring row, rank -1 for
+// padding), weights (fp32 [ring_rows]), ring (bf16 [ring_rows, hidden]: the wave's gathered tokens), o (bf16
+// [ring_rows, hidden]: the second GEMM's output), y (bf16 [tokens, y_stride]), recv_stats (int32
+// [experts_per_rank] or 0) and status (int32: 0, or what went wrong: DgaMegaMoeStatus).
+inline constexpr int kDgaMegaMoeMaxRanks = 64;
+enum DgaMegaMoeStatus : int32_t { kDgaMegaMoeOk = 0, kDgaMegaMoeRingOverflow = 1, kDgaMegaMoePeerLate = 2 };
+struct DgaMegaMoeParams {
+  uint64_t peers[kDgaMegaMoeMaxRanks];
+  int64_t rank, ranks, experts_per_rank, topk, hidden, tokens, n;  // n: num_max_tokens_per_rank
+  int64_t x_off, topk_idx_off, topk_weights_off, combine_off, sync_off;
+  uint64_t ends, src, weights, ring, o, y, recv_stats, status;
+  int64_t ring_rows, experts_per_wave, waves, align, y_stride, wave;
+  uint64_t max_polls;  // polls of the arrivals before a barrier gives up
+};

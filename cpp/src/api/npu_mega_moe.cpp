@@ -1,0 +1,158 @@
+// Mega MoE on the NPU target: the launches of one rank's call on its stream (the communication kernels of
+// mega_moe.asc, the M-grouped contiguous GEMM and the SwiGLU stage), all reading what the earlier launches
+// wrote in device memory, so that the host never waits for the device.
+//
+//   dispatch barrier        every rank's inputs (and token count) are in its buffer
+//   route                   the ring rows of each local expert, wave by wave (experts_per_wave experts each)
+//   per wave: gather, L1 GEMM (psum ends of the wave's experts), SwiGLU (bf16), L2 GEMM, scatter
+//   combine barrier         every expert output is in its combine slot
+//   combine                 y[t] = bf16(sum of its slots)
+//
+// A wave holds experts_per_wave = num_ring_tokens / (world size x num_max_tokens_per_rank) experts: each may
+// receive every token of every rank once, from a start aligned to the contiguous layout's alignment. The
+// waves are fixed in advance (the host does not read the counts), unlike the host kernel's.
+#include "npu_mega_moe.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/kernel/gemm_problems.hpp"
+#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "gemm_common.hpp"
+#include "npu_device.hpp"
+
+namespace deepgemm_ascend::api {
+
+namespace {
+
+using core::DType;
+using core::TensorView;
+
+constexpr int64_t kSyncOffset = 1024;   // the NPU sync block in the buffer's workspace (after the host header)
+constexpr int64_t kWorkAlign = 512;
+constexpr double kPollsPerSecond = 1e6;  // [assumed] one poll of the arrivals (a GM -> UB copy) per microsecond
+constexpr double kDefaultTimeoutS = 100;
+
+int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+uint64_t addr(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
+
+// A contiguous view of device memory `p` on `like`'s device.
+TensorView view(const TensorView& like, void* p, DType dtype, std::initializer_list<int64_t> shape) {
+  TensorView v;
+  v.data = p, v.offset = 0, v.dtype = dtype, v.device = like.device;
+  v.ndim = int(shape.size());
+  int d = 0;
+  for (int64_t s : shape) v.shape[d++] = s;
+  int64_t stride = 1;
+  for (int i = v.ndim - 1; i >= 0; --i) v.strides[i] = stride, stride *= v.shape[i];
+  return v;
+}
+
+double timeout_s() {
+  const char* v = std::getenv("DGA_COMM_TIMEOUT_S");
+  const double t = v && *v ? std::atof(v) : 0;
+  return t > 0 ? t : kDefaultTimeoutS;
+}
+
+// The work of one call in device memory, carved from the device workspace.
+struct Work {
+  int32_t *ends, *src, *status;
+  float* weights;
+  uint16_t *ring, *h, *act, *o;
+};
+
+Work carve(const NpuDevice& dev, int64_t e, int64_t waves, int64_t rows, int64_t hidden, int64_t inter) {
+  const int64_t parts[] = {e * 4, waves * rows * 3 * 4, 2 * 4, rows * 4, rows * hidden * 2, rows * 2 * inter * 2,
+                           rows * inter * 2, rows * hidden * 2};
+  int64_t total = 0;
+  for (int64_t b : parts) total += align_up(b, kWorkAlign);
+  auto* base = static_cast<uint8_t*>(dev.workspace(size_t(total)));
+  uint8_t* at[8];
+  int64_t off = 0;
+  for (int i = 0; i < 8; ++i) at[i] = base + off, off += align_up(parts[i], kWorkAlign);
+  return {reinterpret_cast<int32_t*>(at[0]), reinterpret_cast<int32_t*>(at[1]), reinterpret_cast<int32_t*>(at[2]),
+          reinterpret_cast<float*>(at[3]), reinterpret_cast<uint16_t*>(at[4]), reinterpret_cast<uint16_t*>(at[5]),
+          reinterpret_cast<uint16_t*>(at[6]), reinterpret_cast<uint16_t*>(at[7])};
+}
+
+// On the model the launches have finished when launch returns: a barrier that gave up or a route that
+// overflowed the ring is raised at once. A device's status is not read (that would wait for the stream).
+void check_status(const NpuDevice& dev, const Work& w, int rank) {
+  if (!dev.model()) return;
+  if (w.status[0] == kDgaMegaMoePeerLate)
+    core::fail(core::ErrorKind::kRuntime, "sym_buffer", "rank ", rank, ": rank ", w.status[1],
+               " did not arrive at a Mega MoE barrier within DGA_COMM_TIMEOUT_S (", timeout_s(), " s)");
+  DGA_REQUIRE(w.status[0] != kDgaMegaMoeRingOverflow, kValue, "topk_idx", "local expert ", w.status[1], " of rank ",
+              rank, " receives more rows than the ring holds (does a token list the same expert twice?)");
+}
+
+}  // namespace
+
+void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const TensorView& y,
+                  const TensorView& l1_w, const TensorView& l2_w, const TensorView* recv_stats,
+                  const block::SwigluParams& act) {
+  const comm::MegaMoeShape& s = buf.shape;
+  DGA_REQUIRE(!s.fp8, kNotImplemented, "l1_weights",
+              "fp8_fp4_mega_moe has no NPU kernel yet: the 950's MX cube multiplies two fp8 or two fp4 operands, "
+              "and FP8 tokens times FP4 weights need the weights widened to fp8 first (bf16_mega_moe has one)");
+  DGA_REQUIRE(s.num_ranks <= kDgaMegaMoeMaxRanks, kNotImplemented, "group", "Mega MoE on the NPU takes at most ",
+              kDgaMegaMoeMaxRanks, " ranks, got ", s.num_ranks);
+  DGA_REQUIRE(regions.workspace.bytes >= kSyncOffset + 8 + 8 * kDgaMegaMoeMaxRanks, kRuntime, "sym_buffer",
+              "the buffer's workspace has no room for the NPU sync block");
+  const NpuDevice dev(y, "y");
+  const int64_t e = s.experts_per_rank(), hidden = s.hidden, inter = s.intermediate_hidden;
+  const int64_t n = s.num_max_tokens_per_rank, ranks = s.num_ranks;
+  const int64_t align = get_mk_alignment_for_contiguous_layout();
+  const int64_t epw = std::clamp<int64_t>(s.num_ring_tokens / std::max<int64_t>(1, ranks * n), 1, e);
+  const int64_t waves = (e + epw - 1) / epw, rows = epw * align_up(ranks * n, align);
+  const Work w = carve(dev, e, waves, rows, hidden, inter);
+  npu_zero_rows(view(y, w.status, DType::kFP32, {1, 2}));
+
+  DgaMegaMoeParams p{};
+  for (int r = 0; r < ranks; ++r) p.peers[r] = buf.buffer_ptrs[size_t(r)];
+  p.rank = buf.rank, p.ranks = ranks, p.experts_per_rank = e, p.topk = s.num_topk, p.hidden = hidden;
+  p.tokens = y.size(0), p.n = n;
+  p.x_off = regions.x.offset, p.topk_idx_off = regions.topk_idx.offset;
+  p.topk_weights_off = regions.topk_weights.offset, p.combine_off = regions.combine.offset;
+  p.sync_off = regions.workspace.offset + kSyncOffset;
+  p.ends = addr(w.ends), p.src = addr(w.src), p.weights = addr(w.weights), p.ring = addr(w.ring), p.o = addr(w.o);
+  p.y = addr(y.ptr()), p.recv_stats = recv_stats ? addr(recv_stats->ptr()) : 0, p.status = addr(w.status);
+  p.ring_rows = rows, p.experts_per_wave = epw, p.waves = waves, p.align = align, p.y_stride = y.stride(0);
+  p.max_polls = uint64_t(timeout_s() * kPollsPerSecond);
+  const unsigned cores = unsigned(dev.vector_cores());
+
+  dev.launch("dga_npu_launch_mega_moe_dispatch_barrier", 1, &p, ranks);
+  check_status(dev, w, buf.rank);
+  dev.launch("dga_npu_launch_mega_moe_route", 1, &p, ranks * n * s.num_topk + waves * rows);
+  check_status(dev, w, buf.rank);
+  const TensorView ring = view(y, w.ring, DType::kBF16, {rows, hidden});
+  const TensorView h = view(y, w.h, DType::kBF16, {rows, 2 * inter});
+  const TensorView a2 = view(y, w.act, DType::kBF16, {rows, inter});
+  const TensorView o = view(y, w.o, DType::kBF16, {rows, hidden});
+  const TensorView weights = view(y, w.weights, DType::kFP32, {rows});
+  for (int64_t wave = 0; wave < waves; ++wave) {
+    p.wave = wave;
+    const int64_t first = wave * epw, groups = std::min(epw, e - first);
+    const TensorView ends = view(y, w.ends + first, DType::kInt32, {groups});
+    dev.launch("dga_npu_launch_mega_moe_gather", cores, &p, rows * hidden);
+    const auto grouped = [&](const TensorView& a, const TensorView& weight, const TensorView& d) {
+      const TensorView b0 = index_leading(weight, first);
+      const kernel::ContiguousProblems<kernel::HostRows> problems{
+          matrix(a, 16, false), matrix(b0, 16, false), epilogue(d, nullptr), weight.strides[0], groups, align, {}};
+      npu_contiguous_gemm(problems, {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16}, true, ends, d);
+    };
+    grouped(ring, l1_w, h);
+    npu_swiglu(h, weights, a2, nullptr, act);
+    grouped(a2, l2_w, o);
+    dev.launch("dga_npu_launch_mega_moe_scatter", cores, &p, rows * hidden);
+  }
+  dev.launch("dga_npu_launch_mega_moe_combine_barrier", 1, &p, ranks);
+  check_status(dev, w, buf.rank);
+  dev.launch("dga_npu_launch_mega_moe_combine", cores, &p, y.size(0) * hidden * s.num_topk);
+}
+
+}  // namespace deepgemm_ascend::api

@@ -1,0 +1,20 @@
+// Mega MoE on the NPU target (npu_mega_moe.cpp): the launches of one rank's call, and the SwiGLU stage alone.
+#pragma once
+
+#include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/block/swiglu.hpp"
+#include "deepgemm_ascend/comm/mega_moe_layout.hpp"
+#include "deepgemm_ascend/core/tensor_view.hpp"
+
+namespace deepgemm_ascend::api {
+
+// One rank's Mega MoE call (arguments checked by the caller); BF16 only (FP8 x FP4: NotImplementedError).
+void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const core::TensorView& y,
+                  const core::TensorView& l1_w, const core::TensorView& l2_w, const core::TensorView* recv_stats,
+                  const block::SwigluParams& act);
+
+// The SwiGLU stage on the vector cores (swiglu.asc): h bf16 [M, 2I] -> out [M, I] (e4m3 with out_sf, or bf16).
+void npu_swiglu(const core::TensorView& h, const core::TensorView& weights, const core::TensorView& out,
+                const core::TensorView* out_sf, const block::SwigluParams& p);
+
+}  // namespace deepgemm_ascend::api
