@@ -86,6 +86,32 @@ jit_sources() {  # generates the sources and queues their compiles
   done
 }
 
+# The on-device suite's CANN-only code (DGA_WITH_NPU) against the ACL runtime calls it makes, declared as
+# the ACL documentation gives them: its C++ is checked here although CANN is not.
+npu_suite() {
+  mkdir -p "$gen/acl/acl"
+  cat > "$gen/acl/acl/acl.h" <<'ACL'
+#pragma once
+#include <cstddef>
+#include <cstdint>
+typedef int aclError;
+typedef enum { ACL_MEM_MALLOC_HUGE_FIRST = 0 } aclrtMemMallocPolicy;
+typedef enum { ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST } aclrtMemcpyKind;
+constexpr aclError ACL_SUCCESS = 0;
+aclError aclrtSetDevice(int32_t deviceId);
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtFree(void* devPtr);
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind);
+aclError aclrtSynchronizeDevice(void);
+ACL
+  local cxx
+  for cxx in "${compilers[@]}"; do
+    "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -DDGA_WITH_NPU -I"$root/cpp/include" -I"$root/cpp/tests" \
+      -I"$gen/acl" "$root/cpp/tests/npu/test_npu.cpp" || return 1
+    echo "ok    $cxx the on-device suite (DGA_WITH_NPU) against the ACL calls it makes"
+  done
+}
+
 gen=$(mktemp -d); trap 'rm -rf "$gen"' EXIT
 if [ "${1:-}" != "--mutations" ]; then
   for cxx in "${compilers[@]}"; do
@@ -96,6 +122,7 @@ if [ "${1:-}" != "--mutations" ]; then
   queue shared_headers gemm_fp8_block.asc "$vector" kernel/gemm_promotion.hpp kernel/gemm.hpp block/scheduler.hpp
   queue shared_headers hc_prenorm.asc "$vector" kernel/hc_prenorm.hpp
   queue shared_headers swiglu.asc "$vector" block/swiglu.hpp core/convert.hpp
+  queue npu_suite
   queue shared_headers mqa_logits.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp \
     kernel/paged_mqa_problems.hpp
   jit_sources

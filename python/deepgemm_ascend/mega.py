@@ -123,6 +123,21 @@ def _map_peer_buffers(group, rank, world, num_bytes):
     return mapped
 
 
+def _buffer_device(device):
+    """torch.device of a buffer: cpu or npu (npu needs torch_npu)."""
+    if device is None:
+        return torch.device("cpu")
+    try:
+        dev = torch.device(device)
+    except RuntimeError:  # torch without torch_npu does not parse 'npu'
+        if str(device).split(":")[0] != "npu":
+            raise ValueError(f"device: expected cpu or npu, got {device!r}") from None
+        raise RuntimeError(f"device: {device!r} needs torch_npu") from None
+    if dev.type not in ("cpu", "npu"):
+        raise ValueError(f"device: expected cpu or npu, got {dev}")
+    return dev
+
+
 class SymmBuffer:
     """The symmetric buffer of one rank (collective constructor over `group`).
 
@@ -133,13 +148,17 @@ class SymmBuffer:
     """
 
     def __init__(self, group, num_experts, num_max_tokens_per_rank, num_topk, hidden, intermediate_hidden,
-                 num_ring_tokens, mma_type="fp8xfp4", activation="swiglu"):
+                 num_ring_tokens, mma_type="fp8xfp4", activation="swiglu", device=None):
         _check_choice(mma_type, "mma_type", _MMA_TYPES)
         _check_choice(activation, "activation", ("swiglu",))
         if group is None:
             rank, world = 0, 1
         else:
             rank, world = group.rank(), group.size()
+        device = _buffer_device(device)
+        if device.type == "npu" and world > 1:
+            raise NotImplementedError("device: a Mega MoE buffer in NPU memory shared by several ranks needs the "
+                                      "HCCL window mapping, which is not written yet (one rank, or host buffers)")
         for name, v, lo in (("num_experts", num_experts, 1), ("num_max_tokens_per_rank", num_max_tokens_per_rank, 0),
                             ("num_topk", num_topk, 1), ("hidden", hidden, 1),
                             ("intermediate_hidden", intermediate_hidden, 1), ("num_ring_tokens", num_ring_tokens, 0)):
@@ -151,7 +170,9 @@ class SymmBuffer:
         self.num_experts, self.num_max_tokens_per_rank, self.num_topk = num_experts, num_max_tokens_per_rank, num_topk
         self.hidden, self.intermediate_hidden, self.num_ring_tokens = hidden, intermediate_hidden, num_ring_tokens
         self.mma_type, self.activation, self.num_bytes = mma_type, activation, num_bytes
-        if world == 1:
+        if device.type == "npu":  # one rank: the NPU kernels' barriers need no host registration
+            self._mapped = [torch.zeros(num_bytes, dtype=torch.int8, device=device)]
+        elif world == 1:
             self._mapped = [torch.zeros(num_bytes, dtype=torch.int8)]
             _C.mega_moe_register_process(self._mapped[0].data_ptr())
         else:
@@ -178,9 +199,10 @@ class SymmBuffer:
 
 def get_symm_buffer_for_mega_moe(group, num_experts, num_max_tokens_per_rank, num_topk, hidden,
                                  intermediate_hidden, use_fp8_dispatch=None, mma_type="fp8xfp4",
-                                 activation="swiglu"):
+                                 activation="swiglu", device=None):
     """Collective: allocates the symmetric buffer with num_max_tokens_per_rank rounded up to the
-    token alignment (384) and the default ring size (see get_ring_limit_for_mega_moe)."""
+    token alignment (384) and the default ring size (see get_ring_limit_for_mega_moe). device: None or
+    'cpu' (host memory, shared between the local ranks) or an NPU device (one rank only, for now)."""
     _check_choice(mma_type, "mma_type", _MMA_TYPES)
     if use_fp8_dispatch is not None and bool(use_fp8_dispatch) != (mma_type == "fp8xfp4"):
         raise ValueError(f"use_fp8_dispatch: {use_fp8_dispatch} disagrees with mma_type={mma_type!r} "
@@ -193,7 +215,8 @@ def get_symm_buffer_for_mega_moe(group, num_experts, num_max_tokens_per_rank, nu
         raise ValueError(f"num_experts: must be a multiple of the world size {world}, got {num_experts}")
     n = align(num_max_tokens_per_rank, _C.get_token_alignment_for_mega_moe())
     ring = _C.get_default_ring_tokens_for_mega_moe(n, num_experts // world, num_topk, world)
-    return SymmBuffer(group, num_experts, n, num_topk, hidden, intermediate_hidden, ring, mma_type, activation)
+    return SymmBuffer(group, num_experts, n, num_topk, hidden, intermediate_hidden, ring, mma_type, activation,
+                      device)
 
 
 def _interleave_rows(t):
@@ -248,11 +271,14 @@ def _clamp(activation_clamp):
     return float(activation_clamp)
 
 
-def _check_buffer(sym_buffer, mma_type, fn):
+def _check_buffer(sym_buffer, mma_type, fn, y):
     if not isinstance(sym_buffer, SymmBuffer):
         raise TypeError(f"sym_buffer: expected a SymmBuffer, got {type(sym_buffer).__name__}")
     if sym_buffer.buffer is None:
         raise RuntimeError("sym_buffer: destroyed")
+    if isinstance(y, torch.Tensor) and y.device.type != sym_buffer.buffer.device.type:
+        raise ValueError(f"sym_buffer: is on {sym_buffer.buffer.device} but y is on {y.device} (create the buffer "
+                         "with device=y.device)")
     if sym_buffer.mma_type != mma_type:
         raise ValueError(f"sym_buffer: created with mma_type={sym_buffer.mma_type!r}; {fn} needs {mma_type!r}")
 
@@ -282,7 +308,7 @@ def fp8_fp4_mega_moe(y, l1_weights, l2_weights, sym_buffer, cumulative_local_exp
     Raises TypeError / ValueError for bad arguments and RuntimeError naming the rank when a peer
     fails, exits or does not arrive in time.
     """
-    _check_buffer(sym_buffer, "fp8xfp4", "fp8_fp4_mega_moe")
+    _check_buffer(sym_buffer, "fp8xfp4", "fp8_fp4_mega_moe", y)
     if tuple(recipe) != (1, 1, 32):
         raise ValueError(f"recipe: must be (1, 1, 32), got {tuple(recipe)}")
     for name, w in (("l1_weights", l1_weights), ("l2_weights", l2_weights)):
@@ -296,7 +322,7 @@ def bf16_mega_moe(y, l1_weights, l2_weights, sym_buffer, cumulative_local_expert
                   activation="swiglu", activation_clamp=None, fast_math=True):
     """BF16 Mega MoE (buffer created with mma_type='bf16xbf16'): as fp8_fp4_mega_moe with BF16 x,
     l1_weights bf16 [E, 2I, H], l2_weights bf16 [E, H, I] and the activation rounded to bf16."""
-    _check_buffer(sym_buffer, "bf16xbf16", "bf16_mega_moe")
+    _check_buffer(sym_buffer, "bf16xbf16", "bf16_mega_moe", y)
     for name, w in (("l1_weights", l1_weights), ("l2_weights", l2_weights)):
         if not isinstance(w, torch.Tensor):
             raise TypeError(f"{name}: expected a bf16 tensor")

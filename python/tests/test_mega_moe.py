@@ -275,6 +275,35 @@ def test_bf16_on_the_npu_model_matches_the_host(world):
             assert r["diff_ref"] < BF16_DIFF, f"{where}: calc_diff against float64 {r['diff_ref']}"
 
 
+def test_buffer_device_is_checked():
+    class TwoRanks:  # only rank() and size() are asked before the device is checked
+        def rank(self):
+            return 0
+
+        def size(self):
+            return 2
+
+    with pytest.raises(ValueError, match="^device"):
+        dg.mega.SymmBuffer(None, 8, 384, 6, 256, 128, 384, "bf16xbf16", device="meta")
+    if hasattr(torch, "npu"):  # torch_npu loaded: an NPU buffer of several ranks is not written yet
+        with pytest.raises(NotImplementedError, match="^device: .*HCCL"):
+            dg.mega.SymmBuffer(TwoRanks(), 8, 384, 6, 256, 128, 768, "bf16xbf16", device="npu")
+    else:
+        with pytest.raises(RuntimeError, match="^device: 'npu' needs torch_npu"):
+            dg.mega.SymmBuffer(TwoRanks(), 8, 384, 6, 256, 128, 768, "bf16xbf16", device="npu")
+    buf = dg.mega.SymmBuffer(None, 8, 384, 6, 256, 128, 384, "bf16xbf16")
+    w = tm.make_weights(8, 256, 128, 0, 1, fp8=False)
+    with pytest.raises(ValueError, match="^sym_buffer: is on cpu but y is on meta"):
+        dg.bf16_mega_moe(torch.empty(4, 256, dtype=torch.bfloat16, device="meta"), w.l1, w.l2, buf)
+
+
+@needs_model
+def test_npu_kernels_barrier_names_a_rank_that_never_arrives():
+    kind, msg = run_ranks(2, tm.late_rank_on_npu_model, 1, 0.05, timeout=300)[0]
+    assert kind == "RuntimeError", (kind, msg)
+    assert "rank 1 did not arrive at a Mega MoE barrier" in msg
+
+
 @needs_model
 def test_fp8_fp4_on_the_npu_target_says_it_has_no_npu_kernel():
     from deepgemm_ascend import runtime

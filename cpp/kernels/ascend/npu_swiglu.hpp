@@ -123,10 +123,24 @@ class SwigluRows {
     const IeeeCasts ieee;
     const int64_t chunks = (p_.inter + chunk_ - 1) / chunk_;
     const int64_t core = AscendC::GetBlockIdx(), cores = AscendC::GetBlockNum();
-    for (int64_t u = core; u < p_.rows * chunks; u += cores) step(u / chunks, (u % chunks) * chunk_);
+    for (int64_t u = core; u < p_.rows * chunks; u += cores)
+      if (in_group(u / chunks)) step(u / chunks, (u % chunks) * chunk_);
   }
 
  private:
+  // Whether row r belongs to a group of the psum ends (every row without them).
+  __aicore__ inline bool in_group(int64_t r) const {
+    if (p_.ends == 0) return true;
+    auto ends = gm_at<int32_t>(p_.ends);
+    int64_t start = 0;
+    for (int64_t g = 0; g < p_.groups; ++g) {
+      const int64_t end = ends.GetValue(uint64_t(g));
+      if (r < end) return r >= start;
+      start = (end + p_.align - 1) / p_.align * p_.align;
+    }
+    return false;
+  }
+
   __aicore__ inline void step(int64_t r, int64_t j0) {
     const uint32_t n = uint32_t(p_.inter - j0 < int64_t(chunk_) ? p_.inter - j0 : int64_t(chunk_));
     const uint32_t groups = n / swiglu::kGroup;

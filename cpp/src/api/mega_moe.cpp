@@ -85,8 +85,8 @@ uint64_t device_addr(const core::TensorView& t) { return uint64_t(reinterpret_ca
 
 // The SwiGLU stage on the NPU's vector cores (swiglu.asc): one launch, the rows spread over the cores.
 void npu_swiglu(const core::TensorView& h, const core::TensorView& weights, const core::TensorView& out,
-                const core::TensorView* out_sf,
-                const block::SwigluParams& p) {
+                const core::TensorView* out_sf, const block::SwigluParams& p, const core::TensorView* ends,
+                int64_t align) {
   const api::NpuDevice dev(out, "out");
   const int64_t m = h.size(0), inter = h.size(1) / 2;
   constexpr int64_t kInt32 = 4;
@@ -103,7 +103,10 @@ void npu_swiglu(const core::TensorView& h, const core::TensorView& weights, cons
                           out_sf ? out_sf->stride(1) * kInt32 : 0,
                           p.clamp,
                           p.fp8_out ? 1 : 0,
-                          p.interleaved ? 1 : 0};
+                          p.interleaved ? 1 : 0,
+                          ends ? device_addr(*ends) : 0,
+                          ends ? ends->size(0) : 0,
+                          align};
   dev.launch("dga_npu_launch_swiglu", unsigned(dev.vector_cores()), &q, m * inter);
 }
 

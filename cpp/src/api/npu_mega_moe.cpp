@@ -58,7 +58,8 @@ double timeout_s() {
   return t > 0 ? t : kDefaultTimeoutS;
 }
 
-// The work of one call in device memory, carved from the device workspace.
+// The work of one call in device memory, carved from the device workspace (valid until the next request:
+// the launches below take none, their GEMMs having a bf16 D and no C).
 struct Work {
   int32_t *ends, *src, *status;
   float* weights;
@@ -146,7 +147,7 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
       npu_contiguous_gemm(problems, {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16}, true, ends, d);
     };
     grouped(ring, l1_w, h);
-    npu_swiglu(h, weights, a2, nullptr, act);
+    npu_swiglu(h, weights, a2, nullptr, act, &ends, align);
     grouped(a2, l2_w, o);
     dev.launch("dga_npu_launch_mega_moe_scatter", cores, &p, rows * hidden);
   }

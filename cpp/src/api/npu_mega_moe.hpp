@@ -13,8 +13,11 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
                   const core::TensorView& l1_w, const core::TensorView& l2_w, const core::TensorView* recv_stats,
                   const block::SwigluParams& act);
 
-// The SwiGLU stage on the vector cores (swiglu.asc): h bf16 [M, 2I] -> out [M, I] (e4m3 with out_sf, or bf16).
+// The SwiGLU stage on the vector cores (swiglu.asc): h bf16 [M, 2I] -> out [M, I] (e4m3 with out_sf, or bf16);
+// with ends (int32 psum end offsets in device memory, groups from starts aligned to `align`) only the rows
+// of the groups.
 void npu_swiglu(const core::TensorView& h, const core::TensorView& weights, const core::TensorView& out,
-                const core::TensorView* out_sf, const block::SwigluParams& p);
+                const core::TensorView* out_sf, const block::SwigluParams& p, const core::TensorView* ends = nullptr,
+                int64_t align = 1);
 
 }  // namespace deepgemm_ascend::api

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/arch/ascend950.hpp"
+#include "deepgemm_ascend/comm/mega_moe_layout.hpp"
+#include "deepgemm_ascend/comm/peer_group.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
@@ -236,7 +239,7 @@ TEST(NpuMqaLogits, Fp8MatchesTheHostBackend) {
   for (auto& v : kv) v = dga::core::float_to_e4m3(nd(rng));
   std::vector<float> w(size_t(s * h)), sf(size_t(skv), 0.05f);
   for (auto& v : w) v = nd(rng);
-  std::vector<int32_t> ks(size_t(s)), ke(size_t(s));
+  std::vector<int32_t> ks(static_cast<size_t>(s)), ke(static_cast<size_t>(s));
   for (int64_t i = 0; i < s; ++i) {
     ks[size_t(i)] = int32_t(i * 7);
     ke[size_t(i)] = int32_t(std::min<int64_t>(skv, 400 + i * 13));
@@ -320,5 +323,81 @@ TEST(NpuPagedMqaLogits, Fp8MatchesTheHostBackend) {
                               : !(std::fabs(out[i] - ref[i]) <= 1e-4f * (std::fabs(ref[i]) + 1));
   EXPECT_EQ(bad, 0);
   for (void* p : {dq, dc, dw, dl, dt, dout}) aclrtFree(p);
+#endif
+}
+
+// Mega MoE's SwiGLU stage (swiglu.asc) against the host backend: e4m3 codes within one step of the host's
+// (the device's exp and division may round differently), the UE8M0 scale words equal but for such a step.
+TEST(NpuSwiglu, MatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  using dga::core::DType;
+  const int64_t m = 37, inter = 2048;
+  const auto h = dga_test::random_bf16(size_t(m * 2 * inter), 9);
+  std::vector<float> w(size_t(m), 0.75f);
+  std::vector<uint8_t> out(size_t(m * inter), 0x55), ref(out);
+  std::vector<int32_t> sf(size_t(m * inter / 128), -1), ref_sf(sf);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  void* dh = to_device(h.data(), h.size() * 2);
+  void* dw = to_device(w.data(), w.size() * 4);
+  void* dout = to_device(out.data(), out.size());
+  void* dsf = to_device(sf.data(), sf.size() * 4);
+  const auto sfv = tensor(dsf, DType::kInt32, {m, inter / 128});
+  dga::mega_moe_swiglu(tensor(dh, DType::kBF16, {m, 2 * inter}), tensor(dw, DType::kFP32, {m}),
+                       tensor(dout, DType::kFP8E4M3, {m, inter}), &sfv, 5.0f, true, true);
+  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  aclrtMemcpy(out.data(), out.size(), dout, out.size(), ACL_MEMCPY_DEVICE_TO_HOST);
+  aclrtMemcpy(sf.data(), sf.size() * 4, dsf, sf.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+  const auto ref_sfv = tensor(ref_sf.data(), DType::kInt32, {m, inter / 128}, true);
+  dga::mega_moe_swiglu(tensor(const_cast<uint16_t*>(h.data()), DType::kBF16, {m, 2 * inter}, true),
+                       tensor(w.data(), DType::kFP32, {m}, true), tensor(ref.data(), DType::kFP8E4M3, {m, inter}, true),
+                       &ref_sfv, 5.0f, true, true);
+  int64_t bad = 0;
+  for (size_t i = 0; i < out.size(); ++i) bad += std::abs(int(out[i] & 0x7F) - int(ref[i] & 0x7F)) > 1;
+  EXPECT_EQ(bad, 0);
+  for (void* p : {dh, dw, dout, dsf}) aclrtFree(p);
+#endif
+}
+
+// BF16 Mega MoE on one rank (mega_moe.asc around the contiguous GEMMs) against the host backend on a host
+// buffer with the same inputs.
+TEST(NpuMegaMoe, Bf16OneRankMatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  using dga::core::DType;
+  dga::comm::MegaMoeShape s{8, 384, 4, 1024, 512, 768, 1, false};
+  const auto regions = dga::comm::mega_moe_regions(s);
+  const int64_t h = s.hidden, inter = s.intermediate_hidden, e = s.experts_per_rank(), t_count = 100;
+  std::vector<uint8_t> buf(size_t(regions.total_bytes), 0);
+  const auto x = dga_test::random_bf16(size_t(t_count * h), 3);
+  std::memcpy(buf.data() + regions.x.offset, x.data(), x.size() * 2);
+  auto* idx = reinterpret_cast<int64_t*>(buf.data() + regions.topk_idx.offset);
+  auto* wts = reinterpret_cast<float*>(buf.data() + regions.topk_weights.offset);
+  for (int64_t t = 0; t < t_count; ++t)
+    for (int64_t k = 0; k < s.num_topk; ++k) idx[t * s.num_topk + k] = (t + 3 * k) % e, wts[t * s.num_topk + k] = 0.5f;
+  const auto w1 = dga_test::random_bf16(size_t(e * 2 * inter * h), 4), w2 = dga_test::random_bf16(size_t(e * h * inter), 5);
+  std::vector<uint16_t> y(size_t(t_count * h), 0x7FC1), ref(y);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  void* dbuf = to_device(buf.data(), buf.size());
+  void* dw1 = to_device(w1.data(), w1.size() * 2);
+  void* dw2 = to_device(w2.data(), w2.size() * 2);
+  void* dy = to_device(y.data(), y.size() * 2);
+  dga::mega_moe({s, {uintptr_t(dbuf)}, 0}, tensor(dy, DType::kBF16, {t_count, h}),
+                tensor(dw1, DType::kBF16, {e, 2 * inter, h}), nullptr, tensor(dw2, DType::kBF16, {e, h, inter}), nullptr,
+                nullptr, -1.0f, true);
+  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  aclrtMemcpy(y.data(), y.size() * 2, dy, y.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
+  dga::comm::PeerGroup::register_process(buf.data());
+  dga::mega_moe({s, {uintptr_t(buf.data())}, 0}, tensor(ref.data(), DType::kBF16, {t_count, h}, true),
+                tensor(const_cast<uint16_t*>(w1.data()), DType::kBF16, {e, 2 * inter, h}, true), nullptr,
+                tensor(const_cast<uint16_t*>(w2.data()), DType::kBF16, {e, h, inter}, true), nullptr, nullptr, -1.0f,
+                true);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double a = dga::core::bf16_to_float(ref[i]), b = dga::core::bf16_to_float(y[i]);
+    num += (a - b) * (a - b), den += a * a + b * b;
+  }
+  EXPECT_LT(num / den, 1e-5);
+  for (void* p : {dbuf, dw1, dw2, dy}) aclrtFree(p);
 #endif
 }

@@ -26,7 +26,20 @@ struct SwigluCase {
   float clamp;  // INFINITY: none
   bool sf_mn_major = false;
   int cores = 2;
+  std::vector<int32_t> ends = {};  // psum ends (groups from starts aligned to 4): rows in the gaps untouched
 };
+
+constexpr int64_t kEndsAlign = 4;
+
+bool in_group(const SwigluCase& c, int64_t r) {
+  if (c.ends.empty()) return true;
+  int64_t start = 0;
+  for (int32_t end : c.ends) {
+    if (r < end) return r >= start;
+    start = (end + kEndsAlign - 1) / kEndsAlign * kEndsAlign;
+  }
+  return false;
+}
 
 uint64_t addr(const void* p) { return uint64_t(uintptr_t(p)); }
 
@@ -46,11 +59,13 @@ int64_t run_swiglu(const SwigluCase& c) {
   const int64_t row_bytes = c.sf_mn_major ? 4 : words * 4, word_bytes = c.sf_mn_major ? c.rows * 4 : 4;
   const block::SwigluParams p{c.clamp, true, c.fp8, c.interleaved};
   for (int64_t r = 0; r < c.rows; ++r)
-    block::swiglu_row(h.data() + r * h_stride, c.inter, w[size_t(r)], p, host_out.data() + r * c.inter * item,
+    if (in_group(c, r))
+      block::swiglu_row(h.data() + r * h_stride, c.inter, w[size_t(r)], p, host_out.data() + r * c.inter * item,
                       {host_sf.data() + r * row_bytes, word_bytes});
   const DgaSwigluParams q{addr(h.data()), addr(w.data()), addr(model_out.data()), c.fp8 ? addr(model_sf.data()) : 0,
                           c.rows, c.inter, h_stride, 1, c.inter, row_bytes, word_bytes, c.clamp, c.fp8 ? 1 : 0,
-                          c.interleaved ? 1 : 0};
+                          c.interleaved ? 1 : 0, c.ends.empty() ? 0 : addr(c.ends.data()), int64_t(c.ends.size()),
+                          kEndsAlign};
   runtime::npu_model_launch("dga_npu_launch_swiglu", unsigned(c.cores), &q);
   int64_t bad = 0;
   for (size_t i = 0; i < out_bytes; ++i) bad += host_out[i] != model_out[i];
@@ -69,6 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, NpuModelSwiglu,
     ::testing::Values(SwigluCase{5, 256, true, true, INFINITY}, SwigluCase{3, 384, false, true, 2.5f, true},
                       SwigluCase{4, 128, true, false, 3.0f}, SwigluCase{3, 256, false, false, INFINITY, false, 3},
-                      SwigluCase{1, 12160, true, true, 4.0f, true, 1}));  // two chunks, a 128-value tail
+                      SwigluCase{1, 12160, true, true, 4.0f, true, 1},  // two chunks, a 128-value tail
+                      SwigluCase{11, 128, true, true, INFINITY, false, 2, {3, 7, 7, 10}}));  // rows 3, 7, 10 in no group
 
 }  // namespace

@@ -333,3 +333,30 @@ def check_rank_on_npu_model(rank, world, group, sc, num_ring_tokens):
                        "diff_ref": float(calc_diff(y.double(), ref)) if t else 0.0,
                        "stats_equal": torch.equal(stats["host"], stats["npu-model"])})
     return report
+
+
+def late_rank_on_npu_model(rank, world, group, victim, timeout_s):
+    """BF16 Mega MoE on the NPU kernels (the instruction model) where rank `victim` never calls: the
+    others' dispatch barrier gives up. Returns (error type name, message) for the others."""
+    import os
+    import time
+
+    from .. import runtime
+    from ..mega import SymmBuffer, bf16_mega_moe
+
+    os.environ["DGA_COMM_TIMEOUT_S"] = str(timeout_s)
+    sc = Scenario(num_experts=4 * world, topk=2, tokens=(8,), fp8=False)
+    buf = SymmBuffer(group, sc.num_experts, 384, sc.topk, sc.hidden, sc.inter, 384 * world, "bf16xbf16")
+    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=False)
+    fill_buffer(buf, make_rank_inputs(8, sc.hidden, sc.num_experts, sc.topk, rank, fp8=False, world=world))
+    if rank == victim:  # never calls; its buffer stays mapped in the others
+        time.sleep(2)
+        return ("victim", "")
+    runtime.set_backend("npu-model")
+    try:
+        bf16_mega_moe(torch.empty(8, sc.hidden, dtype=torch.bfloat16), weights.l1, weights.l2, buf)
+    except Exception as e:  # noqa: BLE001 - the error is the result
+        return (type(e).__name__, str(e))
+    finally:
+        runtime.set_backend("host")
+    return ("no error", "")

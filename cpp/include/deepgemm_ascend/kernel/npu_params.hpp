@@ -117,12 +117,15 @@ struct DgaPagedMqaParams {
 // h bf16 [rows, 2I] (row stride h_stride values; gate / up interleaved by 8, or [gate | up] halves),
 // weights fp32 [rows] (w_stride), out [rows, I] (out_stride values) e4m3 with UE8M0 scales (one byte per 32
 // values: group g of row r at sf + r * sf_row_bytes + (g / 4) * sf_word_bytes + g % 4), or bf16 (sf 0).
-// I is a multiple of 128.
+// I is a multiple of 128. With ends != 0 (int32 [groups], device memory: psum end offsets, each group from an
+// aligned start, as the M-grouped contiguous GEMM reads them) the rows in the gaps are skipped.
 struct DgaSwigluParams {
   uint64_t h, weights, out, sf;
   int64_t rows, inter, h_stride, w_stride, out_stride, sf_row_bytes, sf_word_bytes;
   float clamp;  // +inf: none
   int32_t fp8_out, interleaved;
+  uint64_t ends;
+  int64_t groups, align;
 };
 
 // Mega MoE on the NPU (mega_moe.asc): the communication kernels around the GEMMs and the SwiGLU stage. Every
