@@ -113,7 +113,7 @@ mutate "Mega MoE scatter: the combine slot of (token, slot) taken as token * top
   's/p_.combine_off + (k \* p_.n + t) \* row_bytes/p_.combine_off + (t * p_.topk + k) * row_bytes/' \
   'NpuModelMegaMoe*'
 mutate "Mega MoE combine: the sum stored before its cast is waited (the barrier dropped)" npu_mega_moe.hpp \
-  '/vreg::convert<Arch, bfloat16_t, float>(ub<bfloat16_t>(y), ub<float>(acc), n);/{n;d}' \
+  '/vreg::convert<Arch, bfloat16_t, float>(/{n;d}' \
   'NpuModelMegaMoe*'
 mutate "Mega MoE gather: every slot given the routing weight of slot 0" npu_mega_moe.hpp \
   's/p_.topk_weights_off + (t \* p_.topk + k) \* kF32/p_.topk_weights_off + t * p_.topk * kF32/' \

@@ -90,7 +90,7 @@ class ConvertRows {
     in_.commit();
     const Tile x = in_.consume();
     const Tile out = out_.acquire();
-    vreg::convert<Arch, D, S>(ub<D>(out), ub<S>(x), n);
+    vreg::convert<Arch, D, S>(ctx_.template ub<D>(out), ctx_.template ub<S>(x), n);
     in_.release();
     out_.commit();
     const Tile o = out_.consume();
@@ -104,18 +104,13 @@ class ConvertRows {
   __aicore__ inline void fill(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
     const int32_t len = p.lens != 0 ? gm_at<int32_t>(p.lens).GetValue(uint64_t(r)) : int32_t(c0 + n);
     const Tile out = out_.acquire();
-    convert::fill<Arch>(ub<float>(out), n, int32_t(c0), len);
+    convert::fill<Arch>(ctx_.template ub<float>(out), n, int32_t(c0), len);
     out_.commit();
     const Tile o = out_.consume();
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(float)), 0, 0, 0);
     AscendC::DataCopyPad(gm_at<float>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(float)))),
                          ctx_.template tensor<float>(o), store);
     out_.release();
-  }
-
-  template <class T>
-  __aicore__ inline __ubuf__ T* ub(const Tile& t) {
-    return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<T>(t).GetPhyAddr());
   }
 
   VecCtx<Arch>& ctx_;

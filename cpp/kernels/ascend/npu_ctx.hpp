@@ -104,6 +104,11 @@ class VecCtx : public BumpAlloc<Arch> {
   __aicore__ inline AscendC::LocalTensor<T> tensor(const Tile& t) {
     return ub_.template Get<T>()[index_of<T>(t.offset)];
   }
+  // The UB address of `t`, for register code (Reg API loads and stores).
+  template <class T>
+  __aicore__ inline __ubuf__ T* ub(const Tile& t) {
+    return reinterpret_cast<__ubuf__ T*>(tensor<T>(t).GetPhyAddr());
+  }
 
  private:
   AscendC::TPipe pipe_;

@@ -142,24 +142,24 @@ class MegaMoeKernels {
   }
 
   __aicore__ inline void gather() {
-    const int64_t base = p_.wave * p_.ring_rows, row_bytes = p_.hidden * kB16;
+    const int64_t row_bytes = p_.hidden * kB16;
     for (int64_t i = AscendC::GetBlockIdx(); i < p_.ring_rows; i += AscendC::GetBlockNum()) {
-      auto src = gm_at<int32_t>(p_.src + uint64_t((base + i) * mega::kTriple) * kI32);
-      const int32_t r = src.GetValue(0), t = src.GetValue(1), k = src.GetValue(2);
-      if (r < 0) continue;
-      const uint64_t peer = p_.peers[r];
+      const RingRow s = ring_row(i);
+      if (s.rank < 0) continue;
+      const uint64_t peer = p_.peers[s.rank];
+      const int64_t t = s.token, k = s.slot;
       copy(p_.ring + uint64_t(i * row_bytes), peer + uint64_t(p_.x_off + t * row_bytes), row_bytes);
       copy(p_.weights + uint64_t(i) * kF32, peer + uint64_t(p_.topk_weights_off + (t * p_.topk + k) * kF32), kF32);
     }
   }
 
   __aicore__ inline void scatter() {
-    const int64_t base = p_.wave * p_.ring_rows, row_bytes = p_.hidden * kB16;
+    const int64_t row_bytes = p_.hidden * kB16;
     for (int64_t i = AscendC::GetBlockIdx(); i < p_.ring_rows; i += AscendC::GetBlockNum()) {
-      auto src = gm_at<int32_t>(p_.src + uint64_t((base + i) * mega::kTriple) * kI32);
-      const int32_t r = src.GetValue(0), t = src.GetValue(1), k = src.GetValue(2);
-      if (r < 0) continue;
-      copy(p_.peers[r] + uint64_t(p_.combine_off + (k * p_.n + t) * row_bytes), p_.o + uint64_t(i * row_bytes),
+      const RingRow s = ring_row(i);
+      if (s.rank < 0) continue;
+      const int64_t k = s.slot, t = s.token;
+      copy(p_.peers[s.rank] + uint64_t(p_.combine_off + (k * p_.n + t) * row_bytes), p_.o + uint64_t(i * row_bytes),
            row_bytes);
     }
   }
@@ -179,15 +179,15 @@ class MegaMoeKernels {
       barrier_all();
       for (int64_t c0 = 0; c0 < p_.hidden; c0 += kCombineValues) {
         const uint32_t n = uint32_t(p_.hidden - c0 < int64_t(kCombineValues) ? p_.hidden - c0 : kCombineValues);
-        mega::zero<Arch>(ub<float>(acc), n);
+        mega::zero<Arch>(ctx_.template ub<float>(acc), n);
         for (int64_t k = 0; k < p_.topk; ++k) {
           if (idx.GetValue(uint32_t(k)) < 0) continue;
           barrier_all();
           load(x, me + uint64_t(p_.combine_off + ((k * p_.n + t) * p_.hidden + c0) * kB16), n * kB16);
           barrier_all();
-          mega::add_bf16<Arch>(ub<float>(acc), ub<bfloat16_t>(x), n);
+          mega::add_bf16<Arch>(ctx_.template ub<float>(acc), ctx_.template ub<bfloat16_t>(x), n);
         }
-        vreg::convert<Arch, bfloat16_t, float>(ub<bfloat16_t>(y), ub<float>(acc), n);
+        vreg::convert<Arch, bfloat16_t, float>(ctx_.template ub<bfloat16_t>(y), ctx_.template ub<float>(acc), n);
         barrier_all();
         store(p_.y + uint64_t((t * p_.y_stride + c0) * kB16), y, n * kB16);
       }
@@ -227,6 +227,15 @@ class MegaMoeKernels {
     }
   }
 
+  // Where ring row i of this wave comes from (rank -1: padding), as the route wrote it.
+  struct RingRow {
+    int32_t rank, token, slot;
+  };
+  __aicore__ inline RingRow ring_row(int64_t i) const {
+    auto src = gm_at<int32_t>(p_.src + uint64_t((p_.wave * p_.ring_rows + i) * mega::kTriple) * kI32);
+    return {src.GetValue(0), src.GetValue(1), src.GetValue(2)};
+  }
+
   __aicore__ inline void fail(int32_t code, int64_t detail) {
     auto s = gm_at<int32_t>(p_.status);
     s.SetValue(0, code);
@@ -253,11 +262,6 @@ class MegaMoeKernels {
   __aicore__ inline void store(uint64_t gm, const Tile& t, uint32_t bytes) {
     const AscendC::DataCopyExtParams cp(1, bytes, 0, 0, 0);
     AscendC::DataCopyPad(gm_at<uint8_t>(gm), ctx_.template tensor<uint8_t>(t), cp);
-  }
-
-  template <class T>
-  __aicore__ inline __ubuf__ T* ub(const Tile& t) {
-    return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<T>(t).GetPhyAddr());
   }
 
   VecCtx<Arch>& ctx_;

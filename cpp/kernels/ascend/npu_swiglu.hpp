@@ -148,23 +148,24 @@ class SwigluRows {
     barrier_all();  // the previous step's stores have left the UB
     load(r, j0, n);
     barrier_all();
-    vreg::convert<Arch, float, bfloat16_t>(ub<float>(hf_), ub<bfloat16_t>(hb_), 2 * n);
+    __ubuf__ float* const hf = ctx_.template ub<float>(hf_);
+    __ubuf__ float* const act = ctx_.template ub<float>(act_);
+    vreg::convert<Arch, float, bfloat16_t>(hf, ctx_.template ub<bfloat16_t>(hb_), 2 * n);
     const swiglu::Columns c = p_.interleaved != 0
                                   ? swiglu::Columns{0, swiglu::kBlockFloats, 2 * swiglu::kGroup, 2}
                                   : swiglu::Columns{0, n, swiglu::kGroup, 1};
+    __ubuf__ float* const amax = ctx_.template ub<float>(amax_);
     if (p_.fp8_out == 0) {
-      swiglu::activate<Arch, false>(ub<float>(hf_), ub<float>(act_), ub<float>(amax_), ub<bfloat16_t>(out_), groups, c,
-                                    p_.clamp, weight);
+      swiglu::activate<Arch, false>(hf, act, amax, ctx_.template ub<bfloat16_t>(out_), groups, c, p_.clamp, weight);
       barrier_all();
       store(r, j0, n, n * kB16);
       return;
     }
-    swiglu::activate<Arch, true>(ub<float>(hf_), ub<float>(act_), ub<float>(amax_), ub<bfloat16_t>(out_), groups, c,
-                                 p_.clamp, weight);
+    swiglu::activate<Arch, true>(hf, act, amax, ctx_.template ub<bfloat16_t>(out_), groups, c, p_.clamp, weight);
     barrier_all();
     scales(groups);
     barrier_all();
-    swiglu::quantise<Arch>(ub<float>(act_), ub<float>(inv_), ub<fp8_e4m3fn_t>(out_), groups);
+    swiglu::quantise<Arch>(act, ctx_.template ub<float>(inv_), ctx_.template ub<fp8_e4m3fn_t>(out_), groups);
     barrier_all();
     store(r, j0, n, n);
     store_scales(r, j0, n);
@@ -210,11 +211,6 @@ class SwigluRows {
     const uint32_t word = swiglu::kWordGroups;
     const AscendC::DataCopyExtParams cp(uint16_t(n / kWordOutputs), word, 0, uint32_t(p_.sf_word_bytes - word), 0);
     AscendC::DataCopyPad(gm_at<uint8_t>(at), ctx_.template tensor<uint8_t>(words_), cp);
-  }
-
-  template <class T>
-  __aicore__ inline __ubuf__ T* ub(const Tile& t) {
-    return reinterpret_cast<__ubuf__ T*>(ctx_.template tensor<T>(t).GetPhyAddr());
   }
 
   VecCtx<Arch>& ctx_;
