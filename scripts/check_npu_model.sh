@@ -118,4 +118,10 @@ mutate "Mega MoE combine: the sum stored before its cast is waited (the barrier 
 mutate "Mega MoE gather: every slot given the routing weight of slot 0" npu_mega_moe.hpp \
   's/p_.topk_weights_off + (t \* p_.topk + k) \* kF32/p_.topk_weights_off + t * p_.topk * kF32/' \
   'NpuModelMegaMoe*'
+mutate "FP4 widening: the odd values' e4m3 written to byte 0 (RegLayout ZERO), the Or keeps the evens" \
+  npu_vreg.hpp 's/kToE4m3Byte1>(hi, odd, m)/kToE4m3>(hi, odd, m)/' '*Fp4Widens*'
+mutate "FP4 widening: the packed bytes loaded as one 256 B run (NORM, not UNPACK4_B8)" npu_vreg.hpp \
+  's/R::LoadDist::DIST_UNPACK4_B8>(/R::LoadDist::DIST_NORM>(/' '*Fp4Widens*'
+mutate "FP4 widening: the source row read at its value offset (not halved into bytes)" npu_convert.hpp \
+  's|(r \* p.src.row_stride + c0) / 2|r * p.src.row_stride + c0|' '*Fp4Widens*'
 run_all

@@ -1,6 +1,7 @@
 // The NPU instruction model's SwiGLU micro-ops (npu_model/vector.hpp, vector_math.cpp) on the AscendC
 // documentation (docs/zh/api/SIMD-API/基础API/Reg矢量计算/): Exp, Abs, Div, Maxs / Mins, ReduceMax, the
-// block-stride LoadAlign (vsldb), the f32 -> e4m3 Cast and the PACK4_B32 / FIRST_ELEMENT_B32 stores.
+// block-stride LoadAlign (vsldb), the f32 -> e4m3 Cast and the PACK4_B32 / FIRST_ELEMENT_B32 stores; the FP4
+// widening's UNPACK4_B8 LoadAlign, fp4x2 e2m1 -> bf16 Cast and Or.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -133,6 +134,83 @@ TEST(NpuModelVectorMath, Pack4StoreWritesLowBytesAndFirstElementStoreOneWord) {
   std::memcpy(&w, mem.data(), sizeof w);
   EXPECT_EQ(w, 0xA0B0C000u);
   EXPECT_EQ(mem[4], 0x55);
+}
+
+// The 16 e2m1 codes (OCP MX: sign, 2 exponent bits, 1 mantissa bit) as values, written out.
+constexpr std::array<float, 16> kE2M1 = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                        -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
+TEST(NpuModelVectorMath, Unpack4LoadSpreadsEachByteOverFour) {
+  nm::VectorCore vc;
+  std::vector<uint8_t> ub(nm::kVregBytes);
+  for (size_t i = 0; i < ub.size(); ++i) ub[i] = uint8_t(0x80 + i);
+  nm::Vreg r;
+  nm::Accesses acc;
+  vc.vlds(r, ub.data(), nm::LoadDist::kUnpack4B8, &acc);
+  for (size_t b = 0; b < nm::kVregBytes; ++b) EXPECT_EQ(r.get<uint8_t>(b), b % 4 == 0 ? ub[b / 4] : 0) << b;
+  size_t read = 0;
+  for (const nm::Run& run : acc) read += run.bytes;
+  EXPECT_EQ(read, nm::kVregBytes / 4);  // VL / 4 bytes, not VL
+}
+
+TEST(NpuModelVectorMath, E2m1CastWidensBothNibblesOfThePartsByte) {
+  nm::VectorCore vc;
+  nm::Vreg src;
+  for (size_t j = 0; j < kF32PerReg; ++j) {
+    src.set<uint8_t>(4 * j, uint8_t((j % 16) | ((15 - j % 16) << 4)));  // low nibble j % 16, high 15 - j % 16
+    src.set<uint8_t>(4 * j + 1, uint8_t(((j + 3) % 16) | (((j + 7) % 16) << 4)));
+  }
+  uint32_t n = 2 * 50;  // a b16 mask of 100 elements: bits 4 j set for pairs j < 50
+  const uint16_t m = vc.plt_b16(n, nm::Post::kUpdate);
+  nm::Vreg p0, p1;
+  vc.vcvt_e2m12bf16(p0, src, m, nm::Part4::kP0, nm::Merge::kZeroing);
+  for (size_t j = 0; j < kF32PerReg; ++j) {
+    const bool on = j < 50;
+    const auto bf = [](float v) { return core::float_to_bf16(v); };
+    EXPECT_EQ(p0.get<uint16_t>(2 * j), on ? bf(kE2M1[j % 16]) : 0) << j;
+    EXPECT_EQ(p0.get<uint16_t>(2 * j + 1), on ? bf(kE2M1[15 - j % 16]) : 0) << j;
+  }
+  // Part P1 reads byte 4 j + 1, selected by bit 4 j + 1: a b16 mask sets only even bits, so nothing converts.
+  vc.vcvt_e2m12bf16(p1, src, m, nm::Part4::kP1, nm::Merge::kZeroing);
+  for (size_t b = 0; b < nm::kVregBytes; ++b) EXPECT_EQ(p1.get<uint8_t>(b), 0) << b;
+  EXPECT_THROW(vc.vcvt_e2m12bf16(p0, src, m, nm::Part4::kP0, nm::Merge::kMerging), core::Error);
+}
+
+TEST(NpuModelVectorMath, OrPerActiveElementOfItsWidth) {
+  nm::VectorCore vc;
+  nm::Vreg a, b, out;
+  for (size_t i = 0; i < nm::kVregBytes; ++i) a.set<uint8_t>(i, uint8_t(i)), b.set<uint8_t>(i, uint8_t(0x40 | (i >> 2)));
+  vc.vor(out, a, b, first(vc, 20), nm::Width::kB32, nm::Merge::kZeroing);
+  for (size_t i = 0; i < nm::kVregBytes; ++i)
+    EXPECT_EQ(out.get<uint8_t>(i), i < 80 ? uint8_t(a.get<uint8_t>(i) | b.get<uint8_t>(i)) : 0) << i;
+  uint32_t n = 7;
+  vc.vor(out, a, b, vc.plt_b16(n, nm::Post::kUpdate), nm::Width::kB16, nm::Merge::kZeroing);
+  for (size_t i = 0; i < nm::kVregBytes; ++i)
+    EXPECT_EQ(out.get<uint8_t>(i), i < 14 ? uint8_t(a.get<uint8_t>(i) | b.get<uint8_t>(i)) : 0) << i;
+}
+
+// The FP4 -> e4m3 widening of npu_convert.hpp, micro-op by micro-op: 64 packed bytes become 128 e4m3 bytes in
+// order (element 2 i the low nibble of byte i), each the exact e2m1 value.
+TEST(NpuModelVectorMath, Fp4ToE4m3ChainIsExactAndInOrder) {
+  nm::VectorCore vc;
+  std::vector<uint8_t> packed(nm::kVregBytes), wide(nm::kVregBytes, 0x55);
+  for (size_t i = 0; i < packed.size(); ++i) packed[i] = uint8_t((i * 37 + 11) & 0xFF);
+  uint32_t values = 128, pairs = 64;
+  const uint16_t mh = vc.plt_b16(values, nm::Post::kUpdate), m32 = vc.plt_b32(pairs, nm::Post::kUpdate);
+  nm::Vreg x, h, lo, hi, a, b;
+  vc.vlds(x, packed.data(), nm::LoadDist::kUnpack4B8);
+  vc.vcvt_e2m12bf16(h, x, mh, nm::Part4::kP0, nm::Merge::kZeroing);
+  vc.vcvt_bf162f32(lo, h, mh, nm::Part::kEven, nm::Merge::kZeroing);
+  vc.vcvt_bf162f32(hi, h, mh, nm::Part::kOdd, nm::Merge::kZeroing);
+  vc.vcvt_f322e4m3(a, lo, m32, nm::Round::kRint, nm::Sat::kEnable, nm::Part4::kP0, nm::Merge::kZeroing);
+  vc.vcvt_f322e4m3(b, hi, m32, nm::Round::kRint, nm::Sat::kEnable, nm::Part4::kP1, nm::Merge::kZeroing);
+  vc.vor(a, a, b, m32, nm::Width::kB32, nm::Merge::kZeroing);
+  vc.vsts(a, wide.data(), nm::StoreDist::kPackB32, m32, nullptr);
+  for (size_t e = 0; e < 128; ++e) {
+    const uint8_t code = uint8_t((packed[e / 2] >> (4 * (e % 2))) & 0xF);
+    EXPECT_EQ(wide[e], core::float_to_e4m3(kE2M1[code])) << e;
+  }
+  EXPECT_EQ(wide[128], 0x55);
 }
 
 }  // namespace

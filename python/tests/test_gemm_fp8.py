@@ -93,6 +93,15 @@ def test_fp8_x_fp4(layout, k):
     assert run(64, 160, k, layout, kinds=("fp8", "fp4"), grans=((1, 128), (1, 32)), ue8m0=True) < 1e-2
 
 
+# Both operands with MX scales (one UE8M0 per 32 K values), either operand FP4, D bf16 with C or fp32: the
+# form the NPU kernels take (the FP4 operand widened to e4m3 for the fp8 MX cube).
+@pytest.mark.parametrize("kinds,out,with_c", [(("fp8", "fp4"), torch.bfloat16, True),
+                                              (("fp4", "fp8"), torch.float32, False)], ids=["fp8xfp4-C", "fp4xfp8"])
+@pytest.mark.parametrize("shape", [(1, 96, 64), (77, 130, 320)], ids=lambda s: "x".join(map(str, s)))
+def test_mixed_mx_pairs(kinds, out, with_c, shape):
+    assert run(*shape, "nt", kinds=kinds, grans=((1, 32), (1, 32)), ue8m0=True, out=out, with_c=with_c) < 2e-2
+
+
 @pytest.mark.parametrize("k", [64, 320, 1024])
 def test_fp4_x_fp4(k):
     assert run(50, 80, k, "nt", kinds=("fp4", "fp4"), grans=((1, 32), (1, 32)), ue8m0=True) < 2e-2

@@ -173,15 +173,13 @@ def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none():
         dg.bf16_gemm_nt(a, b, d)
         ref = a.double() @ b.double().T
         assert (d.double() - ref).abs().max() <= 2.0 ** -7 * ref.abs().max()
-        # An entry point with no NPU kernel says so instead of running the host backend.
-        from deepgemm_ascend.testing import mega_moe as tm
-        hidden, inter, experts, topk, tokens = 256, 128, 8, 6, 16
-        buf = dg.mega.SymmBuffer(None, experts, 384, topk, hidden, inter, mma_type="fp8xfp4", num_ring_tokens=384)
-        w = tm.make_weights(experts, hidden, inter, 0, 1, fp8=True)
-        tm.fill_buffer(buf, tm.make_rank_inputs(tokens, hidden, experts, topk, 0, fp8=True))
-        y = torch.full((tokens, hidden), 5.0).bfloat16()
-        with pytest.raises(NotImplementedError, match="no NPU kernel"):
-            dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+        # A call the NPU kernels do not take (e5m2) says so instead of running the host backend.
+        a5 = torch.randn(64, 128).to(torch.float8_e5m2)
+        b4 = torch.randn(64, 128).to(torch.float8_e4m3fn)
+        sf = torch.ones(64, 1)
+        y = torch.full((64, 64), 5.0).bfloat16()
+        with pytest.raises(NotImplementedError, match="^b: .*float8_e4m3fn operands on the NPU"):
+            dg.fp8_gemm_nt((a5, sf), (b4, sf), y, recipe=(1, 1, 128))
         assert bool((y == 5.0).all())
         # A launch too large to interpret is refused before it runs; nothing is written.
         big_a, big_b = torch.randn(1024, 1024).bfloat16(), torch.randn(1024, 1024).bfloat16()

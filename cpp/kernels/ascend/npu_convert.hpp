@@ -1,7 +1,8 @@
-// A vector-core kernel that converts a row-major matrix between fp32 and bf16 (RINT), or zeroes an fp32
-// one (no source; -inf past each row's length with lens), for the NPU
-// dispatch's fp32 workspaces: a bf16 D with C is computed as D = bf16(f32(C) + A @ B^T) in one fp32
-// accumulation, as upstream rounds it once. Each step converts one chunk of one row: GM -> UB (MTE2)
+// A vector-core kernel that converts a row-major matrix between fp32 and bf16 (RINT), widens packed FP4
+// e2m1 to fp8 e4m3 (exact), or zeroes an fp32 one (no source; -inf past each row's length with lens), for
+// the NPU dispatch's workspaces: a bf16 D with C is computed as D = bf16(f32(C) + A @ B^T) in one fp32
+// accumulation, as upstream rounds it once; an FP8 x FP4 GEMM widens its FP4 operand for the fp8 MX cube
+// (which pairs fp8 with fp8 only). Each step converts one chunk of one row: GM -> UB (MTE2)
 // through a two-stage input ring, the cast on V, UB -> GM (MTE3) through a two-stage output ring. Part of
 // the NPU primitive layer; NOT validated on hardware.
 #pragma once
@@ -69,12 +70,14 @@ class ConvertRows {
  private:
   __aicore__ inline void steps(const DgaConvertParams& p) {
     const bool to_bf16 = p.dst_dtype == int32_t(core::DType::kBF16);
+    const bool fp4 = p.src_dtype == int32_t(core::DType::kFP4E2M1x2);
     const int64_t chunks = layout::ceil_div(p.src.cols, chunk());
     const int64_t core = AscendC::GetBlockIdx(), cores = AscendC::GetBlockNum();
     for (int64_t u = core; u < p.src.rows * chunks; u += cores) {
       const int64_t r = u / chunks, c0 = (u % chunks) * chunk();
       const uint32_t n = uint32_t(layout::imin(chunk(), p.src.cols - c0));
       if (p.src.addr == 0) fill(p, r, c0, n);
+      else if (fp4) widen(p, r, c0, n);
       else if (to_bf16) step<float, bfloat16_t>(p, r, c0, n);
       else step<bfloat16_t, float>(p, r, c0, n);
     }
@@ -97,6 +100,26 @@ class ConvertRows {
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(D)), 0, 0, 0);
     AscendC::DataCopyPad(gm_at<D>(p.dst.addr + uint64_t((r * p.dst.row_stride + c0) * int64_t(sizeof(D)))),
                          ctx_.template tensor<D>(o), store);
+    out_.release();
+  }
+
+  // Packed FP4 -> e4m3: columns count values (even), row strides too; n / 2 bytes in, n out.
+  __aicore__ inline void widen(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
+    const Tile in = in_.acquire();
+    const AscendC::DataCopyExtParams load(1, n / 2, 0, 0, 0);
+    const uint64_t src = p.src.addr + uint64_t((r * p.src.row_stride + c0) / 2);
+    AscendC::DataCopyPad(ctx_.template tensor<uint8_t>(in), gm_at<uint8_t>(src), load,
+                         AscendC::DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
+    in_.commit();
+    const Tile x = in_.consume();
+    const Tile out = out_.acquire();
+    vreg::widen_fp4<Arch>(ctx_.template ub<uint8_t>(out), ctx_.template ub<uint8_t>(x), n);
+    in_.release();
+    out_.commit();
+    const Tile o = out_.consume();
+    const AscendC::DataCopyExtParams store(1, n, 0, 0, 0);
+    AscendC::DataCopyPad(gm_at<uint8_t>(p.dst.addr + uint64_t(r * p.dst.row_stride + c0)),
+                         ctx_.template tensor<uint8_t>(o), store);
     out_.release();
   }
 

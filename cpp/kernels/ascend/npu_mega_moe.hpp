@@ -5,7 +5,8 @@
 //   route     block 0: every rank's topk_idx (MTE2, in chunks) scanned twice: the rows each local expert
 //             receives, then their ring rows: wave by wave, each expert's rows from an aligned start, in
 //             (rank, token, slot) order (the host Mega MoE's order); the psum ends and recv_stats
-//   gather    the wave's ring rows: the token's x row and its routing weight, from its rank's buffer
+//   gather    the wave's ring rows: the token's x row (bf16, or e4m3 and its UE8M0 scale row) and its
+//             routing weight, from its rank's buffer
 //   scatter   the wave's o rows into the combine slot (slot, token) of the token's rank
 //   combine   this rank's tokens: y[t] = bf16(sum over its valid slots, ascending, of float(slot))
 // Rows move GM -> UB -> GM in chunks; the phases of a step are ordered by PIPE_ALL barriers. The cross-rank
@@ -65,6 +66,7 @@ __simd_vf__ inline void zero(__ubuf__ float* acc, uint32_t n) {
 template <class Arch = arch::Ascend950>
 class MegaMoeKernels {
   static constexpr uint32_t kB16 = 2, kF32 = 4, kI32 = 4, kI64 = 8;
+  static constexpr int64_t kMxBlockK = arch::MxFormat::kMxBlockK;  // values per UE8M0 scale byte
   static constexpr uint32_t kCopyBytes = Arch::kUBBytes / 4;  // one GM -> GM copy step
   // values of one combine step: the fp32 sums fill half of buf_, the slot's bf16 values its other half
   static constexpr uint32_t kCombineValues = kCopyBytes / kF32 / 2 / vreg::kLanes<Arch> * vreg::kLanes<Arch>;
@@ -142,13 +144,14 @@ class MegaMoeKernels {
   }
 
   __aicore__ inline void gather() {
-    const int64_t row_bytes = p_.hidden * kB16;
+    const int64_t row_bytes = p_.hidden * (p_.fp8 ? 1 : kB16), sf_bytes = p_.hidden / kMxBlockK;
     for (int64_t i = AscendC::GetBlockIdx(); i < p_.ring_rows; i += AscendC::GetBlockNum()) {
       const RingRow s = ring_row(i);
       if (s.rank < 0) continue;
       const uint64_t peer = p_.peers[s.rank];
       const int64_t t = s.token, k = s.slot;
       copy(p_.ring + uint64_t(i * row_bytes), peer + uint64_t(p_.x_off + t * row_bytes), row_bytes);
+      if (p_.fp8) copy(p_.ring_sf + uint64_t(i * sf_bytes), peer + uint64_t(p_.x_sf_off + t * sf_bytes), sf_bytes);
       copy(p_.weights + uint64_t(i) * kF32, peer + uint64_t(p_.topk_weights_off + (t * p_.topk + k) * kF32), kF32);
     }
   }

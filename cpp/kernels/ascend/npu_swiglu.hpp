@@ -35,9 +35,6 @@ struct Columns {
   uint32_t gate, up, step, stride;
 };
 
-// e4m3, RINT, saturating: |x| >= 448 -> +-448 (the host's float_to_e4m3).
-constexpr AscendC::Reg::CastTrait kToE4m3 = {AscendC::Reg::RegLayout::ZERO, AscendC::Reg::SatMode::SAT,
-                                             AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
 
 // act of `groups` groups (32 lanes each); e4m3: act and the group's largest |act| (slot i, 32 B apart),
 // bf16: the cast outputs.
@@ -87,7 +84,7 @@ __simd_vf__ inline void quantise(__ubuf__ float* act, __ubuf__ float* inv, __ubu
     R::LoadAlign<float, R::DataCopyMode::DATA_BLOCK_COPY>(a, act + i * kGroup, 1, m);
     R::LoadAlign<float, R::DataCopyMode::DATA_BLOCK_COPY>(s, inv + i * kBlockFloats, 0, m);
     R::Mul(a, a, s, m);
-    R::Cast<fp8_e4m3fn_t, float, kToE4m3>(q, a, m);
+    R::Cast<fp8_e4m3fn_t, float, vreg::kToE4m3>(q, a, m);
     R::StoreAlign<fp8_e4m3fn_t, R::StoreDist::DIST_PACK4_B32>(out + i * kGroup, q, m);
   }
 }

@@ -54,6 +54,8 @@ void v_minmax_s(bool max, void* dst, const void* src, float scalar, uint16_t mas
 void v_cmax(void* dst, const void* src, uint16_t mask, int mode);
 void v_sldb(void* reg, const void* addr, int elem_bytes, uint32_t block_stride, uint16_t mask);
 void v_cvt_f32_e4m3(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
+void v_cvt_e2m1_bf16(void* dst, const void* src, uint16_t mask, int part, int mode);
+void v_or(void* dst, const void* a, const void* b, int elem_bytes, uint16_t mask, int mode);
 void v_ci(void* dst, bool is_float, uint32_t bits, int order);  // order: ::Order (0 increasing, 1 decreasing)
 // cmp: npu_model::Cmp (0 eq, 1 ne, 2 gt, 3 ge, 4 lt, 5 le); bits: the int32 or float scalar; the new predicate
 uint16_t v_cmps(int cmp, bool is_float, const void* src, uint32_t bits, uint16_t mask);
@@ -252,8 +254,23 @@ inline void vcvt(R& dst, Q& src, M mask, P part, Mode mode) {
                 std::is_convertible_v<P, Part>)
     dga_model::v_cvt_bf16_f32(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(part),
                               int(mode));
+  else if constexpr (std::is_same_v<dga_model::reg_elem_t<R>, bfloat16_t> &&
+                     std::is_same_v<dga_model::reg_elem_t<Q>, fp4x2_e2m1_t> && std::is_convertible_v<P, Part_T>)
+    dga_model::v_cvt_e2m1_bf16(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(part),
+                               int(mode));
   else
-    dga_model::unmodelled("vcvt (a widening cast other than bf16 -> float)");
+    dga_model::unmodelled("vcvt (a widening cast other than bf16 -> float, fp4x2 e2m1 -> bf16)");
+}
+// vor: integer elements of 1, 2 or 4 bytes (Or's non-bool, non-64-bit form).
+template <class R, class Q, class P, class M, class Mode>
+inline void vor(R& dst, Q& a, P& b, M mask, Mode mode) {
+  using E = dga_model::reg_elem_t<R>;
+  if constexpr (std::is_integral_v<E> && sizeof(E) <= sizeof(uint32_t) && std::is_same_v<E, dga_model::reg_elem_t<Q>> &&
+                std::is_same_v<E, dga_model::reg_elem_t<P>>)
+    dga_model::v_or(dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), int(sizeof(E)),
+                    uint16_t(mask), int(mode));
+  else
+    dga_model::unmodelled("vor (not 8 / 16 / 32-bit integers)");
 }
 template <class R, class Q, class P, class M, class Mode>
 inline void vadd(R& dst, Q& a, P& b, M mask, Mode mode) {
@@ -429,6 +446,7 @@ template <class... A> inline void vmaxs(A&&...) { dga_model::unmodelled("vmaxs (
 template <class... A> inline void vmins(A&&...) { dga_model::unmodelled("vmins (this form)"); }
 template <class... A> inline void vcmax(A&&...) { dga_model::unmodelled("vcmax (this form)"); }
 template <class... A> inline void vsldb(A&&...) { dga_model::unmodelled("vsldb (this form)"); }
+template <class... A> inline void vor(A&&...) { dga_model::unmodelled("vor (this form)"); }
 template <class... A> inline void vcmps_eq(A&&...) { dga_model::unmodelled("vcmps_eq (this form)"); }
 template <class... A> inline void vcmps_ne(A&&...) { dga_model::unmodelled("vcmps_ne (this form)"); }
 template <class... A> inline void vcmps_gt(A&&...) { dga_model::unmodelled("vcmps_gt (this form)"); }

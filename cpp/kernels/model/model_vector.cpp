@@ -1,6 +1,6 @@
 // The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
 // vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum /
-// Exp / Abs / Div / Maxs / Mins / ReduceMax / Relu / Muls / Adds / Arange / Compares / Select / MaskAnd / MaskOr / MaskNot (V pipe), the UB -> GM
+// Exp / Abs / Div / Maxs / Mins / ReduceMax / Or / Relu / Muls / Adds / Arange / Compares / Select / MaskAnd / MaskOr / MaskNot (V pipe), the UB -> GM
 // DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
 // file, CTRL and loop registers. Plain C++ (no devkit headers).
 #include <cstring>
@@ -35,24 +35,32 @@ nm::Merge merge_of(int mode) {
   return mode == kZeroing ? nm::Merge::kZeroing : nm::Merge::kMerging;
 }
 
-// Registers vlds last filled with UNPK_B16 (16-bit slot 2 i <- UB element i, odd slots 0), per core. Kept
-// here rather than in Core: an entry is read only with the core's loaded_from entry, which the same vlds set.
-std::unordered_map<const Core*, std::unordered_set<const void*>> g_unpacked;
+// Registers vlds last filled with an unpacking distribution, per core, and how many register bytes one UB
+// byte spreads over: UNPK_B16 2 (16-bit slot 2 i <- UB element i, odd slots 0), UNPK4_B8 4 (register byte
+// 4 j <- UB byte j, the three after it 0). Kept here rather than in Core: an entry is read only with the
+// core's loaded_from entry, which the same vlds set.
+std::unordered_map<const Core*, std::unordered_map<const void*, size_t>> g_unpacked;
 
 // Register bytes [off, off + n) of `reg`, if vlds loaded it: the UB bytes they came from, as reads the access
-// checker orders (the load itself is checked for bounds only). UNPK_B16: only even 16-bit slots came from UB.
+// checker orders (the load itself is checked for bounds only); the zero bytes an unpacking load adds come
+// from nowhere.
 void note_reg(nm::Accesses* acc, const void* reg, size_t off, size_t n) {
   const auto& from = current().loaded_from;
   const auto it = from.find(reg);
   if (it == from.end() || std::memcmp(it->second.value.bytes.data(), reg, nm::kVregBytes) != 0) return;
-  const auto u = g_unpacked.find(&current());
-  if (u == g_unpacked.end() || u->second.count(reg) == 0) {
-    nm::note(acc, it->second.from + off, n, false);
+  size_t spread = 1;
+  if (const auto u = g_unpacked.find(&current()); u != g_unpacked.end())
+    if (const auto f = u->second.find(reg); f != u->second.end()) spread = f->second;
+  const uint8_t* ub = it->second.from;
+  if (spread == 1) return nm::note(acc, ub + off, n, false);
+  if (spread == 2) {
+    constexpr size_t kSlot = 2;
+    for (size_t s = off / kSlot; s < (off + n + kSlot - 1) / kSlot; ++s)
+      if (s % 2 == 0) nm::note(acc, ub + s, kSlot, false);  // slot 2 i <- UB bytes [2 i, 2 i + 2)
     return;
   }
-  constexpr size_t kSlot = 2;
-  for (size_t s = off / kSlot; s < (off + n + kSlot - 1) / kSlot; ++s)
-    if (s % 2 == 0) nm::note(acc, it->second.from + s, kSlot, false);  // slot 2 i <- UB bytes [2 i, 2 i + 2)
+  for (size_t b = off; b < off + n; ++b)
+    if (b % spread == 0) nm::note(acc, ub + b / spread, 1, false);  // byte 4 j <- UB byte j
 }
 
 // The UB bytes of the lanes of `reg` active under `mask` (elements of `width` bytes), if vlds loaded it.
@@ -100,7 +108,9 @@ void v_lds(void* reg, const void* addr, int dist) {
     for (nm::Run& r : *acc) r.ordered = false;
     current().loaded_from[reg] = {static_cast<const uint8_t*>(addr), v};
     auto& unpacked = g_unpacked[&current()];
-    if (nm::LoadDist(dist) == nm::LoadDist::kUnpackB16) unpacked.insert(reg);
+    const nm::LoadDist d = nm::LoadDist(dist);
+    if (d == nm::LoadDist::kUnpackB16) unpacked[reg] = 2;
+    else if (d == nm::LoadDist::kUnpack4B8) unpacked[reg] = 4;
     else unpacked.erase(reg);
   });
 }
@@ -285,6 +295,30 @@ void v_cvt_f32_e4m3(void* dst, const void* src, uint16_t mask, int round, int sa
     nm::Vreg v = load_reg(dst);
     const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;
     vec().vcvt_f322e4m3(v, load_reg(src), mask, nm::Round(round), s, nm::Part4(part), merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_cvt_e2m1_bf16(void* dst, const void* src, uint16_t mask, int part, int mode) {
+  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
+    DGA_REQUIRE(part >= 0 && part < 4, kValue, "part", "unknown Part_T ", part);
+    const nm::Pred& p = vec().pred(mask);
+    for (size_t j = 0; j < nm::kVregBytes / 4; ++j)  // the source bytes of the active pairs (vector.hpp)
+      if (p.test(4 * j + size_t(part))) note_reg(acc, src, 4 * j + size_t(part), 1);
+    forget(dst);
+    nm::Vreg v;
+    vec().vcvt_e2m12bf16(v, load_reg(src), mask, nm::Part4(part), merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_or(void* dst, const void* a, const void* b, int elem_bytes, uint16_t mask, int mode) {
+  run("vor", kPipeV, [&](nm::Accesses* acc) {
+    note_used(acc, a, mask, elem_bytes);
+    note_used(acc, b, mask, elem_bytes);
+    forget(dst);
+    nm::Vreg v;
+    vec().vor(v, load_reg(a), load_reg(b), mask, nm::Width(elem_bytes), merge_of(mode));
     store_reg(dst, v);
   });
 }

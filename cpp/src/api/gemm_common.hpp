@@ -80,6 +80,11 @@ struct NpuPagedMqa {
   const core::TensorView* sfq = nullptr;  // FP4: q packed e2m1, the cache's rows too, UE8M0 row scales
 };
 void npu_paged_mqa_logits(const NpuPagedMqa& m);
+// NPU target: the K-major packed FP4 operand `m` (`groups` groups `group_values` values apart) widened to
+// e4m3 in device memory `ws` (groups x rows x K bytes) on the vector cores of `like`'s device; returns the
+// e4m3 operand (group g at g x rows x K values).
+layout::MatrixRef npu_widen_fp4(const core::TensorView& like, const layout::MatrixRef& m, int64_t groups,
+                                int64_t group_values, void* ws);
 // NPU target: an fp32 [rows, cols] row-major view of the device workspace of `like`'s device (valid until
 // the next workspace request of this thread's stream: one per call).
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols);

@@ -165,7 +165,7 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   const block::SwigluParams act{clamp < 0 ? INFINITY : clamp, fast_math, s.fp8, true};
   if (api::on_npu_target(y)) {  // the device's barriers: no host peer group
     check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, true);
-    return api::npu_mega_moe(buf, regions, y, l1_w, l2_w, recv_stats, act);
+    return api::npu_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, act);
   }
   std::vector<uint8_t*> bases;
   for (uintptr_t p : buf.buffer_ptrs) bases.push_back(reinterpret_cast<uint8_t*>(p));

@@ -41,7 +41,12 @@ struct NpuKernel {
   int bits = 16;
   bool mx = false;
   int64_t promote_k = 0;  // fp32 block scales: promoted per K block on the vector cores
+  // FP8 x FP4: the FP4 operand (a or b) is widened to e4m3 first (the fp8 MX kernel then runs).
+  bool widen_a = false, widen_b = false;
 };
+
+// Workspace regions start 512 B apart (NpuDevice::workspace's alignment).
+constexpr int64_t kWorkspaceAlign = 512;
 
 // MQA logits: KV columns per tile.
 constexpr int64_t kMqaBlockN = 256;
@@ -116,17 +121,50 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
   using F = tile::OperandFormat;
   if (!sc.enabled) return {"bf16", 16, false};
   if (!sc.a.ue8m0 || !sc.b.ue8m0) return promoted_kernel(ops, sc);
-  DGA_REQUIRE(ops.a == ops.b && (ops.a == F::kE4M3 || ops.a == F::kE2M1), kNotImplemented, "b",
-              "the NPU MX kernels take two float8_e4m3fn or two packed FP4 operands (the 950's MX cube pairs fp8 with "
-              "fp8 and fp4 with fp4); e5m2 and mixed operands have no NPU kernel yet");
+  const auto mx_operand = [](F f) { return f == F::kE4M3 || f == F::kE2M1; };
+  DGA_REQUIRE(mx_operand(ops.a) && mx_operand(ops.b), kNotImplemented, mx_operand(ops.a) ? "b" : "a",
+              "the NPU MX kernels take float8_e4m3fn or packed FP4 operands; e5m2 has no NPU kernel yet");
   DGA_REQUIRE(k % arch::MxFormat::kMxBaseK == 0, kNotImplemented, "a", "the 950's MX cube multiplies K in steps of ",
               arch::MxFormat::kMxBaseK, "; K = ", k, " has no NPU kernel yet");
   device_scales("sfa", sc.a);
   device_scales("sfb", sc.b);
-  const bool fp4 = ops.a == F::kE2M1;
-  DGA_REQUIRE(!fp4 || k_major, kNotImplemented, "a", "packed FP4 operands must be K-major on the NPU (the DMA moves "
-              "bytes, so MN-packed nibbles cannot become the cube's K-packed layout)");
-  return {fp4 ? "fp4_mx" : "fp8_mx", fp4 ? 4 : 8, true};
+  const bool any_fp4 = ops.a == F::kE2M1 || ops.b == F::kE2M1;
+  DGA_REQUIRE(!any_fp4 || k_major, kNotImplemented, ops.a == F::kE2M1 ? "a" : "b",
+              "packed FP4 operands must be K-major on the NPU (the DMA moves bytes, so MN-packed nibbles cannot "
+              "become the cube's K-packed layout)");
+  if (ops.a == ops.b) return {ops.a == F::kE2M1 ? "fp4_mx" : "fp8_mx", ops.a == F::kE2M1 ? 4 : 8, true};
+  // The 950's MX cube pairs fp8 with fp8 and fp4 with fp4: FP8 x FP4 widens the FP4 operand to e4m3 (exact).
+  NpuKernel kern{"fp8_mx", 8, true};
+  kern.widen_a = ops.a == F::kE2M1, kern.widen_b = ops.b == F::kE2M1;
+  return kern;
+}
+
+// The K-major packed FP4 operand m (rows x K values, `groups` groups `group_values` apart) widened to e4m3 in
+// `ws` by the vector cores (convert_rows.asc), returned as the e4m3 operand [groups x rows, K] (K-major, groups
+// rows x K values apart). dev null: nothing is launched.
+layout::MatrixRef widen_fp4(const NpuDevice* dev, const layout::MatrixRef& m, int64_t groups, int64_t group_values,
+                            void* ws) {
+  constexpr int kE4m3Bits = 8;
+  const layout::MatrixRef wide{ws, 0, m.rows, m.cols, m.cols, 1, kE4m3Bits};
+  if (dev == nullptr || m.rows == 0 || m.cols == 0 || groups == 0) return wide;
+  const auto base = uint64_t(reinterpret_cast<uintptr_t>(m.base));
+  const auto dst = uint64_t(reinterpret_cast<uintptr_t>(ws));
+  const bool one_run = groups == 1 || group_values == m.rows * m.row_stride;  // the groups' rows evenly spaced
+  const int64_t launches = one_run ? 1 : groups, rows = one_run ? groups * m.rows : m.rows;
+  for (int64_t g = 0; g < launches; ++g) {
+    const int64_t origin = m.origin + g * group_values;
+    const DgaConvertParams p{{base + uint64_t(origin / 2), rows, m.cols, m.row_stride, 1},
+                             {dst + uint64_t(g * m.rows * m.cols), rows, m.cols, m.cols, 1},
+                             int32_t(DType::kFP4E2M1x2), int32_t(DType::kFP8E4M3), 0};
+    dev->launch("dga_npu_launch_convert_rows", unsigned(dev->vector_cores()), &p, rows * m.cols);
+  }
+  return wide;
+}
+
+// Bytes of the e4m3 copies an FP8 x FP4 kernel needs (a: a_rows x K per group, b: b_rows x K), 512 B aligned.
+int64_t widened_bytes(const NpuKernel& kern, int64_t a_values, int64_t b_values) {
+  const int64_t v = kern.widen_a ? a_values : kern.widen_b ? b_values : 0;
+  return layout::align_up(v, kWorkspaceAlign);
 }
 
 heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, int cores, const NpuKernel& kern) {
@@ -159,8 +197,16 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
   const int cores = dev.cube_cores();
   // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
   const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
-  const DgaContiguousGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
-                                  problems.b_group, problems.groups, problems.align, problems.sfb_group,
+  const int64_t k = problems.a.cols;
+  void* ws = kern.widen_a || kern.widen_b
+                 ? dev.workspace(size_t(widened_bytes(kern, problems.a.rows * k, problems.groups * problems.b.rows * k)))
+                 : nullptr;
+  const layout::MatrixRef a = kern.widen_a ? widen_fp4(&dev, problems.a, 1, 0, ws) : problems.a;
+  const layout::MatrixRef b =
+      kern.widen_b ? widen_fp4(&dev, problems.b, problems.groups, problems.b_group, ws) : problems.b;
+  const int64_t b_group = kern.widen_b ? problems.b.rows * k : problems.b_group;
+  const DgaContiguousGemmParams p{gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
+                                  b_group, problems.groups, problems.align, problems.sfb_group,
                                   uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "contiguous",
                   problems.a.rows * problems.b.rows * problems.a.cols);
@@ -177,8 +223,16 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
   // The tiles depend on masked_m, which only the kernel reads: every core takes part.
   const heuristics::GemmConfig cfg =
       npu_config(expected_m, problems.b.rows, problems.a.cols, int(core::itemsize(d.dtype)), cores, kern);
-  const DgaMaskedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, false, cfg),
-                              problems.a_group,   problems.b_group,   problems.d_group,
+  const int64_t k = problems.a.cols, g = problems.groups;
+  void* ws = kern.widen_a || kern.widen_b
+                 ? dev.workspace(size_t(widened_bytes(kern, g * problems.a.rows * k, g * problems.b.rows * k)))
+                 : nullptr;
+  const layout::MatrixRef a = kern.widen_a ? widen_fp4(&dev, problems.a, g, problems.a_group, ws) : problems.a;
+  const layout::MatrixRef b = kern.widen_b ? widen_fp4(&dev, problems.b, g, problems.b_group, ws) : problems.b;
+  const int64_t a_group = kern.widen_a ? problems.a.rows * k : problems.a_group;
+  const int64_t b_group = kern.widen_b ? problems.b.rows * k : problems.b_group;
+  const DgaMaskedGemmParams p{gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
+                              a_group,            b_group,            problems.d_group,
                               problems.groups,    problems.sfa_group, problems.sfb_group,
                               masked_m ? uint64_t(reinterpret_cast<uintptr_t>(masked_m->ptr())) : 0};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "masked",
@@ -189,7 +243,8 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
                         const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c) {
   const NpuDevice dev(d, "d");
   const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.align);
-  DGA_REQUIRE(kern.family != "fp4_mx", kNotImplemented, "a", "K-grouped FP4 GEMMs have no NPU kernel");
+  DGA_REQUIRE(kern.family != "fp4_mx" && !kern.widen_a && !kern.widen_b, kNotImplemented, "a",
+              "K-grouped GEMMs with FP4 operands have no NPU kernel");
   const int cores = dev.cube_cores();
   const int64_t m = problems.a.rows, n = problems.b.rows;
   if (c.ptr() != d.ptr()) {  // D = C first, then every group's product is added to D[g]
@@ -304,13 +359,42 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
              unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p, batch * next_n * heads * width * dim);
 }
 
-core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols) {
-  const NpuDevice dev(like, "d");
+namespace {
+
+// An fp32 [rows, cols] row-major view of device memory at `data`, on the device of `like`.
+core::TensorView fp32_view(const core::TensorView& like, void* data, int64_t rows, int64_t cols) {
   core::TensorView w = like;
-  w.data = dev.workspace(size_t(rows * cols) * sizeof(float));
+  w.data = data;
   w.offset = 0, w.dtype = DType::kFP32, w.ndim = 2;
   w.shape[0] = rows, w.shape[1] = cols, w.strides[0] = cols, w.strides[1] = 1;
   return w;
+}
+
+// One dense launch (K > 0; D fp32, or no C).
+void launch_dense(const NpuDevice& dev, const NpuKernel& kern, const GemmShape& s, const kernel::GemmProblem& problem,
+                  const core::TensorView& d, const core::TensorView* c) {
+  const heuristics::GemmConfig cfg = npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), dev.cube_cores(), kern);
+  const DgaGemmParams p =
+      gemm_params(problem.a, problem.b, problem.epilogue.d, problem.scaling, d.dtype, c != nullptr, cfg);
+  if (c != nullptr && c->ptr() != d.ptr()) {  // upstream: D is first overwritten with C, then accumulated into
+    const size_t item = size_t(core::itemsize(d.dtype));
+    dev.copy_rows(d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item, size_t(s.n) * item,
+                  size_t(s.m));
+  }
+  dev.launch_gemm(unsigned(cfg.num_blocks), &p, cfg.tiling, kern.family, "", s.m * s.n * s.k);
+}
+
+}  // namespace
+
+layout::MatrixRef npu_widen_fp4(const core::TensorView& like, const layout::MatrixRef& m, int64_t groups,
+                                int64_t group_values, void* ws) {
+  const NpuDevice dev(like, "d");
+  return widen_fp4(&dev, m, groups, group_values, ws);
+}
+
+core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols) {
+  const NpuDevice dev(like, "d");
+  return fp32_view(like, dev.workspace(size_t(rows * cols) * sizeof(float)), rows, cols);
 }
 
 void npu_gemm_check(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
@@ -330,23 +414,22 @@ void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const bloc
   const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
   if (s.k == 0) return npu_empty_k(&dev, d, c);
-  if (c != nullptr && d.dtype != DType::kFP32) {  // D = bf16(f32(C) + A @ B^T): one fp32 sum, rounded once
-    const core::TensorView w = npu_fp32_workspace(d, s.m, s.n);
-    npu_convert_rows(*c, w);
-    kernel::GemmProblem p = problem;
-    p.epilogue.d = {w.data, 0, s.m, s.n, s.n, 1, 32};
-    npu_gemm(s, p, ops, w, &w);
-    return npu_convert_rows(w, d);
-  }
-  const heuristics::GemmConfig cfg = npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), dev.cube_cores(), kern);
-  const DgaGemmParams p =
-      gemm_params(problem.a, problem.b, problem.epilogue.d, problem.scaling, d.dtype, c != nullptr, cfg);
-  if (c != nullptr && c->ptr() != d.ptr()) {  // upstream: D is first overwritten with C, then accumulated into
-    const size_t item = size_t(core::itemsize(d.dtype));
-    dev.copy_rows(d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item, size_t(s.n) * item,
-                  size_t(s.m));
-  }
-  dev.launch_gemm(unsigned(cfg.num_blocks), &p, cfg.tiling, kern.family, "", s.m * s.n * s.k);
+  // One workspace: the e4m3 copy of an FP4 operand (FP8 x FP4), then the fp32 sum of a bf16 D with C.
+  const bool via_f32 = c != nullptr && d.dtype != DType::kFP32;
+  const int64_t wide = widened_bytes(kern, s.m * s.k, s.n * s.k);
+  auto* ws = wide > 0 || via_f32
+                 ? static_cast<uint8_t*>(dev.workspace(size_t(wide + (via_f32 ? s.m * s.n * int64_t(sizeof(float)) : 0))))
+                 : nullptr;
+  kernel::GemmProblem p = problem;
+  if (kern.widen_a) p.a = widen_fp4(&dev, problem.a, 1, 0, ws);
+  if (kern.widen_b) p.b = widen_fp4(&dev, problem.b, 1, 0, ws);
+  if (!via_f32) return launch_dense(dev, kern, s, p, d, c);
+  // D = bf16(f32(C) + A @ B^T): one fp32 sum, rounded once.
+  const core::TensorView w = fp32_view(d, ws + wide, s.m, s.n);
+  npu_convert_rows(*c, w);
+  p.epilogue.d = {w.data, 0, s.m, s.n, s.n, 1, 32};
+  launch_dense(dev, kern, s, p, w, &w);
+  npu_convert_rows(w, d);
 }
 
 }  // namespace deepgemm_ascend::api

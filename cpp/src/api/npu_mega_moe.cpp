@@ -4,7 +4,9 @@
 //
 //   dispatch barrier        every rank's inputs (and token count) are in its buffer
 //   route                   the ring rows of each local expert, wave by wave (experts_per_wave experts each)
-//   per wave: gather, L1 GEMM (psum ends of the wave's experts), SwiGLU (bf16), L2 GEMM, scatter
+//   per wave: gather, L1 GEMM (psum ends of the wave's experts), SwiGLU (bf16, or e4m3 with UE8M0 scales),
+//             L2 GEMM, scatter; FP8 x FP4: each GEMM's FP4 weights of the wave's experts widened to e4m3
+//             on the vector cores first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged
 //   combine barrier         every expert output is in its combine slot
 //   combine                 y[t] = bf16(sum of its slots)
 //
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/kernel/gemm_problems.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
@@ -59,25 +62,46 @@ double timeout_s() {
 }
 
 // The work of one call in device memory, carved from the device workspace (valid until the next request:
-// the launches below take none, their GEMMs having a bf16 D and no C).
+// the launches below take none, their GEMMs having a bf16 D, no C and, for FP8 x FP4, weights already
+// widened to e4m3 here). FP8: ring and act hold e4m3 rows with their UE8M0 scale rows (ring_sf, act_sf,
+// K-major bytes), w1 / w2 the wave's experts' weights widened to e4m3.
 struct Work {
   int32_t *ends, *src, *status;
   float* weights;
-  uint16_t *ring, *h, *act, *o;
+  uint8_t *ring, *h, *act, *o, *ring_sf, *act_sf, *w1, *w2;
 };
 
-Work carve(const NpuDevice& dev, int64_t e, int64_t waves, int64_t rows, int64_t hidden, int64_t inter) {
-  const int64_t parts[] = {e * 4, waves * rows * 3 * 4, 2 * 4, rows * 4, rows * hidden * 2, rows * 2 * inter * 2,
-                           rows * inter * 2, rows * hidden * 2};
+Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int64_t epw, int64_t rows) {
+  const int64_t e = s.experts_per_rank(), hidden = s.hidden, inter = s.intermediate_hidden;
+  const int64_t x_bytes = s.fp8 ? 1 : 2, mx = s.fp8 ? arch::MxFormat::kMxBlockK : 0;
+  const int64_t w = s.fp8 ? epw : 0;
+  constexpr int kParts = 12;
+  const int64_t parts[kParts] = {e * 4,
+                                 waves * rows * 3 * 4,
+                                 2 * 4,
+                                 rows * 4,
+                                 rows * hidden * x_bytes,
+                                 rows * 2 * inter * 2,
+                                 rows * inter * x_bytes,
+                                 rows * hidden * 2,
+                                 mx ? rows * hidden / mx : 0,
+                                 mx ? rows * inter / mx : 0,
+                                 w * 2 * inter * hidden,
+                                 w * hidden * inter};
   int64_t total = 0;
   for (int64_t b : parts) total += align_up(b, kWorkAlign);
   auto* base = static_cast<uint8_t*>(dev.workspace(size_t(total)));
-  uint8_t* at[8];
+  uint8_t* at[kParts];
   int64_t off = 0;
-  for (int i = 0; i < 8; ++i) at[i] = base + off, off += align_up(parts[i], kWorkAlign);
+  for (int i = 0; i < kParts; ++i) at[i] = base + off, off += align_up(parts[i], kWorkAlign);
   return {reinterpret_cast<int32_t*>(at[0]), reinterpret_cast<int32_t*>(at[1]), reinterpret_cast<int32_t*>(at[2]),
-          reinterpret_cast<float*>(at[3]), reinterpret_cast<uint16_t*>(at[4]), reinterpret_cast<uint16_t*>(at[5]),
-          reinterpret_cast<uint16_t*>(at[6]), reinterpret_cast<uint16_t*>(at[7])};
+          reinterpret_cast<float*>(at[3]), at[4], at[5], at[6], at[7], at[8], at[9], at[10], at[11]};
+}
+
+// UE8M0 scales of 32 K values, K-major bytes, `row_bytes` per row (as int16 pairs for the MX cube).
+layout::ScaleRef mx_rows(const void* base, int64_t row_bytes) {
+  constexpr int kPair = int(arch::MxFormat::kMxScalesPerPack);
+  return {base, true, kPair, row_bytes, kPair, 1, arch::MxFormat::kMxBlockK};
 }
 
 // On the model the launches have finished when launch returns: a barrier that gave up or a route that
@@ -94,23 +118,23 @@ void check_status(const NpuDevice& dev, const Work& w, int rank) {
 }  // namespace
 
 void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const TensorView& y,
-                  const TensorView& l1_w, const TensorView& l2_w, const TensorView* recv_stats,
-                  const block::SwigluParams& act) {
+                  const TensorView& l1_w, const TensorView* l1_sf, const TensorView& l2_w, const TensorView* l2_sf,
+                  const TensorView* recv_stats, const block::SwigluParams& act) {
   const comm::MegaMoeShape& s = buf.shape;
-  DGA_REQUIRE(!s.fp8, kNotImplemented, "l1_weights",
-              "fp8_fp4_mega_moe has no NPU kernel yet: the 950's MX cube multiplies two fp8 or two fp4 operands, "
-              "and FP8 tokens times FP4 weights need the weights widened to fp8 first (bf16_mega_moe has one)");
   DGA_REQUIRE(s.num_ranks <= kDgaMegaMoeMaxRanks, kNotImplemented, "group", "Mega MoE on the NPU takes at most ",
               kDgaMegaMoeMaxRanks, " ranks, got ", s.num_ranks);
   DGA_REQUIRE(regions.workspace.bytes >= kSyncOffset + 8 + 8 * kDgaMegaMoeMaxRanks, kRuntime, "sym_buffer",
               "the buffer's workspace has no room for the NPU sync block");
+  for (const auto& [sf, arg] : {std::pair{l1_sf, "l1_weights"}, std::pair{l2_sf, "l2_weights"}})
+    DGA_REQUIRE(sf == nullptr || sf->stride(-1) == 1, kValue, arg,
+                "the NPU kernels read scale rows K-major (unit last stride), got strides ", sf->strides_str());
   const NpuDevice dev(y, "y");
   const int64_t e = s.experts_per_rank(), hidden = s.hidden, inter = s.intermediate_hidden;
   const int64_t n = s.num_max_tokens_per_rank, ranks = s.num_ranks;
   const int64_t align = get_mk_alignment_for_contiguous_layout();
   const int64_t epw = std::clamp<int64_t>(s.num_ring_tokens / std::max<int64_t>(1, ranks * n), 1, e);
   const int64_t waves = (e + epw - 1) / epw, rows = epw * align_up(ranks * n, align);
-  const Work w = carve(dev, e, waves, rows, hidden, inter);
+  const Work w = carve(dev, s, waves, epw, rows);
   npu_zero_rows(view(y, w.status, DType::kFP32, {1, 2}));
 
   DgaMegaMoeParams p{};
@@ -124,31 +148,49 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
   p.y = addr(y.ptr()), p.recv_stats = recv_stats ? addr(recv_stats->ptr()) : 0, p.status = addr(w.status);
   p.ring_rows = rows, p.experts_per_wave = epw, p.waves = waves, p.align = align, p.y_stride = y.stride(0);
   p.max_polls = uint64_t(timeout_s() * kPollsPerSecond);
+  p.fp8 = s.fp8 ? 1 : 0, p.x_sf_off = regions.x_sf.offset, p.ring_sf = addr(w.ring_sf);
   const unsigned cores = unsigned(dev.vector_cores());
 
   dev.launch("dga_npu_launch_mega_moe_dispatch_barrier", 1, &p, ranks);
   check_status(dev, w, buf.rank);
   dev.launch("dga_npu_launch_mega_moe_route", 1, &p, ranks * n * s.num_topk + waves * rows);
   check_status(dev, w, buf.rank);
-  const TensorView ring = view(y, w.ring, DType::kBF16, {rows, hidden});
+  const DType x_type = s.fp8 ? DType::kFP8E4M3 : DType::kBF16;
+  const TensorView ring = view(y, w.ring, x_type, {rows, hidden});
   const TensorView h = view(y, w.h, DType::kBF16, {rows, 2 * inter});
-  const TensorView a2 = view(y, w.act, DType::kBF16, {rows, inter});
+  const TensorView a2 = view(y, w.act, x_type, {rows, inter});
+  const TensorView a2_sf = view(y, w.act_sf, DType::kInt32, {rows, inter / (4 * arch::MxFormat::kMxBlockK)});
   const TensorView o = view(y, w.o, DType::kBF16, {rows, hidden});
   const TensorView weights = view(y, w.weights, DType::kFP32, {rows});
+  const tile::OperandFormat fmt = s.fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
+  const int bits = s.fp8 ? 8 : 16;
   for (int64_t wave = 0; wave < waves; ++wave) {
     p.wave = wave;
     const int64_t first = wave * epw, groups = std::min(epw, e - first);
     const TensorView ends = view(y, w.ends + first, DType::kInt32, {groups});
     dev.launch("dga_npu_launch_mega_moe_gather", cores, &p, rows * hidden);
-    const auto grouped = [&](const TensorView& a, const TensorView& weight, const TensorView& d) {
+    // One layer's GEMM over the wave's experts; FP8 x FP4: their weights widened to e4m3 into `wide` first.
+    const auto grouped = [&](const TensorView& a, const void* a_sf, const TensorView& weight, const TensorView* wsf,
+                             void* wide, const TensorView& d) {
       const TensorView b0 = index_leading(weight, first);
-      const kernel::ContiguousProblems<kernel::HostRows> problems{
-          matrix(a, 16, false), matrix(b0, 16, false), epilogue(d, nullptr), weight.strides[0], groups, align, {}};
-      npu_contiguous_gemm(problems, {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16}, true, ends, d);
+      kernel::ContiguousProblems<kernel::HostRows> problems{
+          matrix(a, bits, false), matrix(b0, s.fp8 ? 4 : 16, false), epilogue(d, nullptr), weight.strides[0] * (s.fp8 ? 2 : 1),
+          groups, align, {}};
+      if (s.fp8) {
+        const layout::MatrixRef b = problems.b;
+        problems.b = npu_widen_fp4(y, b, groups, problems.b_group, wide);
+        problems.b_group = b.rows * b.cols;
+        const TensorView sf0 = index_leading(*wsf, first);
+        const int64_t item = int64_t(core::itemsize(wsf->dtype));
+        problems.scaling = {true, mx_rows(a_sf, a.size(1) / arch::MxFormat::kMxBlockK),
+                            mx_rows(sf0.ptr(), wsf->strides[1] * item)};
+        problems.sfb_group = wsf->strides[0] * item;
+      }
+      npu_contiguous_gemm(problems, {fmt, fmt}, true, ends, d);
     };
-    grouped(ring, l1_w, h);
-    npu_swiglu(h, weights, a2, nullptr, act, &ends, align);
-    grouped(a2, l2_w, o);
+    grouped(ring, w.ring_sf, l1_w, l1_sf, w.w1, h);
+    npu_swiglu(h, weights, a2, s.fp8 ? &a2_sf : nullptr, act, &ends, align);
+    grouped(a2, w.act_sf, l2_w, l2_sf, w.w2, o);
     dev.launch("dga_npu_launch_mega_moe_scatter", cores, &p, rows * hidden);
   }
   dev.launch("dga_npu_launch_mega_moe_combine_barrier", 1, &p, ranks);

@@ -8,10 +8,11 @@
 
 namespace deepgemm_ascend::api {
 
-// One rank's Mega MoE call (arguments checked by the caller); BF16 only (FP8 x FP4: NotImplementedError).
+// One rank's Mega MoE call (arguments checked by the caller): BF16, or FP8 x FP4 with the weights' UE8M0
+// scales l1_sf / l2_sf (K-major rows).
 void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const core::TensorView& y,
-                  const core::TensorView& l1_w, const core::TensorView& l2_w, const core::TensorView* recv_stats,
-                  const block::SwigluParams& act);
+                  const core::TensorView& l1_w, const core::TensorView* l1_sf, const core::TensorView& l2_w,
+                  const core::TensorView* l2_sf, const core::TensorView* recv_stats, const block::SwigluParams& act);
 
 // The SwiGLU stage on the vector cores (swiglu.asc): h bf16 [M, 2I] -> out [M, I] (e4m3 with out_sf, or bf16);
 // with ends (int32 psum end offsets in device memory, groups from starts aligned to `align`) only the rows

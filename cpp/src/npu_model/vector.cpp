@@ -131,6 +131,14 @@ void VectorCore::vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* ac
     note(acc, src, kHalf, false);
     return;
   }
+  if (dist == LoadDist::kUnpack4B8) {
+    constexpr size_t kQuarter = kVregBytes / 4;
+    Vreg out;
+    for (size_t j = 0; j < kQuarter; ++j) out.set<uint8_t>(4 * j, src[j]);  // bytes 4 j + 1 .. 4 j + 3 stay 0
+    dst = out;
+    note(acc, src, kQuarter, false);
+    return;
+  }
   DGA_REQUIRE(dist == LoadDist::kNorm, kNotImplemented, "dist", "vlds distribution ", int(dist), " is not modelled");
   std::memcpy(dst.bytes.data(), src, kVregBytes);
   note(acc, src, kVregBytes, false);

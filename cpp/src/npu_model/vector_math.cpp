@@ -1,5 +1,6 @@
 // The vector core's micro-ops of the SwiGLU stage (vector.hpp): vexp, vabs, vdiv, vmaxs / vmins, vcmax
-// (float), the block-stride load vsldb and the f32 -> fp8 e4m3 conversion.
+// (float), the block-stride load vsldb and the f32 -> fp8 e4m3 conversion; the FP4 widening's fp4x2 e2m1 ->
+// bf16 conversion and vor.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -30,6 +31,14 @@ uint8_t to_e4m3(float x, bool saturate) {
 
 void zeroing_only(Merge merge, const char* what) {
   DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", what, " is modelled with ZEROING only");
+}
+
+// e2m1 (sign, 2 exponent bits with bias 1, 1 mantissa bit) -> bf16 bits, exact.
+uint16_t e2m1_to_bf16(uint8_t nibble) {
+  constexpr uint8_t kSign = 0x8, kExpShift = 1, kMantissa = 0x1, kExpMask = 0x3;
+  const int e = (nibble >> kExpShift) & kExpMask, m = nibble & kMantissa;
+  const float mag = e == 0 ? 0.5f * float(m) : std::ldexp(1.0f + 0.5f * float(m), e - 1);
+  return core::float_to_bf16((nibble & kSign) ? -mag : mag);
 }
 
 }  // namespace
@@ -96,6 +105,33 @@ void VectorCore::vcvt_f322e4m3(Vreg& dst, const Vreg& src, uint16_t mask, Round 
   Vreg out;
   for (size_t i = 0; i < kB32Elements; ++i)
     if (active(mask, i, Width::kB32)) out.set<uint8_t>(4 * i + size_t(part), to_e4m3(src.get<float>(i), saturate));
+  dst = out;
+}
+
+void VectorCore::vcvt_e2m12bf16(Vreg& dst, const Vreg& src, uint16_t mask, Part4 part, Merge merge) const {
+  zeroing_only(merge, "fp4x2 e2m1 -> bf16");
+  constexpr size_t kLowNibble = 0xF, kNibbleBits = 4;
+  const Pred& p = pred(mask);
+  Vreg out;
+  for (size_t j = 0; j < kB32Elements; ++j) {
+    const size_t byte = 4 * j + size_t(part);
+    if (!p.test(byte)) continue;
+    const uint8_t pair = src.get<uint8_t>(byte);
+    out.set<uint16_t>(2 * j, e2m1_to_bf16(uint8_t(pair & kLowNibble)));
+    out.set<uint16_t>(2 * j + 1, e2m1_to_bf16(uint8_t(pair >> kNibbleBits)));
+  }
+  dst = out;
+}
+
+void VectorCore::vor(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Width w, Merge merge) const {
+  zeroing_only(merge, "Or");
+  const size_t width = size_t(w);
+  Vreg out;
+  for (size_t i = 0; i < kVregBytes / width; ++i) {
+    if (!active(mask, i, w)) continue;
+    for (size_t k = 0; k < width; ++k)
+      out.set<uint8_t>(i * width + k, uint8_t(a.get<uint8_t>(i * width + k) | b.get<uint8_t>(i * width + k)));
+  }
   dst = out;
 }
 

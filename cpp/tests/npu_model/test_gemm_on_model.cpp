@@ -263,7 +263,40 @@ int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores) {
   return bad;
 }
 
+// Packed FP4 rows widened to e4m3 by convert_rows (the FP8 x FP4 GEMMs' first launch): `pad` values of row
+// padding in both matrices (the destination's left untouched), every byte against the host's conversion.
+int64_t run_widen_fp4(int64_t rows, int64_t cols, int64_t pad, int cores) {
+  std::mt19937 rng(uint32_t(rows * 3 + cols));
+  const int64_t src_stride = cols + pad, dst_stride = cols + pad;
+  constexpr uint8_t kPoison = 0xA5;
+  std::vector<uint8_t> src(size_t(rows * src_stride / 2)), dst(size_t(rows * dst_stride), kPoison);
+  for (auto& v : src) v = uint8_t(rng());
+  const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
+  const DgaConvertParams p{{addr(src.data()), rows, cols, src_stride, 1}, {addr(dst.data()), rows, cols, dst_stride, 1},
+                           int32_t(core::DType::kFP4E2M1x2), int32_t(core::DType::kFP8E4M3), 0};
+  runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(cores), &p);
+  int64_t bad = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < dst_stride; ++c) {
+      const uint8_t got = dst[size_t(r * dst_stride + c)];
+      if (c >= cols) {
+        bad += got != kPoison;
+        continue;
+      }
+      const int64_t v = r * src_stride + c;  // value v: nibble v % 2 of byte v / 2, the low one first
+      const uint8_t code = uint8_t((src[size_t(v / 2)] >> (4 * (v % 2))) & 0xF);
+      bad += got != core::float_to_e4m3(core::e2m1_to_float(code));
+    }
+  return bad;
+}
+
 }  // namespace
+
+TEST(NpuKernelsOnModel, Fp4WidensToE4m3Exactly) {
+  EXPECT_EQ(run_widen_fp4(5, 320, 64, 3), 0) << "a 64-value step tail, padded rows";
+  EXPECT_EQ(run_widen_fp4(3, 64, 0, 2), 0) << "one partial step per row, more cores than needed";
+  EXPECT_EQ(run_widen_fp4(2, 20480, 128, 2), 0) << "rows over several UB chunks";
+}
 
 TEST(NpuKernelsOnModel, Fp8MqaLogitsMatchTheReference) {
   EXPECT_EQ(run_mqa(3, 16, 64, 300, 2), 0) << "16 heads: one query per tile, a KV column tail";

@@ -298,28 +298,29 @@ def failing_rank(rank, world, group, victim, mode, timeout_s):
 
 
 def check_rank_on_npu_model(rank, world, group, sc, num_ring_tokens):
-    """BF16 Mega MoE on the NPU kernels (the instruction model) and on the host, on buffers of the same
-    layout: per call, calc_diff of the model's y against the host's and against the float64 reference,
-    whether it is finite, and whether the receive statistics agree."""
+    """Mega MoE (BF16, or FP8 x FP4 with sc.fp8) on the NPU kernels (the instruction model) and on the host,
+    on buffers of the same layout: per call, calc_diff of the model's y against the host's and against the
+    float64 reference, whether it is finite, and whether the receive statistics agree."""
     from .. import runtime
     from ..mega import SymmBuffer
     from .numeric import calc_diff
 
     t = sc.tokens[rank % len(sc.tokens)]
     n = align(max(sc.tokens), _C.get_token_alignment_for_mega_moe())
-    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=False)
+    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=sc.fp8)
     ys, stats = {}, {}
     before = runtime.get_backend()
     try:
         for backend in ("host", "npu-model"):
             runtime.set_backend(backend)
-            buf = SymmBuffer(group, sc.num_experts, n, sc.topk, sc.hidden, sc.inter, num_ring_tokens, "bf16xbf16")
+            buf = SymmBuffer(group, sc.num_experts, n, sc.topk, sc.hidden, sc.inter, num_ring_tokens,
+                             "fp8xfp4" if sc.fp8 else "bf16xbf16")
             stats[backend] = torch.zeros(sc.num_experts // world, dtype=torch.int32)
             for call in range(sc.calls):
-                inp = make_rank_inputs(t, sc.hidden, sc.num_experts, sc.topk, rank, fp8=False,
+                inp = make_rank_inputs(t, sc.hidden, sc.num_experts, sc.topk, rank, fp8=sc.fp8,
                                        masked_ratio=sc.masked_ratio, skew=sc.skew, world=world, seed=call)
                 y = torch.full((t, sc.hidden), float("nan"), dtype=torch.bfloat16)
-                _fused(buf, weights, inp, y, stats[backend], sc.clamp, False)
+                _fused(buf, weights, inp, y, stats[backend], sc.clamp, sc.fp8)
                 ys[backend, call] = (y, inp)
             buf.destroy()
     finally:
@@ -347,7 +348,7 @@ def late_rank_on_npu_model(rank, world, group, victim, timeout_s):
     os.environ["DGA_COMM_TIMEOUT_S"] = str(timeout_s)
     sc = Scenario(num_experts=4 * world, topk=2, tokens=(8,), fp8=False)
     buf = SymmBuffer(group, sc.num_experts, 384, sc.topk, sc.hidden, sc.inter, 384 * world, "bf16xbf16")
-    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=False)
+    weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=sc.fp8)
     fill_buffer(buf, make_rank_inputs(8, sc.hidden, sc.num_experts, sc.topk, rank, fp8=False, world=world))
     if rank == victim:  # never calls; its buffer stays mapped in the others
         time.sleep(2)

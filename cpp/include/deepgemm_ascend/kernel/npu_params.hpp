@@ -80,9 +80,10 @@ struct DgaHcPrenormParams {
   int64_t d_split, splits, k_block;
 };
 
-// A matrix converted between fp32 and bf16 on the vector cores (convert_rows.asc): dst[r, c] = src[r, c]
-// for r < rows, c < cols (row-major rows with the strides of the matrices; dtypes as core::DType); with
-// src.addr 0 the fp32 dst is zeroed, and with lens != 0 (int32 per row) its columns c >= lens[r] are -inf.
+// A matrix converted on the vector cores (convert_rows.asc): dst[r, c] = src[r, c] for r < rows, c < cols
+// (row-major rows with the strides of the matrices; dtypes as core::DType): fp32 <-> bf16, or packed FP4
+// (kFP4E2M1x2: cols and row_stride count values, an even number) -> e4m3; with src.addr 0 the fp32 dst is
+// zeroed, and with lens != 0 (int32 per row) its columns c >= lens[r] are -inf.
 struct DgaConvertParams {
   DgaMatrix src, dst;
   int32_t src_dtype, dst_dtype;
@@ -146,4 +147,8 @@ struct DgaMegaMoeParams {
   uint64_t ends, src, weights, ring, o, y, recv_stats, status;
   int64_t ring_rows, experts_per_wave, waves, align, y_stride, wave;
   uint64_t max_polls;  // polls of the arrivals before a barrier gives up
+  // FP8 x FP4: x rows are e4m3 (hidden bytes) and the gather also copies each token's x_sf row (hidden / 32
+  // UE8M0 bytes, from x_sf_off) to ring_sf; 0: x rows are bf16.
+  int64_t fp8, x_sf_off;
+  uint64_t ring_sf;
 };

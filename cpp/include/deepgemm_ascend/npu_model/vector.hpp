@@ -95,7 +95,7 @@ enum class Post : uint8_t { kNoUpdate, kUpdate };  // plt's POST_UPDATE literal
 enum class Merge : uint8_t { kMerging, kZeroing };  // MaskMergeMode: inactive lanes keep dst / become 0
 // Numbered as the Reg API's LoadDist, which LoadAlign static_casts into vlds's Dist operand (the stub's own
 // Dist enum numbers DIST_US_B8 and later differently).
-enum class LoadDist : uint8_t { kNorm = 0, kUnpackB16 = 14 };
+enum class LoadDist : uint8_t { kNorm = 0, kUnpackB16 = 14, kUnpack4B8 = 20 };
 // Numbered as the stub's DistVST (DIST_NORM_B8.., DIST_PK_B16 = 6, DIST_PK_B32 = 7).
 enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kFirstB32 = 5, kPackB16 = 6, kPackB32 = 7,
                                  kPack4B32 = 12 };
@@ -164,7 +164,8 @@ class VectorCore {
 
   // ---- register micro-ops ------------------------------------------------------------------------
   // vlds (连续对齐搬入, 表3), no mask: NORM loads the 256 bytes at src; UNPK_B16 loads VL / 2 = 128 bytes as 64
-  // u16 and puts element i in 16-bit slot 2 i, slot 2 i + 1 = 0. Other distributions are refused.
+  // u16 and puts element i in 16-bit slot 2 i, slot 2 i + 1 = 0; UNPK4_B8 loads VL / 4 = 64 bytes and puts
+  // byte j in register byte 4 j, the three after it 0. Other distributions are refused.
   void vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* acc = nullptr) const;
   // vsts (连续对齐搬出): NORM_Bn writes element i (n bits) to dst + i * n / 8 when it is active under mask
   // (b n element rule); PK_B16 / PK_B32 write the low half of active element i (b16 / b32 rule) to
@@ -267,6 +268,14 @@ class VectorCore {
   // vcvt_f322bf16 decides it): |x| >= 448 -> +-448 (0x7E), NaN -> NaN (0x7F, e4m3fn has no infinity);
   // otherwise values that round above 448 (and infinities) become NaN. Refused: other roundings.
   void vcvt_f322e4m3(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part4 part, Merge merge) const;
+  // vcvt fp4x2 e2m1 -> bf16 (Cast.md, Tuple<bfloat16_t, fp4x2_e2m1_t>; RegLayout.md cast_b4_to_b16: dst[2 j] =
+  // nibble 2 part + 8 j, dst[2 j + 1] = the nibble after it, nibble 2 b being the low one of byte b): pair j
+  // is active when predicate bit 4 j + part is set (one bit per source byte, Cast.md); inactive pairs are 0.
+  // Exact (e2m1 has no inf or NaN). Refused: kMerging (the devkit's static_assert).
+  void vcvt_e2m12bf16(Vreg& dst, const Vreg& src, uint16_t mask, Part4 part, Merge merge) const;
+  // vor (Or.md), integer elements of width w: dst_i = a_i | b_i on active elements, inactive ones 0
+  // (ZEROING, the only mode Or takes).
+  void vor(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Width w, Merge merge) const;
 
   // ---- CTRL and atomics (SetCtrlSpr(ISASI).md, SetAtomicAdd.md) -----------------------------------
   void set_ctrl(uint64_t value) { ctrl_ = value; }
