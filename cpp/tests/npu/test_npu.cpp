@@ -359,45 +359,86 @@ TEST(NpuSwiglu, MatchesTheHostBackend) {
 #endif
 }
 
-// BF16 Mega MoE on one rank (mega_moe.asc around the contiguous GEMMs) against the host backend on a host
-// buffer with the same inputs.
-TEST(NpuMegaMoe, Bf16OneRankMatchesTheHostBackend) {
-  DGA_REQUIRE_NPU_DEVICE();
 #ifdef DGA_WITH_NPU
+// Mega MoE on one rank (mega_moe.asc around the contiguous GEMMs; FP8 x FP4: the weights widened to e4m3)
+// against the host backend on a host buffer with the same inputs: calc_diff of y.
+double mega_moe_one_rank(bool fp8) {
   using dga::core::DType;
-  dga::comm::MegaMoeShape s{8, 384, 4, 1024, 512, 768, 1, false};
+  dga::comm::MegaMoeShape s{8, 384, 4, 1024, 512, 768, 1, fp8};
   const auto regions = dga::comm::mega_moe_regions(s);
   const int64_t h = s.hidden, inter = s.intermediate_hidden, e = s.experts_per_rank(), t_count = 100;
+  constexpr int64_t kSfBlock = 32;
   std::vector<uint8_t> buf(size_t(regions.total_bytes), 0);
-  const auto x = dga_test::random_bf16(size_t(t_count * h), 3);
-  std::memcpy(buf.data() + regions.x.offset, x.data(), x.size() * 2);
+  std::mt19937 rng(7);
+  // Random bytes: e4m3 x (NaN codes avoided), packed FP4 weights, UE8M0 scales near 1.
+  const auto bytes = [&](size_t n, bool scales) {
+    std::vector<uint8_t> v(n);
+    for (auto& b : v) b = scales ? uint8_t(124 + rng() % 6) : uint8_t(rng() % 256);
+    for (auto& b : v) b = !scales && fp8 && (b & 0x7F) == 0x7F ? uint8_t(b ^ 1) : b;
+    return v;
+  };
+  if (fp8) {
+    const auto x = bytes(size_t(t_count * h), false), xs = bytes(size_t(t_count * h / kSfBlock), true);
+    std::memcpy(buf.data() + regions.x.offset, x.data(), x.size());
+    std::memcpy(buf.data() + regions.x_sf.offset, xs.data(), xs.size());
+  } else {
+    const auto x = dga_test::random_bf16(size_t(t_count * h), 3);
+    std::memcpy(buf.data() + regions.x.offset, x.data(), x.size() * 2);
+  }
   auto* idx = reinterpret_cast<int64_t*>(buf.data() + regions.topk_idx.offset);
   auto* wts = reinterpret_cast<float*>(buf.data() + regions.topk_weights.offset);
   for (int64_t t = 0; t < t_count; ++t)
     for (int64_t k = 0; k < s.num_topk; ++k) idx[t * s.num_topk + k] = (t + 3 * k) % e, wts[t * s.num_topk + k] = 0.5f;
-  const auto w1 = dga_test::random_bf16(size_t(e * 2 * inter * h), 4), w2 = dga_test::random_bf16(size_t(e * h * inter), 5);
+  // Weights: bf16 [E, rows, K], or packed FP4 [E, rows, K / 2] with int32 scales [E, rows, K / 128].
+  const DType wt = fp8 ? DType::kUInt8 : DType::kBF16;
+  const int64_t per = fp8 ? 2 : 1, item = fp8 ? 1 : 2;
+  std::vector<uint8_t> w1 = bytes(size_t(e * 2 * inter * h / per * item), false);
+  std::vector<uint8_t> w2 = bytes(size_t(e * h * inter / per * item), false);
+  if (!fp8) {
+    const auto b1 = dga_test::random_bf16(size_t(e * 2 * inter * h), 4), b2 = dga_test::random_bf16(size_t(e * h * inter), 5);
+    std::memcpy(w1.data(), b1.data(), w1.size()), std::memcpy(w2.data(), b2.data(), w2.size());
+  }
+  const auto s1 = bytes(size_t(e * 2 * inter * h / kSfBlock), true), s2 = bytes(size_t(e * h * inter / kSfBlock), true);
   std::vector<uint16_t> y(size_t(t_count * h), 0x7FC1), ref(y);
-  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   void* dbuf = to_device(buf.data(), buf.size());
-  void* dw1 = to_device(w1.data(), w1.size() * 2);
-  void* dw2 = to_device(w2.data(), w2.size() * 2);
+  void* dw1 = to_device(w1.data(), w1.size());
+  void* dw2 = to_device(w2.data(), w2.size());
+  void* ds1 = to_device(s1.data(), s1.size());
+  void* ds2 = to_device(s2.data(), s2.size());
   void* dy = to_device(y.data(), y.size() * 2);
-  dga::mega_moe({s, {uintptr_t(dbuf)}, 0}, tensor(dy, DType::kBF16, {t_count, h}),
-                tensor(dw1, DType::kBF16, {e, 2 * inter, h}), nullptr, tensor(dw2, DType::kBF16, {e, h, inter}), nullptr,
-                nullptr, -1.0f, true);
-  ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  const int64_t k1 = h / per, k2 = inter / per, q1 = h / (4 * kSfBlock), q2 = inter / (4 * kSfBlock);
+  const auto v_s1 = tensor(ds1, DType::kInt32, {e, 2 * inter, q1}), v_s2 = tensor(ds2, DType::kInt32, {e, h, q2});
+  dga::mega_moe({s, {uintptr_t(dbuf)}, 0}, tensor(dy, DType::kBF16, {t_count, h}), tensor(dw1, wt, {e, 2 * inter, k1}),
+                fp8 ? &v_s1 : nullptr, tensor(dw2, wt, {e, h, k2}), fp8 ? &v_s2 : nullptr, nullptr, -1.0f, true);
+  EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
   aclrtMemcpy(y.data(), y.size() * 2, dy, y.size() * 2, ACL_MEMCPY_DEVICE_TO_HOST);
   dga::comm::PeerGroup::register_process(buf.data());
+  const auto h_s1 = tensor(const_cast<uint8_t*>(s1.data()), DType::kInt32, {e, 2 * inter, q1}, true);
+  const auto h_s2 = tensor(const_cast<uint8_t*>(s2.data()), DType::kInt32, {e, h, q2}, true);
   dga::mega_moe({s, {uintptr_t(buf.data())}, 0}, tensor(ref.data(), DType::kBF16, {t_count, h}, true),
-                tensor(const_cast<uint16_t*>(w1.data()), DType::kBF16, {e, 2 * inter, h}, true), nullptr,
-                tensor(const_cast<uint16_t*>(w2.data()), DType::kBF16, {e, h, inter}, true), nullptr, nullptr, -1.0f,
-                true);
+                tensor(w1.data(), wt, {e, 2 * inter, k1}, true), fp8 ? &h_s1 : nullptr,
+                tensor(w2.data(), wt, {e, h, k2}, true), fp8 ? &h_s2 : nullptr, nullptr, -1.0f, true);
   double num = 0, den = 0;
   for (size_t i = 0; i < y.size(); ++i) {
     const double a = dga::core::bf16_to_float(ref[i]), b = dga::core::bf16_to_float(y[i]);
     num += (a - b) * (a - b), den += a * a + b * b;
   }
-  EXPECT_LT(num / den, 1e-5);
-  for (void* p : {dbuf, dw1, dw2, dy}) aclrtFree(p);
+  for (void* p : {dbuf, dw1, dw2, ds1, ds2, dy}) aclrtFree(p);
+  return num / den;
+}
+#endif
+
+TEST(NpuMegaMoe, Bf16OneRankMatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  EXPECT_LT(mega_moe_one_rank(false), 1e-5);
+#endif
+}
+
+TEST(NpuMegaMoe, Fp8Fp4OneRankMatchesTheHostBackend) {
+  DGA_REQUIRE_NPU_DEVICE();
+#ifdef DGA_WITH_NPU
+  EXPECT_LT(mega_moe_one_rank(true), 1e-5);
 #endif
 }
