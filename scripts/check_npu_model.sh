@@ -124,4 +124,9 @@ mutate "FP4 widening: the packed bytes loaded as one 256 B run (NORM, not UNPACK
   's/R::LoadDist::DIST_UNPACK4_B8>(/R::LoadDist::DIST_NORM>(/' '*Fp4Widens*'
 mutate "FP4 widening: the source row read at its value offset (not halved into bytes)" npu_convert.hpp \
   's|(r \* p.src.row_stride + c0) / 2|r * p.src.row_stride + c0|' '*Fp4Widens*'
+mutate "compressed MQA: a query's KV scales read from KV row 0 (not its range's first row)" npu_mqa_launch.hpp \
+  's/p->kv_scale + uint64_t(start) \* f32 : 0/p->kv_scale : 0/' '*CompressedFp8Mqa*'
+mutate "compressed MQA: a query's columns tested against its range as if they started at KV row 0 (col0 0)" \
+  npu_mqa_launch.hpp 's/p->logits + uint64_t(i \* p->logits_stride) \* f32, start}/p->logits + uint64_t(i * p->logits_stride) * f32, 0}/' \
+  '*CompressedFp8Mqa*'
 run_all

@@ -88,6 +88,29 @@ def test_compressed_mode_and_legacy_name():
             assert calc_diff(out[i, :n], ref[i, int(ks[i]):int(ke[i])]) < 5e-6
 
 
+def test_compressed_fp4_bf16_logits_eight_heads():
+    # 8 heads: two queries per 16-row tile in normal mode; compressed mode takes one query per problem.
+    torch.manual_seed(14)
+    s, h, d, skv = 21, 8, 64, 320
+    q, kv = torch.randn(s, h, d), torch.randn(skv, d)
+    q4, sq = dg.per_token_cast_to_fp4(q.view(s * h, d), True, gran_k=32, use_packed_ue8m0=True)
+    kv4, skv4 = dg.per_token_cast_to_fp4(kv, True, gran_k=32, use_packed_ue8m0=True)
+    w = torch.randn(s, h)
+    ks, ke = ranges(s, skv, "windows")
+    ke[0] = ks[0]  # an empty row
+    width = int((ke - ks).max()) + 5
+    out = dg.fp8_fp4_mqa_logits((q4.view(s, h, d // 2), sq.view(s, h)), (kv4, skv4.view(skv)), w, ks, ke,
+                                clean_logits=False, max_seqlen_k=width, logits_dtype=torch.bfloat16)
+    assert out.shape == (s, width) and out.dtype == torch.bfloat16
+    qd = dg.cast_back_from_fp4(q4, sq, gran_k=32, use_packed_ue8m0=True).double().view(s, h, d)
+    kvd = dg.cast_back_from_fp4(kv4, skv4, gran_k=32, use_packed_ue8m0=True).double()
+    ref, _ = reference(qd, kvd, w, ks, ke)
+    for i in range(s):
+        n = int(ke[i] - ks[i])
+        if n:
+            assert calc_diff(out[i, :n].double(), ref[i, int(ks[i]):int(ke[i])]) < 3e-5, i
+
+
 def test_deterministic_over_20_calls():
     torch.manual_seed(13)
     s, h, d, skv = 24, 64, 128, 512

@@ -5,6 +5,7 @@
 
 #include "kernel_operator.h"
 
+#include "deepgemm_ascend/kernel/compressed_mqa_problems.hpp"
 #include "deepgemm_ascend/kernel/mqa_promotion.hpp"
 #include "deepgemm_ascend/kernel/paged_mqa_problems.hpp"
 #include "npu_gemm_launch.hpp"
@@ -20,6 +21,29 @@ struct DenseMqaProblems {
   __aicore__ inline kernel::GemmProblem get(int64_t) const { return problem; }
   __aicore__ inline MqaSegment segment(int64_t, const kernel::GemmProblem&) const {
     return {p->weights, p->ks, p->ke, p->kv_scale, p->logits, 0};
+  }
+};
+
+__aicore__ inline GmRows gm_ints(uint64_t addr) {
+  GmRows r;
+  r.counts = gm_at<int32_t>(addr);
+  return r;
+}
+
+// Compressed mode: one problem per query (kernel/compressed_mqa_problems.hpp); query i's logits row starts
+// at column 0 with its first KV row (col0 = that row, so the vector cores' [ks, ke) test holds for every
+// column they compute), and its ks / ke are read at their own addresses.
+struct CompressedMqaProblems {
+  kernel::CompressedMqaProblems<GmRows> src;
+  const DgaMqaParams* p;
+  __aicore__ inline int64_t count() const { return src.count(); }
+  __aicore__ inline kernel::GemmProblem get(int64_t i) const { return src.get(i); }
+  __aicore__ inline MqaSegment segment(int64_t i, const kernel::GemmProblem&) const {
+    const int64_t start = src.range(i).start;
+    const uint64_t f32 = sizeof(float), i32 = sizeof(int32_t);
+    return {p->weights + uint64_t(i * p->w_stride) * f32, p->ks + uint64_t(i) * i32, p->ke + uint64_t(i) * i32,
+            p->kv_scale != 0 ? p->kv_scale + uint64_t(start) * f32 : 0,
+            p->logits + uint64_t(i * p->logits_stride) * f32, start};
   }
 };
 
@@ -42,12 +66,6 @@ struct PagedMqaProblems {
             scales, logits, col0};
   }
 };
-
-__aicore__ inline GmRows gm_ints(uint64_t addr) {
-  GmRows r;
-  r.counts = gm_at<int32_t>(addr);
-  return r;
-}
 
 // The cube core runs the GEMM kernel over `problems`, its vector cores the MQA reduction over the same.
 // FP8: each tile's product goes to the vector cores (promoted, no scales read: the vector cores apply the
@@ -82,7 +100,11 @@ __aicore__ inline kernel::GemmProblem handed_problem(const DgaGemmParams& g) {
 
 template <class Elem>
 __aicore__ inline void run_mqa_logits(const DgaMqaParams& p) {
-  run_mqa<Elem>(p, DenseMqaProblems{handed_problem<Elem>(p.gemm), &p});
+  const kernel::GemmProblem g = handed_problem<Elem>(p.gemm);
+  if (p.compressed == 0) return run_mqa<Elem>(p, DenseMqaProblems{g, &p});
+  const kernel::CompressedMqaProblems<GmRows> src{g.a, g.b, p.heads, p.compressed, gm_ints(p.ks), gm_ints(p.ke),
+                                                  g.scaling};
+  run_mqa<Elem>(p, CompressedMqaProblems{src, &p});
 }
 
 template <class Elem>

@@ -67,9 +67,11 @@ void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens = n
 // NPU target: FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [S, SKV] rows, zeroed by the caller):
 // q fp8 [S, H, D], kv fp8 [SKV, D] with kv_scale fp32 [SKV], weights fp32 [S, H], ks / ke int32 [S].
 // FP4: q and kv packed e2m1 with sfq / kv_scale the rows' UE8M0 scales (int32 of four per row).
+// compressed > 0 (max_seqlen_k): acc is [S, compressed] and row i gets the columns [ks[i], ke[i]) at 0.
 struct NpuMqa {
   const core::TensorView *q, *kv, *kv_scale, *weights, *ks, *ke, *acc, *logits;
   const core::TensorView* sfq = nullptr;
+  int64_t compressed = 0;
 };
 void npu_mqa_logits(const NpuMqa& m);
 // NPU target: paged FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [B * next_n, width] rows, zeroed

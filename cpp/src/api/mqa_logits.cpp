@@ -37,23 +37,23 @@ TensorView rows_view(TensorView t, int64_t offset, int64_t rows, int64_t cols) {
   return t;
 }
 
-// On the NPU target (FP8 or FP4, normal mode): the logits are summed in fp32 on the device (the vector cores of a
-// group add their halves of the heads), through an fp32 workspace for bf16 logits or bf16 weights. The
-// ranges are read by the kernel (no host sync) and not validated on the host. Columns outside a row's
-// range get -inf with or without cleaning (upstream leaves them unspecified without).
+// On the NPU target (FP8 or FP4): the logits are summed in fp32 on the device (the vector cores of a group
+// add their halves of the heads), through an fp32 workspace for bf16 logits or bf16 weights. The ranges are
+// read by the kernel (no host sync) and not validated on the host. Normal mode: columns outside a row's range
+// get -inf with or without cleaning (upstream leaves them unspecified without). Compressed mode: row i's
+// range at columns [0, ke - ks) (clamped to max_seqlen_k), the columns after it 0 (upstream: unspecified).
 void npu_mqa(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
              const TensorView& weights, const TensorView& ks, const TensorView& ke, const TensorView& logits,
              bool compressed) {
-  DGA_REQUIRE(!compressed, kNotImplemented, "max_seqlen_k", "compressed MQA logits have no NPU kernel yet");
-  const int64_t s = q.shape[0], heads = q.shape[1], skv = kv.shape[0];
+  const int64_t s = q.shape[0], heads = q.shape[1], width = logits.shape[1];
   const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
-  const int64_t acc_n = f32_out ? 0 : s * skv, w_n = f32_w ? 0 : s * heads;
+  const int64_t acc_n = f32_out ? 0 : s * width, w_n = f32_w ? 0 : s * heads;
   const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
-  const TensorView acc = f32_out ? logits : rows_view(ws, 0, s, skv);
+  const TensorView acc = f32_out ? logits : rows_view(ws, 0, s, width);
   const TensorView w32 = f32_w ? weights : rows_view(ws, acc_n, s, heads);
   if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc);
-  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits, sfq});
+  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits, sfq, compressed ? width : 0});
   if (!f32_out) api::npu_convert_rows(acc, logits);
 }
 

@@ -323,11 +323,21 @@ void npu_mqa_logits(const NpuMqa& m) {
                                      m.kv_scale->ptr());
   const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
-  const int64_t tiles = layout::ceil_div(s * heads, block_m) * layout::ceil_div(skv, block_n);
+  // Compressed: one problem per query, at most `compressed` KV rows each.
+  const int64_t tiles = m.compressed > 0
+                            ? s * layout::ceil_div(std::min(skv, m.compressed), block_n)
+                            : layout::ceil_div(s * heads, block_m) * layout::ceil_div(skv, block_n);
   // FP4: the cube applies the KV scales (kv_scale 0: none on the vector cores).
-  DgaMqaParams p{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
-                 addr(m.ks->ptr()), addr(m.ke->ptr()), fp4 ? 0 : addr(m.kv_scale->ptr()), addr(m.acc->ptr()),
-                 m.weights->stride(0), m.acc->stride(0), heads};
+  DgaMqaParams p{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg),
+                 addr(m.weights->ptr()),
+                 addr(m.ks->ptr()),
+                 addr(m.ke->ptr()),
+                 fp4 ? 0 : addr(m.kv_scale->ptr()),
+                 addr(m.acc->ptr()),
+                 m.weights->stride(0),
+                 m.acc->stride(0),
+                 heads,
+                 m.compressed};
   dev.launch(std::string("dga_npu_launch_mqa_logits_") + o.family,
              unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p, s * heads * skv * dim);
 }
@@ -350,7 +360,7 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t pages = std::min(layout::ceil_div(width, block_kv), m.block_table->size(1));
   const DgaMqaParams mqa{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
-                         0, 0, 0, addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads};
+                         0, 0, 0, addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads, 0};
   const DgaPagedMqaParams p{mqa,     addr(m.context_lens->ptr()), addr(m.block_table->ptr()), batch, next_n, pages,
                             width,   m.kv_cache->size(0),         m.block_table->stride(0),   m.kv_cache->stride(0)};
   const int64_t tiles = batch * pages * layout::ceil_div(next_n * heads, cfg.tiling.block_m);

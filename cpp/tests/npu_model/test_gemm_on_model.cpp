@@ -210,21 +210,25 @@ int64_t run_hc_vector(int64_t m, int64_t n, int64_t k, int64_t splits, int cores
 
 // FP8 MQA logits (mqa_logits.asc, a mix kernel) on `cores` groups against a double reference: logits (fp32,
 // zeroed, row stride skv + 8) = kv_scale[j] * sum_h relu(q . kv) * w inside [ks, ke), -inf outside.
-int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores) {
-  std::mt19937 rng(uint32_t(s + heads + dim + skv));
+// Compressed (width > 0): logits [s, width] (row stride width + 8), row i's range at columns [0, ke - ks)
+// and every other column still 0.
+int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores, int64_t width = 0) {
+  std::mt19937 rng(uint32_t(s + heads + dim + skv + width));
   std::normal_distribution<float> nd;
   std::uniform_int_distribution<int64_t> pos(0, skv);
   std::vector<uint8_t> q(size_t(s * heads * dim)), kv(size_t(skv * dim));
   for (auto& v : q) v = core::float_to_e4m3(nd(rng));
   for (auto& v : kv) v = core::float_to_e4m3(nd(rng));
+  const int64_t cols = width > 0 ? width : skv, stride = cols + 8;
   std::vector<float> w(static_cast<size_t>(s * heads)), scale(static_cast<size_t>(skv)),
-      logits(static_cast<size_t>(s * (skv + 8)), 0.0f);
+      logits(static_cast<size_t>(s * stride), 0.0f);
   for (auto& v : w) v = nd(rng);
   for (auto& v : scale) v = std::ldexp(1.0f + 0.1f * nd(rng), -4);
   std::vector<int32_t> ks(static_cast<size_t>(s)), ke(static_cast<size_t>(s));
   for (int64_t i = 0; i < s; ++i) {
     const int64_t a = pos(rng), b = pos(rng);
     ks[size_t(i)] = int32_t(std::min(a, b)), ke[size_t(i)] = int32_t(std::max(a, b));
+    if (width > 0) ke[size_t(i)] = int32_t(std::min<int64_t>(ke[size_t(i)], ks[size_t(i)] + width));
   }
   const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
   DgaMqaParams p{};
@@ -234,13 +238,15 @@ int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores) {
   p.gemm.block_m = (heads + 15) / 16 * 16, p.gemm.block_n = 128, p.gemm.block_k = dim, p.gemm.l0_k = dim;
   p.gemm.swizzle_band = 1, p.gemm.swizzle_along_m = 1;
   p.weights = addr(w.data()), p.ks = addr(ks.data()), p.ke = addr(ke.data()), p.kv_scale = addr(scale.data());
-  p.logits = addr(logits.data()), p.w_stride = heads, p.logits_stride = skv + 8, p.heads = heads;
+  p.logits = addr(logits.data()), p.w_stride = heads, p.logits_stride = stride, p.heads = heads;
+  p.compressed = width;
   runtime::npu_model_launch("dga_npu_launch_mqa_logits_fp8", unsigned(cores), &p);
   int64_t bad = 0;
   for (int64_t i = 0; i < s; ++i)
-    for (int64_t j = 0; j < skv + 8; ++j) {
-      const float got = logits[size_t(i * (skv + 8) + j)];
-      if (j >= skv) {  // beyond SKV: untouched
+    for (int64_t c = 0; c < stride; ++c) {
+      const float got = logits[size_t(i * stride + c)];
+      const int64_t j = width > 0 ? ks[size_t(i)] + c : c;  // the KV row of column c
+      if (c >= cols || (width > 0 && j >= ke[size_t(i)])) {  // past the logits' width or the compressed range
         bad += got != 0.0f;
         continue;
       }
@@ -302,6 +308,11 @@ TEST(NpuKernelsOnModel, Fp8MqaLogitsMatchTheReference) {
   EXPECT_EQ(run_mqa(3, 16, 64, 300, 2), 0) << "16 heads: one query per tile, a KV column tail";
   EXPECT_EQ(run_mqa(5, 8, 32, 130, 3), 0) << "8 heads: two queries per tile, the last tile one query";
   EXPECT_EQ(run_mqa(2, 64, 128, 200, 1), 0) << "64 heads, head_dim 128";
+}
+
+TEST(NpuKernelsOnModel, CompressedFp8MqaLogitsMatchTheReference) {
+  EXPECT_EQ(run_mqa(4, 16, 64, 300, 2, 200), 0) << "one query per problem, ranges over two KV tiles";
+  EXPECT_EQ(run_mqa(5, 8, 32, 130, 3, 40), 0) << "8 heads, ranges clipped to the width";
 }
 
 TEST(NpuKernelsOnModel, HcPrenormVectorPassMatchesItsDefinition) {

@@ -95,10 +95,14 @@ struct DgaConvertParams {
 //   logits[i, j] += kv_scale[j] * sum over their heads h of relu(score(i, h, j)) * weights[i, h]
 // for ks[i] <= j < ke[i], -inf elsewhere (j < SKV). logits is fp32 [S, SKV] (row stride logits_stride),
 // zeroed before the launch: the two vector cores of a group add their halves of the heads.
+// compressed > 0 (max_seqlen_k): logits is fp32 [S, compressed] and row i holds the columns [ks[i], ke[i])
+// at [0, ke[i] - ks[i]) (kernel/compressed_mqa_problems.hpp: one problem per query); the rest keeps what the
+// caller put there.
 struct DgaMqaParams {
   DgaGemmParams gemm;
   uint64_t weights, ks, ke, kv_scale, logits;  // fp32 [S, H] (w_stride), int32 [S] x 2, fp32 [SKV], fp32
   int64_t w_stride, logits_stride, heads;
+  int64_t compressed;
 };
 
 // Paged FP8 MQA logits (mqa_logits.asc, kernel/paged_mqa_problems.hpp): `mqa.gemm` describes request 0's
