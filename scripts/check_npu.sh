@@ -86,8 +86,8 @@ jit_sources() {  # generates the sources and queues their compiles
   done
 }
 
-# The on-device suite's CANN-only code (DGA_WITH_NPU) against the ACL runtime calls it makes, declared as
-# the ACL documentation gives them: its C++ is checked here although CANN is not.
+# The on-device suite's and the ACL backend's CANN-only code (DGA_WITH_NPU) against the ACL runtime calls
+# they make, declared as the ACL documentation gives them: their C++ is checked here although CANN is not.
 npu_suite() {
   mkdir -p "$gen/acl/acl"
   cat > "$gen/acl/acl/acl.h" <<'ACL'
@@ -96,19 +96,38 @@ npu_suite() {
 #include <cstdint>
 typedef int aclError;
 typedef enum { ACL_MEM_MALLOC_HUGE_FIRST = 0 } aclrtMemMallocPolicy;
-typedef enum { ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST } aclrtMemcpyKind;
+typedef enum {
+  ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE
+} aclrtMemcpyKind;
+typedef enum { ACL_DEV_ATTR_AICORE_CORE_NUM = 101 } aclrtDevAttr;
+typedef void* aclrtStream;
 constexpr aclError ACL_SUCCESS = 0;
+constexpr aclError ACL_ERROR_REPEAT_INITIALIZE = 100002;
+aclError aclInit(const char* configPath);
+const char* aclGetRecentErrMsg();
+aclError aclrtGetDeviceCount(uint32_t* count);
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t* value);
 aclError aclrtSetDevice(int32_t deviceId);
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void* devPtr);
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                            aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtSynchronizeStream(aclrtStream stream);
 aclError aclrtSynchronizeDevice(void);
+aclError aclrtDeviceGetBareTgid(int32_t* pid);
+aclError aclrtIpcMemGetExportKey(void* devPtr, size_t size, char* key, size_t len, uint64_t flags);
+aclError aclrtIpcMemSetImportPid(const char* key, int32_t* pid, size_t num);
+aclError aclrtIpcMemImportByKey(void** devPtr, const char* key, uint64_t flags);
+aclError aclrtIpcMemClose(const char* key);
 ACL
   local cxx
   for cxx in "${compilers[@]}"; do
     "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -DDGA_WITH_NPU -I"$root/cpp/include" -I"$root/cpp/tests" \
       -I"$gen/acl" "$root/cpp/tests/npu/test_npu.cpp" || return 1
-    echo "ok    $cxx the on-device suite (DGA_WITH_NPU) against the ACL calls it makes"
+    "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -DDGA_WITH_NPU -DDGA_NPU_KERNELS_LIB='"k.so"' \
+      -I"$root/cpp/include" -I"$gen/acl" "$root/cpp/src/runtime/acl_backend.cpp" || return 1
+    echo "ok    $cxx the on-device suite and the ACL backend (DGA_WITH_NPU) against the ACL calls they make"
   done
 }
 

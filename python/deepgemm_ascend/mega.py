@@ -89,6 +89,81 @@ def _bytes_tensor(data, size):
     return out
 
 
+_IPC_KEY_BYTES = 65  # aclrtIpcMemGetExportKey's key length
+_ERR_BYTES = 512
+
+
+def _gather_outcome(group, world, fn):
+    """Runs fn() on every rank; returns every rank's result (bytes of at most _IPC_KEY_BYTES) or raises
+    RuntimeError naming the first rank whose fn raised, on every rank alike (no rank is left waiting)."""
+    import torch.distributed as dist
+
+    try:
+        value, err = fn(), b""
+    except Exception as e:  # noqa: BLE001 - reported to every rank below
+        value, err = b"", f"{type(e).__name__}: {e}".encode()
+    mine = torch.cat([_bytes_tensor(value, _IPC_KEY_BYTES), _bytes_tensor(err, _ERR_BYTES)])
+    every = [torch.empty_like(mine) for _ in range(world)]
+    dist.all_gather(every, mine, group=group)
+    text = [bytes(t.tolist()) for t in every]
+    for r, t in enumerate(text):
+        err = t[_IPC_KEY_BYTES:].rstrip(b"\0").decode(errors="replace")
+        if err:
+            raise RuntimeError(f"device: rank {r}: {err}")
+    return [t[:_IPC_KEY_BYTES].rstrip(b"\0") for t in text]
+
+
+def _share_npu_buffers(group, rank, world, buf, device_index, ipc=None):
+    """Every rank's NPU buffer as an address in this process, through ACL's IPC memory (the ranks of one
+    node): the ranks' process ids are exchanged, each rank exports its buffer to the others' ids and
+    imports theirs (peer access enabled). Returns (addresses by rank, keys by rank). An ACL error on any
+    rank raises RuntimeError on every rank (imports already made are closed)."""
+    ipc = ipc or _C
+    pids = _gather_outcome(group, world, lambda: str(ipc.npu_ipc_pid()).encode())
+    others = [int(p) for r, p in enumerate(pids) if r != rank]
+    nbytes = buf.numel() * buf.element_size()
+    exported = []
+
+    def export():
+        exported.append(ipc.npu_ipc_export(device_index, buf.data_ptr(), nbytes, others))
+        return exported[0].encode()
+
+    try:
+        keys = [k.decode() for k in _gather_outcome(group, world, export)]
+    except RuntimeError:
+        for k in exported:  # another rank failed: nothing imports this rank's key
+            ipc.npu_ipc_close(k)
+        raise
+    ptrs = [buf.data_ptr()] * world
+    imported = []
+
+    def import_all():
+        for r in range(world):
+            if r != rank:
+                ptrs[r] = ipc.npu_ipc_import(device_index, keys[r])
+                imported.append(r)
+        return b""
+
+    try:
+        _gather_outcome(group, world, import_all)
+    except RuntimeError:
+        _close_npu_buffers(group, rank, keys, imported, ipc)
+        raise
+    return ptrs, keys
+
+
+def _close_npu_buffers(group, rank, keys, imported, ipc=None):
+    """Closes this rank's imports of the keys of the ranks `imported`, then (after every rank has closed
+    its imports: aclrtIpcMemClose's order) its own export."""
+    import torch.distributed as dist
+
+    ipc = ipc or _C
+    for r in imported:
+        ipc.npu_ipc_close(keys[r])
+    dist.barrier(group=group)
+    ipc.npu_ipc_close(keys[rank])
+
+
 def _map_peer_buffers(group, rank, world, num_bytes):
     """Shared-memory buffers of every rank of `group`, mapped into this process (host backend)."""
     import torch.distributed as dist
@@ -156,9 +231,6 @@ class SymmBuffer:
         else:
             rank, world = group.rank(), group.size()
         device = _buffer_device(device)
-        if device.type == "npu" and world > 1:
-            raise NotImplementedError("device: a Mega MoE buffer in NPU memory shared by several ranks needs the "
-                                      "HCCL window mapping, which is not written yet (one rank, or host buffers)")
         for name, v, lo in (("num_experts", num_experts, 1), ("num_max_tokens_per_rank", num_max_tokens_per_rank, 0),
                             ("num_topk", num_topk, 1), ("hidden", hidden, 1),
                             ("intermediate_hidden", intermediate_hidden, 1), ("num_ring_tokens", num_ring_tokens, 0)):
@@ -170,9 +242,21 @@ class SymmBuffer:
         self.num_experts, self.num_max_tokens_per_rank, self.num_topk = num_experts, num_max_tokens_per_rank, num_topk
         self.hidden, self.intermediate_hidden, self.num_ring_tokens = hidden, intermediate_hidden, num_ring_tokens
         self.mma_type, self.activation, self.num_bytes = mma_type, activation, num_bytes
-        if device.type == "npu":  # one rank: the NPU kernels' barriers need no host registration
-            self._mapped = [torch.zeros(num_bytes, dtype=torch.int8, device=device)]
-        elif world == 1:
+        self._ipc = None  # NPU buffers of several ranks: (keys by rank, the ranks imported)
+        if device.type == "npu":  # the NPU kernels' barriers need no host registration
+            buf = torch.zeros(num_bytes, dtype=torch.int8, device=device)
+            self._mapped = [buf]
+            ptrs = [buf.data_ptr()]
+            if world > 1:
+                index = device.index if device.index is not None else torch.npu.current_device()
+                ptrs, keys = _share_npu_buffers(group, rank, world, buf, index)
+                self._ipc = (keys, [r for r in range(world) if r != rank])
+            self.buffer = buf
+            self.handle = _Handle(ptrs)
+            for name, view in slicer(self.buffer).items():
+                setattr(self, name, view)
+            return
+        if world == 1:
             self._mapped = [torch.zeros(num_bytes, dtype=torch.int8)]
             _C.mega_moe_register_process(self._mapped[0].data_ptr())
         else:
@@ -191,7 +275,12 @@ class SymmBuffer:
                 self.num_ring_tokens, self.mma_type)
 
     def destroy(self):
-        """Unmaps every rank's buffer from this process; the object is unusable afterwards."""
+        """Unmaps every rank's buffer from this process; the object is unusable afterwards. NPU buffers of
+        several ranks: collective (the peers' imports are closed before each rank's own export)."""
+        if self._ipc is not None:
+            keys, imported = self._ipc
+            self._ipc = None
+            _close_npu_buffers(self.group, self.rank, keys, imported)
         self._mapped = []
         self.buffer = None
         self.handle = _Handle([])
@@ -202,7 +291,8 @@ def get_symm_buffer_for_mega_moe(group, num_experts, num_max_tokens_per_rank, nu
                                  activation="swiglu", device=None):
     """Collective: allocates the symmetric buffer with num_max_tokens_per_rank rounded up to the
     token alignment (384) and the default ring size (see get_ring_limit_for_mega_moe). device: None or
-    'cpu' (host memory, shared between the local ranks) or an NPU device (one rank only, for now)."""
+    'cpu' (host memory, shared between the local ranks) or an NPU device (the ranks of one node share
+    their buffers through ACL's IPC memory)."""
     _check_choice(mma_type, "mma_type", _MMA_TYPES)
     if use_fp8_dispatch is not None and bool(use_fp8_dispatch) != (mma_type == "fp8xfp4"):
         raise ValueError(f"use_fp8_dispatch: {use_fp8_dispatch} disagrees with mma_type={mma_type!r} "

@@ -287,16 +287,45 @@ def test_buffer_device_is_checked():
 
     with pytest.raises(ValueError, match="^device"):
         dg.mega.SymmBuffer(None, 8, 384, 6, 256, 128, 384, "bf16xbf16", device="meta")
-    if hasattr(torch, "npu"):  # torch_npu loaded: an NPU buffer of several ranks is not written yet
-        with pytest.raises(NotImplementedError, match="^device: .*HCCL"):
-            dg.mega.SymmBuffer(TwoRanks(), 8, 384, 6, 256, 128, 768, "bf16xbf16", device="npu")
-    else:
+    if not hasattr(torch, "npu"):
         with pytest.raises(RuntimeError, match="^device: 'npu' needs torch_npu"):
             dg.mega.SymmBuffer(TwoRanks(), 8, 384, 6, 256, 128, 768, "bf16xbf16", device="npu")
     buf = dg.mega.SymmBuffer(None, 8, 384, 6, 256, 128, 384, "bf16xbf16")
     w = tm.make_weights(8, 256, 128, 0, 1, fp8=False)
     with pytest.raises(ValueError, match="^sym_buffer: is on cpu but y is on meta"):
         dg.bf16_mega_moe(torch.empty(4, 256, dtype=torch.bfloat16, device="meta"), w.l1, w.l2, buf)
+
+
+def test_npu_ipc_buffers_of_many_ranks(tmp_path):
+    # The NPU buffers of several ranks through ACL's IPC memory, on a stand-in for the ACL calls (no NPU
+    # here): each rank exports to the others' process ids and imports their keys; importers close first.
+    log = tmp_path / "log"
+    out = run_ranks(3, tm.npu_ipc_protocol, str(log), timeout=120)
+    for rank, o in enumerate(out):
+        others = sorted(p["pid"] for r, p in enumerate(out) if r != rank)
+        assert o["exports"] == [(3, o["own"], 64, others)]
+        assert o["keys"] == [f"key-{r}-{p['pid']}" for r, p in enumerate(out)]
+        assert o["ptrs"] == [o["own"] if r == rank else 0x1000 + r for r in range(3)]
+    lines = log.read_text().splitlines()
+    for r in range(3):
+        closes = [i for i, line in enumerate(lines) if line.endswith(f"close {out[r]['keys'][r]}")]
+        owner = [i for i in closes if lines[i].startswith(f"{r} ")]
+        assert len(closes) == 3 and len(owner) == 1 and owner[0] == max(closes), lines
+
+
+@pytest.mark.parametrize("fail", ["export", "import"])
+def test_npu_ipc_failing_peer_raises_on_every_rank(tmp_path, fail):
+    log = tmp_path / "log"
+    out = run_ranks(2, tm.npu_ipc_protocol, str(log), 1, fail, timeout=120)
+    for o in out:
+        assert o["error"].startswith("device: rank 1: RuntimeError: aclrtIpcMem"), o
+    lines = log.read_text().splitlines()
+    if fail == "export":  # rank 0's key was exported and is closed; nothing was imported
+        assert lines == [f"0 close key-0-{out[0]['pid']}"]
+    else:  # rank 0 imported rank 1's key: closed before rank 1 closes it; each export closed
+        assert sorted(lines) == sorted([f"0 close key-1-{out[1]['pid']}", f"0 close key-0-{out[0]['pid']}",
+                                        f"1 close key-1-{out[1]['pid']}"])
+        assert lines.index(f"0 close key-1-{out[1]['pid']}") < lines.index(f"1 close key-1-{out[1]['pid']}")
 
 
 @needs_model

@@ -7,6 +7,7 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/comm/peer_group.hpp"
+#include "deepgemm_ascend/runtime/acl_backend.hpp"
 #include "tensor_desc.hpp"
 
 namespace deepgemm_ascend::bindings {
@@ -85,6 +86,19 @@ void bind_mega_moe(nb::module_& m) {
       nb::arg("buffer_ptrs"), nb::arg("rank"), nb::arg("shape"), nb::arg("y"), nb::arg("l1_weights"),
       nb::arg("l1_scales").none(), nb::arg("l2_weights"), nb::arg("l2_scales").none(), nb::arg("stats").none(),
       nb::arg("clamp"), nb::arg("fast_math"), Guard());
+  // ACL IPC memory for NPU buffers shared by the ranks of one node (runtime/acl_backend.hpp).
+  m.def("npu_ipc_pid", [] { return runtime::npu_ipc_pid(); }, Guard());
+  m.def(
+      "npu_ipc_export",
+      [](int device, uintptr_t ptr, size_t bytes, const std::vector<int>& importers) {
+        return runtime::npu_ipc_export(device, reinterpret_cast<void*>(ptr), bytes, importers);
+      },
+      nb::arg("device"), nb::arg("ptr"), nb::arg("bytes"), nb::arg("importers"), Guard());
+  m.def(
+      "npu_ipc_import",
+      [](int device, const std::string& key) { return uintptr_t(runtime::npu_ipc_import(device, key)); },
+      nb::arg("device"), nb::arg("key"), Guard());
+  m.def("npu_ipc_close", [](const std::string& key) { runtime::npu_ipc_close(key); }, nb::arg("key"), Guard());
   m.def("mega_moe_register_process",
         [](uintptr_t base) { comm::PeerGroup::register_process(reinterpret_cast<uint8_t*>(base)); },
         nb::arg("buffer_ptr"));

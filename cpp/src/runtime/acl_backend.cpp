@@ -40,6 +40,12 @@ void npu_copy_rows_async(int, void*, size_t, const void*, size_t, size_t, size_t
 }
 int npu_cube_cores(int) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 void* npu_workspace(int, void*, size_t) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
+int npu_ipc_pid() { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
+std::string npu_ipc_export(int, void*, size_t, const std::vector<int>&) {
+  core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
+}
+void* npu_ipc_import(int, const std::string&) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
+void npu_ipc_close(const std::string&) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 
 #else
 
@@ -141,6 +147,40 @@ void* npu_workspace(int device, void* stream, size_t bytes) {
   b.bytes = bytes;
   return b.ptr;
 }
+
+namespace {
+constexpr size_t kIpcKeyLen = 65;           // aclrtIpcMemGetExportKey: the key's fixed length
+constexpr uint64_t kIpcExportWhitelist = 0;  // ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: importers set by pid
+#ifdef ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS
+constexpr uint64_t kIpcImportPeerAccess = ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS;
+#else
+constexpr uint64_t kIpcImportPeerAccess = 0x1;  // its documented value (CANN runtime API, IPC memory sharing)
+#endif
+}  // namespace
+
+int npu_ipc_pid() {
+  int32_t pid = 0;
+  check(aclrtDeviceGetBareTgid(&pid), "aclrtDeviceGetBareTgid");
+  return int(pid);
+}
+
+std::string npu_ipc_export(int device, void* ptr, size_t bytes, const std::vector<int>& importers) {
+  check(aclrtSetDevice(device), "aclrtSetDevice");
+  char key[kIpcKeyLen] = {};
+  check(aclrtIpcMemGetExportKey(ptr, bytes, key, kIpcKeyLen, kIpcExportWhitelist), "aclrtIpcMemGetExportKey");
+  std::vector<int32_t> pids(importers.begin(), importers.end());
+  if (!pids.empty()) check(aclrtIpcMemSetImportPid(key, pids.data(), pids.size()), "aclrtIpcMemSetImportPid");
+  return std::string(key);
+}
+
+void* npu_ipc_import(int device, const std::string& key) {
+  check(aclrtSetDevice(device), "aclrtSetDevice");
+  void* ptr = nullptr;
+  check(aclrtIpcMemImportByKey(&ptr, key.c_str(), kIpcImportPeerAccess), "aclrtIpcMemImportByKey");
+  return ptr;
+}
+
+void npu_ipc_close(const std::string& key) { check(aclrtIpcMemClose(key.c_str()), "aclrtIpcMemClose"); }
 
 #endif
 

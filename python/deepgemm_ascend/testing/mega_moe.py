@@ -361,3 +361,51 @@ def late_rank_on_npu_model(rank, world, group, victim, timeout_s):
     finally:
         runtime.set_backend("host")
     return ("no error", "")
+
+
+class FakeIpc:
+    """Stands in for _C's ACL IPC calls where no NPU is (the buffer-sharing protocol's test): a key names
+    its exporter, an import returns 0x1000 + the exporter's rank, and every close is appended to a log that
+    the ranks share. fail: the call ("export" or "import") that raises on this rank."""
+
+    def __init__(self, rank, log_path, fail=None):
+        self.rank, self.log_path, self.fail, self.exports = rank, log_path, fail, []
+
+    def _log(self, line):
+        with open(self.log_path, "a") as f:
+            f.write(f"{self.rank} {line}\n")
+
+    def npu_ipc_pid(self):
+        import os
+        return os.getpid()
+
+    def npu_ipc_export(self, device, ptr, nbytes, importers):
+        import os
+        if self.fail == "export":
+            raise RuntimeError("aclrtIpcMemGetExportKey failed with ACL error 107000")
+        self.exports.append((device, ptr, nbytes, sorted(importers)))
+        return f"key-{self.rank}-{os.getpid()}"
+
+    def npu_ipc_import(self, device, key):
+        if self.fail == "import":
+            raise RuntimeError("aclrtIpcMemImportByKey failed with ACL error 107000")
+        return 0x1000 + int(key.split("-")[1])
+
+    def npu_ipc_close(self, key):
+        self._log(f"close {key}")
+
+
+def npu_ipc_protocol(rank, world, group, log_path, fail_rank=-1, fail=None):
+    """One rank of mega._share_npu_buffers / _close_npu_buffers over FakeIpc on a 64-byte host tensor
+    (device index 3): its addresses, keys and exports, or the error it raised."""
+    import os
+
+    from ..mega import _close_npu_buffers, _share_npu_buffers
+    ipc = FakeIpc(rank, log_path, fail if rank == fail_rank else None)
+    buf = torch.zeros(64, dtype=torch.int8)
+    try:
+        ptrs, keys = _share_npu_buffers(group, rank, world, buf, 3, ipc)
+    except RuntimeError as e:
+        return {"error": str(e), "pid": os.getpid()}
+    _close_npu_buffers(group, rank, keys, [r for r in range(world) if r != rank], ipc)
+    return {"ptrs": ptrs, "keys": keys, "own": buf.data_ptr(), "exports": ipc.exports, "pid": os.getpid()}

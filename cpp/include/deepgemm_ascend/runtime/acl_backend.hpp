@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace deepgemm_ascend::runtime {
 
@@ -32,6 +33,16 @@ void npu_copy_rows_async(int device, void* dst, size_t dst_pitch, const void* sr
 void* npu_workspace(int device, void* stream, size_t bytes);
 // Cube cores of `device` (ACL_DEV_ATTR_AICORE_CORE_NUM).
 int npu_cube_cores(int device);
+
+// Device memory shared between the processes of one node (ACL's IPC memory, which the 950 supports): the
+// calling process's id as ACL reports it (aclrtDeviceGetBareTgid); `bytes` at `ptr` on `device` exported
+// under a key that only the processes `importers` may import; a key imported into this process (the
+// address to use on `device`, peer access enabled); a key closed (importers first, then the exporter).
+// Throw RuntimeError with ACL's message (or why there is no NPU backend).
+int npu_ipc_pid();
+std::string npu_ipc_export(int device, void* ptr, size_t bytes, const std::vector<int>& importers);
+void* npu_ipc_import(int device, const std::string& key);
+void npu_ipc_close(const std::string& key);
 
 // The aclrtStream launches of this thread go to (null = the default stream); the Python layer sets
 // torch_npu's current stream before each NPU call, C++ callers their own.
