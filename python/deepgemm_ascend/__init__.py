@@ -7,7 +7,7 @@ from . import _C
 from . import layout, testing, utils
 from .gemm import bf16_gemm_nn, bf16_gemm_nt, bf16_gemm_tn, bf16_gemm_tt
 from .fp8_gemm import (fp8_fp4_gemm_nn, fp8_fp4_gemm_nt, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt, fp8_gemm_nn, fp8_gemm_nt,
-                       fp8_gemm_tn, fp8_gemm_tt)
+                       fp8_gemm_nt_skip_head_mid, fp8_gemm_tn, fp8_gemm_tt)
 from .grouped_gemm import (bf16_m_grouped_gemm_nt_masked, fp8_m_grouped_gemm_nt_masked,
                            get_k_alignment_for_contiguous_layout, get_m_alignment_for_contiguous_layout,
                            get_mk_alignment_for_contiguous_layout, get_theoretical_mk_alignment_for_contiguous_layout,

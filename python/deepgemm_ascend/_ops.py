@@ -88,6 +88,13 @@ def fp8_fp4_gemm(layout: str, a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d:
                     _acc(c, c_is_d, d), gran_m, gran_k_a, gran_n, gran_k_b)
 
 
+@_op("fp8_gemm_nt_skip_head_mid", ("d",))
+def fp8_gemm_nt_skip_head_mid(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, left: int, mid: int,
+                              right: int, gran_m: int, gran_k_a: int, gran_n: int, gran_k_b: int) -> None:
+    _C.fp8_gemm_nt_skip_head_mid(desc(a, "a"), desc(sfa, "sfa"), desc(b, "b"), desc(sfb, "sfb"), desc(d, "d"),
+                                 left, mid, right, gran_m, gran_k_a, gran_n, gran_k_b)
+
+
 @_op("m_grouped_gemm_contiguous", ("d",))
 def m_grouped_gemm_contiguous(layout: str, a: Tensor, sfa: Optional[Tensor], b: Tensor, sfb: Optional[Tensor],
                               d: Tensor, grouped_layout: Tensor, use_psum_layout: bool, ensure_zero_padding: bool,

@@ -146,3 +146,37 @@ def fp8_fp4_gemm_tt(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, 
 
 # Upstream aliases.
 fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt = fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt
+
+
+def fp8_gemm_nt_skip_head_mid(a, b, d, head_splits, recipe=None, compiled_dims="nk", disable_ue8m0_cast=False):
+    """D = (A * SFA) @ (B * SFB).T written with a gap in every head: B's N rows are heads of left + right
+    rows (head_splits = (left, mid, right)); the product's columns [0, left) of head h go to D columns
+    h * (left + mid + right) + [0, left), its columns [left, left + right) to h * (left + mid + right) +
+    left + mid + [0, right). D is [M, N + N / (left + right) * mid] (bfloat16 or float32, last dimension
+    contiguous); its mid columns are not written.
+
+    a = (A [M, K], SFA), b = (B [N, K], SFB): float8_e4m3fn with scales of 128 K values (`recipe`
+    (gran_m, gran_n, 128), default (1, 128, 128) for float32 scales); B's gran_n must divide left and right.
+    M == 0 is a no-op.
+
+    Raises:
+        TypeError: operand, scale or output dtypes; arguments that are not (tensor, scales) pairs.
+        ValueError: shapes, head_splits that do not divide N, recipes, D's shape or layout. Nothing is
+            written to d on error.
+    """
+    (qa, sfa), (qb, sfb) = pair(a, "a"), pair(b, "b")
+    if not (isinstance(head_splits, (tuple, list)) and len(head_splits) == 3
+            and all(isinstance(v, int) and v >= 0 for v in head_splits)):
+        raise ValueError(f"head_splits: expected (left, mid, right) of non-negative ints, got {head_splits!r}")
+    m, k = logical_size(qa, "a")
+    n, _ = logical_size(qb, "b")
+    (gm, gka), (gn, gkb) = recipes(recipe, None, None, sfb)
+    if gka != 128:
+        raise ValueError(f"recipe: fp8_gemm_nt_skip_head_mid takes scales of 128 K values, got gran_k {gka}")
+    sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast)
+    sfb = required_scales(sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast)
+    gm = 1 if sfa.dtype != torch.float32 else gm  # packed layouts hold one scale row per row
+    gn = 1 if sfb.dtype != torch.float32 else gn
+    _ops.check_tensors(a=qa, sfa=sfa, b=qb, sfb=sfb, d=d)
+    left, mid, right = head_splits
+    _ops.fp8_gemm_nt_skip_head_mid(qa, sfa, qb, sfb, d, left, mid, right, gm, gka, gn, gkb)

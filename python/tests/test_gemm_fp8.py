@@ -253,3 +253,60 @@ def test_block_ue8m0_scales_regrouped_to_the_mx_block_are_the_same_scaling(k):
     for d in (d128, d32):
         assert calc_diff(d, ref) < 1e-6
         assert torch.allclose(d.double(), ref, rtol=1e-4, atol=1e-3 * ref.abs().max().item())
+
+
+# ---- fp8_gemm_nt_skip_head_mid (upstream's head-split epilogue) ----------------------------------------
+
+def _skip_head_mid_reference(qa, qb, heads, splits, fill):
+    left, mid, right = splits
+    ref = (qa.deq @ qb.deq.T).view(qa.deq.shape[0], heads, left + right)
+    gap = torch.full((ref.shape[0], heads, mid), fill, dtype=torch.float64)
+    return torch.cat([ref[:, :, :left], gap, ref[:, :, left:]], 2).view(ref.shape[0], -1)
+
+
+@pytest.mark.parametrize("m,k,splits,heads,gran_n,out", [
+    (70, 256, (32, 16, 32), 3, 1, torch.bfloat16),
+    (33, 384, (128, 64, 128), 2, 128, torch.float32),
+    (1, 128, (16, 0, 48), 2, 1, torch.bfloat16),
+    (0, 128, (8, 8, 8), 2, 1, torch.bfloat16),
+], ids=["per-token-B", "block-B-fp32", "no-gap-M1", "M0"])
+def test_skip_head_mid(m, k, splits, heads, gran_n, out):
+    torch.manual_seed(m + k)
+    left, mid, right = splits
+    n = heads * (left + right)
+    qa = Quantised(torch.randn(m, k), "fp8", 1, 128, False)
+    qb = Quantised(torch.randn(n, k), "fp8", gran_n, 128, False)
+    d = torch.full((m, n + heads * mid), 7.0, dtype=out)
+    dg.fp8_gemm_nt_skip_head_mid((qa.q, qa.sf), (qb.q, qb.sf), d, splits, recipe=(1, gran_n, 128))
+    if m == 0:
+        return
+    ref = _skip_head_mid_reference(qa, qb, heads, splits, 7.0)
+    got = d.double()
+    gap = got.view(m, heads, -1)[:, :, left:left + mid]
+    assert bool((gap == 7.0).all()), "the mid columns must stay untouched"
+    assert calc_diff(got, ref) < 1e-5
+    tol = 2.0 ** -8 if out == torch.bfloat16 else 1e-5
+    assert ((got - ref).abs() <= tol * ref.abs() + 1e-4 * k).all()
+
+
+def test_skip_head_mid_validation():
+    qa = Quantised(torch.randn(8, 128), "fp8", 1, 128, False)
+    qb = Quantised(torch.randn(128, 128), "fp8", 1, 128, False)
+    qb_block = Quantised(torch.randn(128, 128), "fp8", 128, 128, False)
+    d = poison_(torch.empty(8, 192, dtype=torch.bfloat16))
+    before = d.clone()
+    a, b, b_block, r = (qa.q, qa.sf), (qb.q, qb.sf), (qb_block.q, qb_block.sf), (1, 1, 128)
+    cases = [
+        (ValueError, "^head_splits", lambda: dg.fp8_gemm_nt_skip_head_mid(a, b, d, (48, 64, 48), recipe=r)),
+        (ValueError, "^head_splits", lambda: dg.fp8_gemm_nt_skip_head_mid(a, b_block, d, (32, 32, 32))),  # gran_n
+        (ValueError, "^head_splits", lambda: dg.fp8_gemm_nt_skip_head_mid(a, b, d, (64, -1, 64), recipe=r)),
+        (ValueError, "^d", lambda: dg.fp8_gemm_nt_skip_head_mid(a, b, d, (64, 16, 64), recipe=r)),  # [8, 160]
+        (TypeError, "^a", lambda: dg.fp8_gemm_nt_skip_head_mid((qa.q.to(torch.float8_e5m2), qa.sf), b, d,
+                                                               (64, 32, 64), recipe=r)),
+        (ValueError, "^recipe", lambda: dg.fp8_gemm_nt_skip_head_mid(a, b, d, (64, 32, 64), recipe=(1, 1, 32))),
+    ]
+    for exc, match, call in cases:
+        with pytest.raises(exc, match=match):
+            call()
+    assert torch.equal(d.view(torch.int16), before.view(torch.int16)), "nothing is written on error"
+

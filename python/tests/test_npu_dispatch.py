@@ -71,6 +71,13 @@ def _fp8_gemm(name):  # DeepSeek's (1, 128) x (128, 128) recipe, operands stored
     return call
 
 
+def _skip_head_mid():
+    import test_gemm_fp8 as tf
+    qa = tf.Quantised(torch.randn(64, 256), "fp8", 1, 128, False)
+    qb = tf.Quantised(torch.randn(256, 256), "fp8", 128, 128, False)
+    dg.fp8_gemm_nt_skip_head_mid((qa.q, qa.sf), (qb.q, qb.sf), torch.empty(64, 320, dtype=BF16), (128, 64, 128))
+
+
 def _m_grouped(name, fp8, nn=False):
     def call():
         g, rows, n, k = 2, 128, 64, 256
@@ -183,6 +190,7 @@ def _mega(fp8):
 CALLS = {
     **{f"bf16_gemm_{l}": _gemm(l) for l in ("nt", "nn", "tn", "tt")},
     **{f"{p}_gemm_{l}": _fp8_gemm(f"{p}_gemm_{l}") for p in ("fp8", "fp8_fp4") for l in ("nt", "nn", "tn", "tt")},
+    "fp8_gemm_nt_skip_head_mid": _skip_head_mid,
     "m_grouped_bf16_gemm_nt_contiguous": _m_grouped("m_grouped_bf16_gemm_nt_contiguous", False),
     "m_grouped_bf16_gemm_nn_contiguous": _m_grouped("m_grouped_bf16_gemm_nn_contiguous", False, nn=True),
     "m_grouped_fp8_gemm_nt_contiguous": _m_grouped("m_grouped_fp8_gemm_nt_contiguous", True),

@@ -49,6 +49,13 @@ struct ScaleRecipe {
 void fp8_fp4_gemm(const std::string& layout, const TensorView& a, const TensorView& sfa, const TensorView& b,
                   const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe recipe_a,
                   ScaleRecipe recipe_b);
+// FP8 D = A @ B^T written with a gap in every head (upstream's EpilogueHeadSplits): B's N rows are heads of
+// left + right rows; column c of head h of the product goes to D column h * (left + mid + right) + c for
+// c < left, + mid after that; D [M, N + N / (left + right) * mid] bf16 or fp32, its mid columns untouched.
+// A, B float8_e4m3fn; scales as fp8_fp4_gemm with gran_k 128 (B's gran_n must divide left and right).
+void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                               const TensorView& d, int64_t left, int64_t mid, int64_t right, ScaleRecipe recipe_a,
+                               ScaleRecipe recipe_b);
 
 // ---- MoE grouped GEMMs ------------------------------------------------------------------------
 // BF16 when sfa / sfb are null, FP8 / FP4 with scales (as fp8_fp4_gemm) otherwise. D is written in

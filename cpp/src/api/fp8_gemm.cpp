@@ -1,4 +1,7 @@
-// Dense FP8 / FP4 GEMM entry point: operand formats, scale layouts and recipes.
+// Dense FP8 / FP4 GEMM entry points: operand formats, scale layouts and recipes; the head-split output of
+// fp8_gemm_nt_skip_head_mid as two M-grouped masked GEMMs over the heads.
+#include <vector>
+
 #include "deepgemm_ascend/api.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
@@ -36,6 +39,64 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
   api::launch_gemm("fp8_fp4_gemm",
                    {s.m, s.n, s.k, a_bits, b_bits, 16, int(core::itemsize(d.dtype)), c != nullptr, 1, promote_k},
                    args);
+}
+
+namespace {
+
+// Bytes from the scales of row 0 to those of row `rows` (a multiple of the scales' gran_mn).
+int64_t scale_row_bytes(const layout::ScaleRef& s, int64_t rows) {
+  return static_cast<const uint8_t*>(s.shifted(rows).base) - static_cast<const uint8_t*>(s.base);
+}
+
+}  // namespace
+
+void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                               const TensorView& d, int64_t left, int64_t mid, int64_t right, ScaleRecipe recipe_a,
+                               ScaleRecipe recipe_b) {
+  api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}});
+  const bool npu = api::on_npu_target(a);
+  if (!npu) api::require_host(a, "a");
+  api::require_dtype(a, "a", {DType::kFP8E4M3});
+  api::require_dtype(b, "b", {DType::kFP8E4M3});
+  const api::Operand oa = api::operand(a, "a"), ob = api::operand(b, "b");
+  using F = tile::OperandFormat;
+  const int64_t m = oa.rows, k = oa.cols, n = ob.rows;
+  DGA_REQUIRE(ob.cols == k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", k, " but b ", b.shape_str(),
+              " has K=", ob.cols);
+  DGA_REQUIRE(n > 0 && k > 0, kValue, "b", "N and K must be positive, got ", b.shape_str());
+  DGA_REQUIRE(left >= 0 && mid >= 0 && right >= 0 && left + right > 0 && n % (left + right) == 0, kValue,
+              "head_splits", "(left, mid, right) = (", left, ", ", mid, ", ", right,
+              ") must be non-negative with left + right > 0 dividing N = ", n);
+  const int64_t heads = n / (left + right), width = left + mid + right;
+  api::check_recipe(recipe_a, "recipe_a");
+  api::check_recipe(recipe_b, "recipe_b");
+  DGA_REQUIRE(recipe_a.gran_k == 128 && recipe_b.gran_k == 128, kValue, "recipe",
+              "fp8_gemm_nt_skip_head_mid takes scales of 128 K values, got gran_k ", recipe_a.gran_k, " / ",
+              recipe_b.gran_k);
+  const layout::ScaleRef sa = api::scales(sfa, "sfa", m, k, recipe_a), sb = api::scales(sfb, "sfb", n, k, recipe_b);
+  DGA_REQUIRE(left % sb.gran_mn == 0 && right % sb.gran_mn == 0, kValue, "head_splits", "left ", left, " and right ",
+              right, " must be multiples of the B scales' gran_n ", sb.gran_mn);
+  api::validate_output(d, nullptr, m, heads * width, {{"a", &a}, {"b", &b}, {"sfa", &sfa}, {"sfb", &sfb}});
+  if (m == 0) return;
+  const layout::MatrixRef am = api::matrix(a, 8, false), bm = api::matrix(b, 8, false);
+  const block::EpilogueArgs e = api::epilogue(d, nullptr);
+  const std::vector<int32_t> all_rows(static_cast<size_t>(heads), static_cast<int32_t>(m));
+  // One masked launch per side of the gap: group h is head h (A shared, B and D a head apart).
+  for (const auto& [first, cols, col0] : {std::tuple{int64_t(0), left, int64_t(0)}, std::tuple{left, right, left + mid}}) {
+    if (cols == 0) continue;
+    kernel::MaskedProblems<kernel::HostRows> problems{am, bm, e, 0, (left + right) * bm.row_stride, width, heads,
+                                                      {all_rows.data()}, {true, sa, sb.shifted(first)},
+                                                      0, scale_row_bytes(sb, left + right)};
+    problems.b.origin += first * bm.row_stride, problems.b.rows = cols;
+    problems.e.d.origin += col0 * e.d.col_stride, problems.e.d.cols = cols;
+    if (npu) {
+      api::npu_masked_gemm(problems, {F::kE4M3, F::kE4M3}, nullptr, d, m);
+      continue;
+    }
+    kernel::GemmArgs args{nullptr, 0, {}, {F::kE4M3, F::kE4M3}, true};
+    api::launch_gemm("fp8_gemm_nt_skip_head_mid",
+                     {m, cols, k, 8, 8, 16, int(core::itemsize(d.dtype)), false, 1, 128}, args, problems);
+  }
 }
 
 }  // namespace deepgemm_ascend

@@ -172,6 +172,16 @@ NB_MODULE(_C, m) {
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"),
       nb::arg("c").none(), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+  m.def(
+      "fp8_gemm_nt_skip_head_mid",
+      [](const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b, const TensorDesc& sfb, const TensorDesc& d,
+         int64_t left, int64_t mid, int64_t right, int64_t gran_m, int64_t gran_k_a, int64_t gran_n,
+         int64_t gran_k_b) {
+        dga::fp8_gemm_nt_skip_head_mid(view(a, "a"), view(sfa, "sfa"), view(b, "b"), view(sfb, "sfb"), view(d, "d"),
+                                       left, mid, right, {gran_m, gran_k_a}, {gran_n, gran_k_b});
+      },
+      nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"), nb::arg("left"), nb::arg("mid"),
+      nb::arg("right"), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
   const auto opt_view = &dga::bindings::opt_view;
   m.def(
       "m_grouped_gemm_contiguous",
