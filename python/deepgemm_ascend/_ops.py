@@ -21,9 +21,10 @@ _is_wrapped = getattr(getattr(torch._C, "_functorch", None), "is_functorch_wrapp
 
 
 def _plain(args):
-    """True for an eager call on ordinary tensors: no compiler tracing, no tensor subclass (fake, meta
-    propagation) and no functorch wrapper — then the dispatcher can be skipped (~25 us a call)."""
-    if torch.compiler.is_compiling():
+    """True for an eager call on ordinary tensors: no compiler tracing, no profiler (bench_kineto times the
+    dispatched ops), no tensor subclass (fake, meta propagation) and no functorch wrapper — then the
+    dispatcher can be skipped (~25 us a call)."""
+    if torch.compiler.is_compiling() or torch.autograd._profiler_enabled():  # the profiler sees dispatched ops
         return False
     return all(type(a) is torch.Tensor and not _is_wrapped(a) for a in args if isinstance(a, torch.Tensor))
 

@@ -19,6 +19,56 @@ set_num_sms = set_num_ai_cores
 get_num_sms = get_num_ai_cores
 
 
+def set_block_size_multiple_of(new_value):
+    """Every GEMM tile config chosen afterwards has block_m a multiple of m and block_n a multiple of n
+    (new_value: an int for both, or (m, n); powers of two up to 256, 1 = no constraint). A GEMM that no
+    tile config fits raises ValueError naming set_block_size_multiple_of."""
+    if isinstance(new_value, bool) or not (isinstance(new_value, int) or (
+            isinstance(new_value, (tuple, list)) and len(new_value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in new_value))):
+        raise TypeError(f"new_value: expected an int or a (block_m, block_n) pair of ints, got {new_value!r}")
+    m, n = (new_value, new_value) if isinstance(new_value, int) else tuple(new_value)
+    _C.set_block_size_multiple_of(m, n)
+
+
+_knobs = {"tc_util": 0, "pdl": False, "ignore_compile_dims": False}
+
+
+def set_tc_util(new_tc_util):
+    """Upstream's tensor-core utilisation target in percent (0 = 100). Validated (an int in [0, 100]) and
+    kept; no Ascend kernel reads it (the 950's cube has no partial-utilisation mode)."""
+    if isinstance(new_tc_util, bool) or not isinstance(new_tc_util, int) or not 0 <= new_tc_util <= 100:
+        raise ValueError(f"new_tc_util: expected an int in [0, 100], got {new_tc_util!r}")
+    _knobs["tc_util"] = new_tc_util
+
+
+def get_tc_util():
+    """The value set_tc_util kept, 100 for 0 (upstream's reading)."""
+    return _knobs["tc_util"] or 100
+
+
+def set_pdl(new_enable_pdl):
+    """Upstream's programmatic dependent launch switch. Validated (a bool) and kept; Ascend launches on
+    one stream are ordered by the stream and have no PDL, so it changes nothing."""
+    if not isinstance(new_enable_pdl, bool):
+        raise TypeError(f"new_enable_pdl: expected a bool, got {type(new_enable_pdl).__name__}")
+    _knobs["pdl"] = new_enable_pdl
+
+
+def get_pdl():
+    """The value set_pdl kept (False by default)."""
+    return _knobs["pdl"]
+
+
+def set_ignore_compile_dims(new_value):
+    """Upstream's switch to compile JIT kernels without the shape dimensions as constants. Validated (a
+    bool) and kept; this package's JIT entries (DGA_JIT=1) are specialised by tile config only, never by
+    shape, so it changes nothing."""
+    if not isinstance(new_value, bool):
+        raise TypeError(f"new_value: expected a bool, got {type(new_value).__name__}")
+    _knobs["ignore_compile_dims"] = new_value
+
+
 def set_host_isa(isa):
     """Force the host micro-kernel ISA ('amx', 'avx512bf16', 'avx2' or 'scalar'); None restores the default."""
     if isa is None:

@@ -2,6 +2,7 @@
 // package (storage pointer, storage offset, dtype name, shape, strides, device), so the extension is
 // independent of torch. Kernels run with the GIL released.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -298,6 +299,11 @@ NB_MODULE(_C, m) {
   m.def("decode", &decode, Guard());
   m.def("get_num_ai_cores", &dga::get_num_ai_cores);
   m.def("set_num_ai_cores", &dga::set_num_ai_cores, nb::arg("num"));
+  m.def(
+      "set_block_size_multiple_of",
+      [](int64_t block_m, int64_t block_n) { dga::heuristics::set_block_size_multiple_of(block_m, block_n); },
+      nb::arg("block_m"), nb::arg("block_n"), Guard());
+  m.def("get_block_size_multiple_of", [] { return dga::heuristics::block_size_multiple_of(); });
   m.def("set_checked_mode", &dga::runtime::set_checked_mode);
   m.def("set_backend", &dga::runtime::set_backend, nb::arg("name"), Guard());
   m.def("get_backend", &dga::runtime::backend);

@@ -1,10 +1,13 @@
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
+#include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 
 namespace deepgemm_ascend::heuristics {
@@ -40,7 +43,23 @@ BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
   return u;
 }
 
+namespace {
+std::atomic<int64_t> g_block_m_multiple{1}, g_block_n_multiple{1};
+}  // namespace
+
+void set_block_size_multiple_of(int64_t m, int64_t n) {
+  constexpr int64_t kLargest = kBlockMN[std::size(kBlockMN) - 1];
+  for (const auto& [v, arg] : {std::pair{m, "block_m"}, std::pair{n, "block_n"}})
+    DGA_REQUIRE(v >= 1 && v <= kLargest && (v & (v - 1)) == 0, kValue, "new_value", "the ", arg,
+                " multiple must be a power of two in [1, ", kLargest, "] (the tile sizes are), got ", v);
+  g_block_m_multiple = m;
+  g_block_n_multiple = n;
+}
+
+std::pair<int64_t, int64_t> block_size_multiple_of() { return {g_block_m_multiple.load(), g_block_n_multiple.load()}; }
+
 bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
+  if (t.block_m % g_block_m_multiple.load() != 0 || t.block_n % g_block_n_multiple.load() != 0) return false;
   if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
   if (t.block_k % t.l0_k != 0) return false;
   if (d.promote_k > 0 && t.l0_k != d.promote_k) return false;
@@ -95,7 +114,9 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
   double best_score = INFINITY;
   const int64_t m_cap = align_up(std::max<int64_t>(d.m, 1), kFractalRows);
   const int64_t n_cap = align_up(std::max<int64_t>(d.n, 1), kFractalRows);
-  const int64_t m_floor = align_up(std::max<int64_t>(d.m_multiple, 1), kFractalRows);
+  const auto [bm_multiple, bn_multiple] = block_size_multiple_of();
+  const int64_t m_floor = align_up(std::max({d.m_multiple, bm_multiple, int64_t(1)}), kFractalRows);
+  const int64_t n_floor = align_up(bn_multiple, kFractalRows);
   // Tiles compute only align16(rows) x align16(cols), so the smallest block that covers all of M (N)
   // costs what an exact one would; larger ones add nothing.
   auto covers = [](int64_t prev, int64_t cap) { return prev >= cap; };
@@ -105,7 +126,7 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
     prev_bm = bm;
     int64_t prev_bn = 0;
     for (int64_t bn : kBlockMN) {
-      if (covers(prev_bn, n_cap)) break;
+      if (covers(prev_bn, std::max(n_cap, n_floor))) break;
       prev_bn = bn;
       for (int64_t bk : kBlockK)
         for (int64_t l0k : kL0K) {
@@ -129,6 +150,9 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
         }
     }
   }
+  DGA_REQUIRE(best_score < INFINITY || (bm_multiple == 1 && bn_multiple == 1), kValue, "set_block_size_multiple_of",
+              "no tile config has block_m a multiple of ", bm_multiple, " and block_n a multiple of ", bn_multiple,
+              " for ", to_string(d));
   const int64_t m_tiles = ceil_div(std::max<int64_t>(d.m, 1), best.tiling.block_m);
   const int64_t n_tiles = ceil_div(std::max<int64_t>(d.n, 1), best.tiling.block_n);
   best.swizzle = {arch.swizzle_band, m_tiles >= n_tiles};

@@ -3,6 +3,8 @@
 // target cannot overlap them), and the cheapest wins.
 #pragma once
 
+#include <utility>
+
 #include <cstdint>
 
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
@@ -39,6 +41,11 @@ bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch);
 GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes, int cores,
                        bool mx = false);
 GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch);
+
+// Upstream's set_block_size_multiple_of: every GEMM tile config chosen afterwards (host and NPU) has
+// block_m a multiple of `m` and block_n a multiple of `n` (powers of two up to 256; 1 = no constraint).
+void set_block_size_multiple_of(int64_t m, int64_t n);
+std::pair<int64_t, int64_t> block_size_multiple_of();
 
 template <class Arch>
 GemmConfig select_gemm_config(const GemmDesc& d) {
