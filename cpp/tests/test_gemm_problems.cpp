@@ -59,10 +59,12 @@ TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
       {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
       {}, false}, n * k, groups, align, {ids.data()}};
   ASSERT_EQ(problems.count(), 5);
-  EXPECT_EQ(problems.get(1).a.rows, 72);  // rows 128-199 of group 0
-  EXPECT_EQ(problems.get(3).a.rows, 0);   // padding only
+  EXPECT_EQ(problems.get(1).a.rows, 128);  // rows 128-199 of group 0 and its padding rows 200-255 (upstream)
+  EXPECT_EQ(problems.get(3).a.rows, 0);    // a chunk that starts with padding
+  EXPECT_EQ(problems.get(4).a.rows, 128);  // rows 512-600 of group 1 and its padding to the chunk's end
   run(problems);
-  for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r)], a, b, n, k, n);
+  // A chunk's rows take the group of its first row (padding rows of a group too); chunks of padding untouched.
+  for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r / align * align)], a, b, n, k, n);
 }
 
 TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {

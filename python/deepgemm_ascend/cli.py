@@ -71,8 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .bench import available_kernels
     from .testing.shapes import LAYOUTS
 
+    from . import _C
+
     parser = argparse.ArgumentParser(
         prog="deepgemm-ascend", description="deepgemm-ascend: build information and benchmarks against torch.")
+    parser.add_argument("--version", action="version", version=f"deepgemm-ascend {_C.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -88,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Unless OMP_WAIT_POLICY is set, bench re-executes itself with OMP_WAIT_POLICY=PASSIVE so that torch's "
                "idle OpenMP threads do not spin on the cores our kernel runs on next (see docs/PERFORMANCE.md).")
     bench.add_argument("--kernels", default="bf16", type=_parse_list,
-                       help=f"comma-separated kernel families (available: {', '.join(available_kernels())})")
+                       help=f"comma-separated kernel families (available: {', '.join(available_kernels())}; "
+                            "default: bf16)")
     shapes = bench.add_mutually_exclusive_group()
     shapes.add_argument("--shapes", type=_parse_shapes, metavar='"M,N,K;M,N,K"',
                         help="explicit shapes (default: the kernel's benchmark set; moe reads M as routed rows "

@@ -70,8 +70,8 @@ _SPLIT_KV = 256  # KV tokens per work unit of the paged schedule
 def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, indices=None):
     """Schedule of the paged MQA kernel: int32 [num_sms + 1, 2], row s = (first request, first KV split)
     of AI core s, the last row a one-past-the-end sentinel. Work units are 256-token KV splits of each
-    request's longest length (negative lengths count as 0), balanced by prefix sums; computed by tensor
-    ops on context_lens' device, with no host sync. Regenerate it after set_num_ai_cores: the paged call
+    request's longest length, balanced by prefix sums; computed by tensor ops on context_lens' device,
+    with no host sync on a device (CPU: a negative length raises ValueError; NPU: it counts as 0). Regenerate it after set_num_ai_cores: the paged call
     checks its shape against get_num_ai_cores(). The kernels walk every (request, page) themselves and
     do not read it.
     """
@@ -84,6 +84,8 @@ def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, indices=None)
     if indices is not None and (not isinstance(indices, torch.Tensor) or indices.dtype != torch.int32):
         raise TypeError("indices: expected an int32 tensor")
     dev, batch = context_lens.device, context_lens.shape[0]
+    if dev.type == "cpu" and context_lens.numel() and int(context_lens.min()) < 0:
+        raise ValueError(f"context_lens: lengths must be >= 0, got {int(context_lens.min())}")
     if batch == 0 or context_lens.shape[1] == 0:
         return torch.zeros(num_sms + 1, 2, dtype=torch.int32, device=dev)
     # Tensor ops on context_lens' device, no host sync: core s starts at unit ceil(total * s / num_sms).

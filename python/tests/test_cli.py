@@ -41,6 +41,14 @@ def test_console_script_on_path(tmp_path):
         assert label in res.stdout
 
 
+def test_version_and_bench_help(tmp_path):
+    import deepgemm_ascend as dg
+    res = run_module("--version", cwd=tmp_path)
+    assert res.returncode == 0 and res.stdout.strip() == f"deepgemm-ascend {dg.__version__}", res.stderr
+    res = run_module("bench", "--help", cwd=tmp_path)
+    assert res.returncode == 0 and "default: bf16" in " ".join(res.stdout.split())
+
+
 def test_info_json(tmp_path):
     res = run_module("info", "--json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr

@@ -39,6 +39,21 @@ def test_matches_tf32_reference(m, n, k, num_splits):
     assert calc_diff(d3.sum(0), a.double() @ bt.T) < 1e-8
 
 
+def test_more_splits_than_k_blocks_write_zeros():
+    # Upstream asserts only num_splits >= 1: a split with no K block writes zeros to its D and sqr_sum.
+    torch.manual_seed(5)
+    m, n, k, s = 5, 8, 256, 7
+    a, b = torch.randn(m, k).bfloat16(), torch.randn(n, k)
+    d, sq = poison_(torch.empty(s, m, n)), poison_(torch.empty(s, m))
+    dg.tf32_hc_prenorm_gemm(a, b, d, sq, s)
+    for i, (k0, k1) in enumerate(splits_of(k, s)):
+        if k1 == k0:
+            assert (d[i] == 0).all() and (sq[i] == 0).all(), i
+        else:
+            assert calc_diff(d[i], a[:, k0:k1].double() @ b[:, k0:k1].double().T) < 1e-8
+            assert calc_diff(sq[i], (a[:, k0:k1].double() ** 2).sum(-1)) < 1e-8
+
+
 @pytest.mark.parametrize("value,used", [
     (1.0 + 2.0 ** -12, 1.0 + 2.0 ** -12),            # hi 1, lo 2^-12: kept (TF32 would round to 1)
     (1.0 + 2.0 ** -8 + 2.0 ** -20, 1.0 + 2.0 ** -8),  # hi 1 (tie to even), lo 2^-8: 2^-20 is below lo's 8 bits

@@ -69,6 +69,8 @@ def test_metadata_shape_and_bounds():
     meta = dg.get_paged_mqa_logits_metadata(lens, 64, 4)
     assert meta.shape == (5, 2) and meta.dtype == torch.int32
     assert meta[-1, 0] == 3 and (meta[:, 0].diff() >= 0).all()
+    with pytest.raises(ValueError, match="^context_lens: lengths must be >= 0, got -5"):
+        dg.get_paged_mqa_logits_metadata(torch.tensor([[300], [-5]], dtype=torch.int32), 64, 4)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -320,6 +320,32 @@ def build_matrix():
     for name in ("get_num_ai_cores", "get_num_sms", "info", "is_checked_mode", "get_cmake_dir"):
         m[name] = [simple("type", TypeError, getattr(dg, name).__name__, getattr(dg, name), 1)]
     m["set_checked_mode"] = [simple("type", TypeError, "on", dg.set_checked_mode, "yes")]
+    # upstream's knobs
+    m["set_tc_util"] = [simple("value", ValueError, "new_tc_util", dg.set_tc_util, 101)]
+    m["get_tc_util"] = [simple("type", TypeError, "get_tc_util", dg.get_tc_util, 1)]
+    m["set_pdl"] = [simple("type", TypeError, "new_enable_pdl", dg.set_pdl, 1)]
+    m["get_pdl"] = [simple("type", TypeError, "get_pdl", dg.get_pdl, 1)]
+    m["set_ignore_compile_dims"] = [simple("type", TypeError, "new_value", dg.set_ignore_compile_dims, None)]
+    m["set_block_size_multiple_of"] = [simple("value", ValueError, "new_value", dg.set_block_size_multiple_of, 3),
+                                       simple("type", TypeError, "new_value", dg.set_block_size_multiple_of, 2.0)]
+    # the vendor-BLAS baseline
+    for lay in ("nt", "nn", "tn", "tt"):
+        fn = getattr(dg, f"cublaslt_gemm_{lay}")
+        d = out(32, 48)
+        m[f"cublaslt_gemm_{lay}"] = [simple("shape", ValueError, "d", fn, bf16(32, 64) if lay[0] == "n" else bf16(64, 32),
+                                            bf16(48, 64) if lay[1] == "t" else bf16(64, 48), out(32, 47), outputs=()),
+                                     simple("dtype", TypeError, "b", fn, bf16(32, 64) if lay[0] == "n" else bf16(64, 32),
+                                            torch.randn(48, 64) if lay[1] == "t" else torch.randn(64, 48), d,
+                                            outputs=(d,))]
+    m["fp8_gemm_nt_skip_head_mid"] = [
+        simple("value", ValueError, "head_splits", dg.fp8_gemm_nt_skip_head_mid, (fp8(8, 128), torch.ones(8, 1)),
+               (fp8(96, 128), torch.ones(96, 1)), out(8, 128, dtype=torch.bfloat16), (64, 32, 64), (1, 1, 128))]
+    m["get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor"] = [
+        simple("value", NotImplementedError, "get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor",
+               dg.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor)]
+    # upstream's distributed helpers (before any process group exists)
+    m["init_dist"] = [simple("type", TypeError, "local_rank", dg.init_dist, "0", 1)]
+    m["uneven_all_gather"] = [simple("type", TypeError, "tensor", dg.uneven_all_gather, [1, 2])]
     m["set_host_isa"] = [simple("value", ValueError, "host ISA", dg.set_host_isa, "sse9")]
     # Mega MoE
     m["get_symm_buffer_for_mega_moe"] = [

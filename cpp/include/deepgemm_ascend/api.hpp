@@ -64,8 +64,9 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
 // M-grouped contiguous: A [M, K]; B [G, N, K] ("nt") or [G, K, N] ("nn"); D [M, N] bf16, no C.
 // grouped_layout int32: [M] group id per row (-1 = padding row), or with use_psum_layout [G] end
 // offsets (group g covers rows [align(end[g-1], alignment), end[g])). Segments start at multiples of
-// get_mk_alignment_for_contiguous_layout(). With use_psum_layout and ensure_zero_padding the gap rows
-// of D are zeroed. SFA [M, SK] (gran_mn 1); SFB [G, ceil(N / gran_n), SK] (or packed per group).
+// get_mk_alignment_for_contiguous_layout(). Per-row ids: a group's padding rows up to its next aligned row
+// are computed with the group (as upstream computes whole aligned blocks); rows of an aligned chunk that
+// starts with -1 are untouched. With use_psum_layout and ensure_zero_padding the gap rows of D are zeroed. SFA [M, SK] (gran_mn 1); SFB [G, ceil(N / gran_n), SK] (or packed per group).
 void m_grouped_gemm_contiguous(const std::string& layout, const TensorView& a, const TensorView* sfa,
                                const TensorView& b, const TensorView* sfb, const TensorView& d,
                                const TensorView& grouped_layout, bool use_psum_layout, bool ensure_zero_padding,

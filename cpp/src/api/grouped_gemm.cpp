@@ -102,8 +102,9 @@ void launch(const char* name, const std::vector<kernel::GemmProblem>& problems, 
 
 int64_t get_mk_alignment_for_contiguous_layout() { return g_mk_alignment.load(); }
 void set_mk_alignment_for_contiguous_layout(int64_t alignment) {
-  DGA_REQUIRE(alignment > 0 && alignment % tile::kCubeBlock == 0, kValue, "alignment",
-              "must be a positive multiple of ", tile::kCubeBlock, ", got ", alignment);
+  constexpr int64_t kMaxAlignment = int64_t(1) << 16;  // rows of one segment's padding; far beyond any tile
+  DGA_REQUIRE(alignment > 0 && alignment <= kMaxAlignment && alignment % tile::kCubeBlock == 0, kValue, "alignment",
+              "must be a positive multiple of ", tile::kCubeBlock, " up to ", kMaxAlignment, ", got ", alignment);
   g_mk_alignment.store(alignment);
 }
 
@@ -165,13 +166,16 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
   const block::EpilogueArgs epi = api::epilogue(d, nullptr);
   std::vector<kernel::GemmProblem> problems;
   int64_t covered = 0;
-  for (const Segment& s : segs) {
+  for (const Segment& seg : segs) {
+    // Per-row ids: the padding rows (-1) up to the group's next aligned row are computed with the group too, as
+    // upstream computes whole aligned blocks (the next group starts there: validated above).
+    const int64_t rows = use_psum_layout ? seg.rows : std::min(layout::align_up(seg.start + seg.rows, align), m) - seg.start;
     block::EpilogueArgs e = epi;
-    e.d = epi.d.block(s.start, 0, s.rows, n);
+    e.d = epi.d.block(seg.start, 0, rows, n);
     block::Scaling sc{};
-    if (f.scaled) sc = {true, sa.shifted(s.start), sb[size_t(s.group)]};
-    problems.push_back({am.block(s.start, 0, s.rows, k), api::matrix(group_view(b, s.group), b_bits, tb), e, sc});
-    covered += s.rows;
+    if (f.scaled) sc = {true, sa.shifted(seg.start), sb[size_t(seg.group)]};
+    problems.push_back({am.block(seg.start, 0, rows, k), api::matrix(group_view(b, seg.group), b_bits, tb), e, sc});
+    covered += rows;
   }
   if (use_psum_layout && ensure_zero_padding) {
     // Gap rows between a group's end and the next aligned start.

@@ -23,6 +23,13 @@ constexpr int64_t kKBlock = 64;   // K granularity of the splits
 constexpr int64_t kMaxN = 128;
 constexpr int64_t kNMultiple = 8;
 
+// A host fp32 [rows, cols] view (any row stride) set to 0.
+void zero_fp32(const TensorView& t) {
+  auto* p = t.as<float>();
+  for (int64_t r = 0; r < t.shape[0]; ++r)
+    for (int64_t c = 0; c < t.shape[1]; ++c) p[r * t.stride(0) + c * t.stride(1)] = 0.0f;
+}
+
 TensorView slice(const TensorView& t, int64_t s) {  // [S, ...][s], or t itself when unsplit
   return s < 0 ? t : api::index_leading(t, s);
 }
@@ -87,8 +94,8 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
   DGA_REQUIRE(n > 0 && n <= kMaxN && n % kNMultiple == 0, kValue, "b", "N must be a positive multiple of ",
               kNMultiple, " up to ", kMaxN, ", got ", n);
   DGA_REQUIRE(k > 0 && k % kKBlock == 0, kValue, "a", "K must be a positive multiple of ", kKBlock, ", got ", k);
-  DGA_REQUIRE(num_splits >= 0 && num_splits <= k / kKBlock, kValue, "num_splits", "must be in [1, K / ", kKBlock,
-              "] or None, got ", num_splits);
+  // As upstream, any number of splits: a split with no K block writes zeros to its D and sqr_sum.
+  DGA_REQUIRE(num_splits >= 0, kValue, "num_splits", "must be a positive int or None, got ", num_splits);
   const int64_t splits = num_splits > 0 ? num_splits : 1;
   api::require_dtype(d, "d", {DType::kFP32});
   api::require_dtype(sqr_sum, "sqr_sum", {DType::kFP32});
@@ -126,6 +133,10 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
       const kernel::HcKRange r = kernel::hc_split_range(blocks, splits, s);
       // The lo pass adds onto the hi pass.
       const int64_t k0 = r.first * kKBlock, ks = r.count * kKBlock;
+      if (ks == 0) {  // a split with no K block: D = 0 (more splits than K blocks, as upstream allows)
+        if (part == 0) zero_fp32(ds);
+        continue;
+      }
       problems.push_back(
           {am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == 1 ? &ds : nullptr)});
     }

@@ -15,6 +15,11 @@ def init_dist(local_rank, num_local_ranks):
     gloo on the CPU (upstream: NCCL and CUDA)."""
     import torch.distributed as dist
 
+    for v, arg in ((local_rank, "local_rank"), (num_local_ranks, "num_local_ranks")):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{arg}: expected an int, got {type(v).__name__}")
+    if not 0 <= local_rank < num_local_ranks:
+        raise ValueError(f"local_rank: expected 0 <= local_rank < num_local_ranks = {num_local_ranks}, got {local_rank}")
     ip = os.getenv("MASTER_ADDR", "127.0.0.1")
     port = int(os.getenv("MASTER_PORT", "8361"))
     num_nodes, node_rank = int(os.getenv("WORLD_SIZE", "1")), int(os.getenv("RANK", "0"))
@@ -35,6 +40,8 @@ def uneven_all_gather(tensor, dim=0, group=None):
     differ (the other dimensions may not)."""
     import torch.distributed as dist
 
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"tensor: expected a torch.Tensor, got {type(tensor).__name__}")
     world = dist.get_world_size(group)
     size = torch.tensor([tensor.shape[dim]], dtype=torch.long, device=tensor.device)
     sizes = [torch.zeros_like(size) for _ in range(world)]

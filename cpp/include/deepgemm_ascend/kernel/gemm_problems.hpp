@@ -88,17 +88,13 @@ struct ContiguousProblems {
   int64_t sfb_group = 0;     // bytes from one group's B scales to the next
 
   DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
+  // The chunk's every row with the group of its first row (its padding rows too, as upstream computes whole
+  // aligned blocks); a chunk whose first id is outside [0, groups) is empty.
   DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
     const int64_t r0 = c * align, end = layout::imin(r0 + align, a.rows);
     const int64_t g = int64_t(ids(r0));
-    int64_t lo = r0 + 1, hi = end;  // the first row in [r0 + 1, end) whose id is not g, else end
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (int64_t(ids(mid)) == g) lo = mid + 1;
-      else hi = mid;
-    }
-    const int64_t rows = g >= 0 && g < groups ? lo - r0 : 0;
-    return chunk_problem(a, b, e, scaling, r0, rows, g >= 0 && g < groups ? g : 0, b_group, sfb_group);
+    const bool valid = g >= 0 && g < groups;
+    return chunk_problem(a, b, e, scaling, r0, valid ? end - r0 : 0, valid ? g : 0, b_group, sfb_group);
   }
 };
 
