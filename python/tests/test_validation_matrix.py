@@ -331,12 +331,11 @@ def build_matrix():
     # the vendor-BLAS baseline
     for lay in ("nt", "nn", "tn", "tt"):
         fn = getattr(dg, f"cublaslt_gemm_{lay}")
+        a = bf16(32, 64) if lay[0] == "n" else bf16(64, 32)
+        b = bf16(48, 64) if lay[1] == "t" else bf16(64, 48)
         d = out(32, 48)
-        m[f"cublaslt_gemm_{lay}"] = [simple("shape", ValueError, "d", fn, bf16(32, 64) if lay[0] == "n" else bf16(64, 32),
-                                            bf16(48, 64) if lay[1] == "t" else bf16(64, 48), out(32, 47), outputs=()),
-                                     simple("dtype", TypeError, "b", fn, bf16(32, 64) if lay[0] == "n" else bf16(64, 32),
-                                            torch.randn(48, 64) if lay[1] == "t" else torch.randn(64, 48), d,
-                                            outputs=(d,))]
+        m[f"cublaslt_gemm_{lay}"] = [simple("shape", ValueError, "d", fn, a, b, out(32, 47)),
+                                     simple("dtype", TypeError, "b", fn, a, b.float(), d, outputs=(d,))]
     m["fp8_gemm_nt_skip_head_mid"] = [
         simple("value", ValueError, "head_splits", dg.fp8_gemm_nt_skip_head_mid, (fp8(8, 128), torch.ones(8, 1)),
                (fp8(96, 128), torch.ones(96, 1)), out(8, 128, dtype=torch.bfloat16), (64, 32, 64), (1, 1, 128))]

@@ -1,6 +1,7 @@
 // The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
 // vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum /
-// Exp / Abs / Div / Maxs / Mins / ReduceMax / Or / Relu / Muls / Adds / Arange / Compares / Select / MaskAnd / MaskOr / MaskNot (V pipe), the UB -> GM
+// Exp / Abs / Div / Maxs / Mins / ReduceMax / Or / Relu / Muls / Adds / Arange / Compares / Select / MaskAnd /
+// MaskOr / MaskNot (V pipe), the UB -> GM
 // DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
 // file, CTRL and loop registers. Plain C++ (no devkit headers).
 #include <cstring>

@@ -82,7 +82,8 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
   const block::EpilogueArgs e = api::epilogue(d, nullptr);
   const std::vector<int32_t> all_rows(static_cast<size_t>(heads), static_cast<int32_t>(m));
   // One masked launch per side of the gap: group h is head h (A shared, B and D a head apart).
-  for (const auto& [first, cols, col0] : {std::tuple{int64_t(0), left, int64_t(0)}, std::tuple{left, right, left + mid}}) {
+  const std::tuple<int64_t, int64_t, int64_t> sides[] = {{0, left, 0}, {left, right, left + mid}};  // B row, cols, D col
+  for (const auto& [first, cols, col0] : sides) {
     if (cols == 0) continue;
     kernel::MaskedProblems<kernel::HostRows> problems{am, bm, e, 0, (left + right) * bm.row_stride, width, heads,
                                                       {all_rows.data()}, {true, sa, sb.shifted(first)},

@@ -169,7 +169,8 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
   for (const Segment& seg : segs) {
     // Per-row ids: the padding rows (-1) up to the group's next aligned row are computed with the group too, as
     // upstream computes whole aligned blocks (the next group starts there: validated above).
-    const int64_t rows = use_psum_layout ? seg.rows : std::min(layout::align_up(seg.start + seg.rows, align), m) - seg.start;
+    const int64_t rows =
+        use_psum_layout ? seg.rows : std::min(layout::align_up(seg.start + seg.rows, align), m) - seg.start;
     block::EpilogueArgs e = epi;
     e.d = epi.d.block(seg.start, 0, rows, n);
     block::Scaling sc{};

@@ -198,9 +198,8 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
   // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
   const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
   const int64_t k = problems.a.cols;
-  void* ws = kern.widen_a || kern.widen_b
-                 ? dev.workspace(size_t(widened_bytes(kern, problems.a.rows * k, problems.groups * problems.b.rows * k)))
-                 : nullptr;
+  const int64_t wide = widened_bytes(kern, problems.a.rows * k, problems.groups * problems.b.rows * k);
+  void* ws = wide > 0 ? dev.workspace(size_t(wide)) : nullptr;
   const layout::MatrixRef a = kern.widen_a ? widen_fp4(&dev, problems.a, 1, 0, ws) : problems.a;
   const layout::MatrixRef b =
       kern.widen_b ? widen_fp4(&dev, problems.b, problems.groups, problems.b_group, ws) : problems.b;
@@ -427,9 +426,8 @@ void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const bloc
   // One workspace: the e4m3 copy of an FP4 operand (FP8 x FP4), then the fp32 sum of a bf16 D with C.
   const bool via_f32 = c != nullptr && d.dtype != DType::kFP32;
   const int64_t wide = widened_bytes(kern, s.m * s.k, s.n * s.k);
-  auto* ws = wide > 0 || via_f32
-                 ? static_cast<uint8_t*>(dev.workspace(size_t(wide + (via_f32 ? s.m * s.n * int64_t(sizeof(float)) : 0))))
-                 : nullptr;
+  const int64_t sum_bytes = via_f32 ? s.m * s.n * int64_t(sizeof(float)) : 0;
+  auto* ws = wide + sum_bytes > 0 ? static_cast<uint8_t*>(dev.workspace(size_t(wide + sum_bytes))) : nullptr;
   kernel::GemmProblem p = problem;
   if (kern.widen_a) p.a = widen_fp4(&dev, problem.a, 1, 0, ws);
   if (kern.widen_b) p.b = widen_fp4(&dev, problem.b, 1, 0, ws);

@@ -173,9 +173,10 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
     const auto grouped = [&](const TensorView& a, const void* a_sf, const TensorView& weight, const TensorView* wsf,
                              void* wide, const TensorView& d) {
       const TensorView b0 = index_leading(weight, first);
-      kernel::ContiguousProblems<kernel::HostRows> problems{
-          matrix(a, bits, false), matrix(b0, s.fp8 ? 4 : 16, false), epilogue(d, nullptr), weight.strides[0] * (s.fp8 ? 2 : 1),
-          groups, align, {}};
+      const int w_bits = s.fp8 ? 4 : 16, per = s.fp8 ? 2 : 1;  // FP4: two values per stored byte
+      kernel::ContiguousProblems<kernel::HostRows> problems{matrix(a, bits, false), matrix(b0, w_bits, false),
+                                                            epilogue(d, nullptr), weight.strides[0] * per, groups,
+                                                            align, {}};
       if (s.fp8) {
         const layout::MatrixRef b = problems.b;
         problems.b = npu_widen_fp4(y, b, groups, problems.b_group, wide);
