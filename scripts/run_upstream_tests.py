@@ -5,10 +5,11 @@ function runs in its own process with a timeout. Prints one verdict line per tes
 Nothing of upstream is copied: its files are read from the checkout at run time.
 
     python scripts/run_upstream_tests.py ~/DeepGEMM [--files test_bf16.py,test_layout.py] [--scale 8]
-        [--timeout 600] [-k name_substring] [--list]
+        [--timeout 600] [--bench-tests 1] [-k name_substring] [--list]
 
 --scale S divides the large sizes the test generators (tests/generators.py, enumerate_*) yield by S (sizes of
-1024 and more, rounded up to a multiple of 128); sizes written inline in a test are not scaled. A file without
+1024 and more, rounded up to a multiple of 128); sizes written inline in a test are not scaled. bench_kineto
+times each case --bench-tests times (upstream's default: 30). A file without
 test_* functions (test_lazy_init.py) runs as a script. The exit status is 0 when every test passed.
 """
 import argparse
@@ -121,12 +122,13 @@ def test_functions(path):
     return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
 
 
-def run_one(path, func, scale, timeout):
+def run_one(path, func, scale, timeout, bench_tests):
     """(verdict, seconds, the failure's last line)."""
     start = time.monotonic()
+    env = dict(os.environ, DGA_BENCH_KINETO_MAX_TESTS=str(bench_tests))
     try:
         res = subprocess.run([sys.executable, "-c", _CHILD, path, func, str(scale)], capture_output=True, text=True,
-                             timeout=timeout)
+                             timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return "TIMEOUT", time.monotonic() - start, f"over {timeout} s"
     if res.returncode == 0:
@@ -142,6 +144,8 @@ def main(argv=None):
                         help=f"comma-separated test files of tests/ (default: {','.join(DEFAULT_FILES)})")
     parser.add_argument("--scale", type=int, default=1, help="divide the generators' large sizes by this (default 1)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per test function (default 600)")
+    parser.add_argument("--bench-tests", type=int, default=1,
+                        help="calls bench_kineto times per case (DGA_BENCH_KINETO_MAX_TESTS; upstream: 30; default 1)")
     parser.add_argument("-k", dest="only", default="", help="run the tests whose file::name contains this")
     parser.add_argument("--list", action="store_true", help="list the tests and exit")
     args = parser.parse_args(argv)
@@ -163,7 +167,7 @@ def main(argv=None):
         return 0
     passed = failed = 0
     for path, func in units:
-        verdict, seconds, why = run_one(path, func, args.scale, args.timeout)
+        verdict, seconds, why = run_one(path, func, args.scale, args.timeout, args.bench_tests)
         passed, failed = passed + (verdict == "PASS"), failed + (verdict != "PASS")
         print(f"{verdict:7} {os.path.basename(path)}::{func} ({seconds:.1f} s){'  ' + why if why else ''}", flush=True)
     print(f"{passed} passed, {failed} failed")

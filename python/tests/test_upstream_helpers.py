@@ -83,6 +83,13 @@ def test_bench_kineto_times_our_ops():
     t1, t2 = dgt.bench_kineto(lambda: dg.bf16_gemm_nt(a, b, d), ("bf16", "no_such_kernel"), num_tests=2)
     assert t1 > 0 and t2 > 0
     assert dgt.bench_kineto(lambda: torch.mm(a.float(), b.float().T), "gemm", num_tests=2) > 0  # wall time
+    calls = []
+    os.environ["DGA_BENCH_KINETO_MAX_TESTS"] = "2"
+    try:
+        dgt.bench_kineto(lambda: calls.append(1), "x", num_tests=30)
+    finally:
+        del os.environ["DGA_BENCH_KINETO_MAX_TESTS"]
+    assert len(calls) == 1 + 2  # the first-use call, then the capped timed calls
 
 
 def _uneven(rank, world, group):

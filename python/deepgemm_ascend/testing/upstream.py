@@ -134,8 +134,13 @@ def bench_kineto(fn, kernel_names, num_tests=30, suppress_kineto_output=False, t
     'deepgemm_ascend::<op>') whose name contains it; a name matching none of them times every op of this
     package that fn() ran; with none at all, fn()'s wall time per call. flush_l2 and barrier are
     accepted: there is no L2 to flush on the host, and a barrier() is called before each call when given.
+    DGA_BENCH_KINETO_MAX_TESTS (a positive int) caps num_tests: upstream's tests time every case this way
+    (scripts/run_upstream_tests.py sets it).
     """
     assert isinstance(kernel_names, (str, tuple)), "kernel_names: a str or a tuple of str"
+    cap = os.environ.get("DGA_BENCH_KINETO_MAX_TESTS", "")
+    if cap.isdigit() and int(cap) > 0:
+        num_tests = min(num_tests, int(cap))
     names = (kernel_names,) if isinstance(kernel_names, str) else kernel_names
     fn()  # first-use work (JIT, allocation) outside the measurement
     activities = [torch.profiler.ProfilerActivity.CPU]
