@@ -34,6 +34,24 @@ def fp8_inputs(s, h, d, skv):
     return q, kv, (q8, None), (kv8, sf), q8.double(), kv8.double() * sf.double()[:, None]
 
 
+def fp4_inputs(s, h, d, skv):
+    """As fp8_inputs with packed FP4 q and kv (UE8M0 per 32 values, four packed per int32 row word)."""
+    q, kv = torch.randn(s, h, d), torch.randn(skv, d)
+    q4, sq = dg.per_token_cast_to_fp4(q.view(s * h, d), True, gran_k=32, use_packed_ue8m0=True)
+    kv4, skv4 = dg.per_token_cast_to_fp4(kv, True, gran_k=32, use_packed_ue8m0=True)
+    qd = dg.cast_back_from_fp4(q4, sq, gran_k=32, use_packed_ue8m0=True).double().view(s, h, d)
+    kvd = dg.cast_back_from_fp4(kv4, skv4, gran_k=32, use_packed_ue8m0=True).double()
+    return q, kv, (q4.view(s, h, d // 2), sq.view(s, h)), (kv4, skv4.view(skv)), qd, kvd
+
+
+def assert_compressed(out, ref, ks, ke, tol):
+    """Row i of compressed logits holds the reference's columns [ks[i], ke[i]) from column 0."""
+    for i in range(out.shape[0]):
+        n = int(ke[i] - ks[i])
+        if n:
+            assert calc_diff(out[i, :n].double(), ref[i, int(ks[i]):int(ke[i])]) < tol, i
+
+
 @pytest.mark.parametrize("h,d", [(32, 128), (64, 64), (8, 32)])
 @pytest.mark.parametrize("kind", ["causal", "windows"])
 @pytest.mark.parametrize("logits_dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
@@ -58,14 +76,10 @@ def test_fp8_mode(h, d, kind, logits_dtype):
 def test_fp4_mode():
     torch.manual_seed(11)
     s, h, d, skv = 20, 16, 128, 200
-    q, kv = torch.randn(s, h, d), torch.randn(skv, d)
-    q4, sq = dg.per_token_cast_to_fp4(q.view(s * h, d), True, gran_k=32, use_packed_ue8m0=True)
-    kv4, skv4 = dg.per_token_cast_to_fp4(kv, True, gran_k=32, use_packed_ue8m0=True)
+    q, kv, qp, kvp, qd, kvd = fp4_inputs(s, h, d, skv)
     w = torch.randn(s, h)
     ks, ke = ranges(s, skv, "causal")
-    out = dg.fp8_fp4_mqa_logits((q4.view(s, h, d // 2), sq.view(s, h)), (kv4, skv4.view(skv)), w, ks, ke)
-    qd = dg.cast_back_from_fp4(q4, sq, gran_k=32, use_packed_ue8m0=True).double().view(s, h, d)
-    kvd = dg.cast_back_from_fp4(kv4, skv4, gran_k=32, use_packed_ue8m0=True).double()
+    out = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke)
     ref, valid = reference(qd, kvd, w, ks, ke)
     assert calc_diff(out[valid], ref[valid]) < 5e-6
     bf16_ref, _ = reference(q.bfloat16().double(), kv.bfloat16().double(), w, ks, ke)
@@ -81,34 +95,24 @@ def test_compressed_mode_and_legacy_name():
     width = int((ke - ks).max()) + 3
     out = dg.fp8_mqa_logits(qp[0], kvp, w, ks, ke, clean_logits=False, max_seqlen_k=width)
     assert out.shape == (s, width)
-    ref, valid = reference(qd, kvd, w, ks, ke)
-    for i in range(s):
-        n = int(ke[i] - ks[i])
-        if n:
-            assert calc_diff(out[i, :n], ref[i, int(ks[i]):int(ke[i])]) < 5e-6
+    ref, _ = reference(qd, kvd, w, ks, ke)
+    assert_compressed(out, ref, ks, ke, 5e-6)
 
 
 def test_compressed_fp4_bf16_logits_eight_heads():
     # 8 heads: two queries per 16-row tile in normal mode; compressed mode takes one query per problem.
     torch.manual_seed(14)
     s, h, d, skv = 21, 8, 64, 320
-    q, kv = torch.randn(s, h, d), torch.randn(skv, d)
-    q4, sq = dg.per_token_cast_to_fp4(q.view(s * h, d), True, gran_k=32, use_packed_ue8m0=True)
-    kv4, skv4 = dg.per_token_cast_to_fp4(kv, True, gran_k=32, use_packed_ue8m0=True)
+    _, _, qp, kvp, qd, kvd = fp4_inputs(s, h, d, skv)
     w = torch.randn(s, h)
     ks, ke = ranges(s, skv, "windows")
     ke[0] = ks[0]  # an empty row
     width = int((ke - ks).max()) + 5
-    out = dg.fp8_fp4_mqa_logits((q4.view(s, h, d // 2), sq.view(s, h)), (kv4, skv4.view(skv)), w, ks, ke,
-                                clean_logits=False, max_seqlen_k=width, logits_dtype=torch.bfloat16)
+    out = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke, clean_logits=False, max_seqlen_k=width,
+                                logits_dtype=torch.bfloat16)
     assert out.shape == (s, width) and out.dtype == torch.bfloat16
-    qd = dg.cast_back_from_fp4(q4, sq, gran_k=32, use_packed_ue8m0=True).double().view(s, h, d)
-    kvd = dg.cast_back_from_fp4(kv4, skv4, gran_k=32, use_packed_ue8m0=True).double()
     ref, _ = reference(qd, kvd, w, ks, ke)
-    for i in range(s):
-        n = int(ke[i] - ks[i])
-        if n:
-            assert calc_diff(out[i, :n].double(), ref[i, int(ks[i]):int(ke[i])]) < 3e-5, i
+    assert_compressed(out, ref, ks, ke, 3e-5)
 
 
 def test_deterministic_over_20_calls():
