@@ -2,10 +2,13 @@
 # devkit headers in CPU-debug mode (C++17, as the devkit's headers need), the devkit's permissive instruction
 # stub regenerated without the instructions the model implements, and the model (deepgemm_ascend::npu_model)
 # behind them, in libdga_npu_model.so next to libdeepgemm_ascend (which loads it for DGA_BACKEND=npu-model).
-# Built when the devkit is beside the checkout (CI) or named by DGA_ASC_DEVKIT.
+# Built when the devkit is beside the checkout (CI) or named by DGA_ASC_DEVKIT, unless DGA_NPU_MODEL is OFF.
 set(DGA_ASC_DEVKIT "${PROJECT_SOURCE_DIR}/../shared/third_party/asc-devkit" CACHE PATH "AscendC devkit headers")
+option(DGA_NPU_MODEL "Build the npu-model backend when the AscendC devkit is found" ON)
 set(DGA_WITH_NPU_MODEL OFF)
-if(EXISTS "${DGA_ASC_DEVKIT}/stub/funcs.txt")
+if(NOT DGA_NPU_MODEL)
+  message(STATUS "deepgemm_ascend: npu-model backend OFF (DGA_NPU_MODEL=OFF)")
+elseif(EXISTS "${DGA_ASC_DEVKIT}/stub/funcs.txt")
   set(DGA_WITH_NPU_MODEL ON)
   message(STATUS "deepgemm_ascend: npu-model backend ON (AscendC devkit at ${DGA_ASC_DEVKIT})")
 else()

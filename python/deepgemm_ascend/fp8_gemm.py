@@ -1,7 +1,10 @@
 """FP8 / FP4 dense GEMMs with block scaling: D = C + (A * SFA) @ (B * SFB), upstream names and semantics."""
+import re
+
 import torch
 
-from . import _ops
+from . import _C, _ops
+from ._tensor import desc
 
 _FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 _FP4 = tuple(t for t in (torch.int8, torch.uint8, getattr(torch, "float4_e2m1fn_x2", None)) if t is not None)
@@ -21,6 +24,8 @@ def pair(x, arg):
 def _ints(r, n, arg):
     if not (isinstance(r, (tuple, list)) and len(r) == n and all(isinstance(v, int) and v > 0 for v in r)):
         raise ValueError(f"{arg}: expected a tuple of {n} positive ints, got {r!r}")
+    if r[-1] not in (32, 128):
+        raise ValueError(f"{arg}: gran_k must be 32 (MX) or 128, got {r[-1]}")
     return tuple(r)
 
 
@@ -51,15 +56,34 @@ def logical_size(t, arg):
                     f"got {t.dtype}")
 
 
+_UE8M0_DTYPES = tuple(t for t in (torch.uint8, getattr(torch, "float8_e8m0fnu", None), torch.int16, torch.int32)
+                      if t is not None)
+
+
 def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=None, psum_layout=None):
-    """Scale factors in the layout the kernels take; errors are reported against argument `arg`."""
+    """Scale factors as the kernels take them; errors are reported against argument `arg`.
+
+    Host kernels: `sf` itself, never copied (they read float32 and every UE8M0 form at any strides; the C++
+    entry point checks dtypes and shapes); an MX recipe's values (float32 under gran_k 32, and UE8M0
+    exponents) are checked in C++ in one pass over the scales, without a host sync. NPU kernels
+    (runtime.on_npu_kernels): the Ascend layout of `transform_sf_into_required_layout`, built by torch ops
+    on the scales' device."""
+    from .runtime import on_npu_kernels
+
+    if isinstance(sf, torch.Tensor) and not on_npu_kernels(sf):
+        if sf.dtype in _UE8M0_DTYPES or (sf.dtype == torch.float32 and recipe_mn_k[1] == MX_GRAN_K
+                                          and not disable_ue8m0_cast):
+            psum = None if psum_layout is None else desc(psum_layout, "grouped_layout")
+            _C.require_ue8m0_values(desc(sf, arg), arg, psum, "grouped_layout")
+        return sf
     from .utils.layout import transform_sf_into_required_layout
 
     try:
         return transform_sf_into_required_layout(sf, mn, k, recipe_mn_k, num_groups=num_groups,
                                                  disable_ue8m0_cast=disable_ue8m0_cast, psum_layout=psum_layout)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{arg}: {e}") from None
+    except (TypeError, ValueError) as e:  # the transform names its input "sf": name the caller's argument
+        msg = re.sub(r"\bsf(?=[:\[])", arg, str(e))
+        raise type(e)(msg if msg.startswith(f"{arg}:") else f"{arg}: {msg}") from None
 
 
 MX_GRAN_K = 32  # the 950 MX cube applies one UE8M0 scale per 32 K values

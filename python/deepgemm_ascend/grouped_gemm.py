@@ -147,16 +147,14 @@ def m_grouped_fp8_fp4_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None,
 
 
 def _npu_k_grouped_scales(sfa, sfb, ks, gran_k):
-    """Power-of-two scales go to the MX cube (scale pairs by global K); other float32 scales of 128 K
-    values stay float32 and are promoted on the vector cores."""
+    """MX recipes (gran_k 32: powers of two) go to the MX cube as scale pairs by global K; float32 scales of
+    128 K values stay float32 and are promoted on the vector cores. Chosen by the recipe, not the values
+    (reading them would stall the NPU stream)."""
     from .utils.layout import k_grouped_mx_pairs
 
-    try:
-        return k_grouped_mx_pairs(sfa, ks, gran_k, "sfa"), k_grouped_mx_pairs(sfb, ks, gran_k, "sfb"), 32
-    except NotImplementedError:
-        if gran_k != 128:
-            raise
+    if gran_k == 128:
         return sfa, sfb, gran_k
+    return k_grouped_mx_pairs(sfa, ks, gran_k, "sfa"), k_grouped_mx_pairs(sfb, ks, gran_k, "sfb"), 32
 
 
 def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
@@ -166,16 +164,13 @@ def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
     if scaled:
         (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
     npu = isinstance(a, torch.Tensor) and on_npu_kernels(a)
-    ends = device_ends = None
+    device_ends = None
     if use_psum_layout:
         # End offsets with aligned starts; ks_cpu (aligned sizes upstream uses to size buffers) is not needed.
         if not isinstance(grouped_layout, torch.Tensor) or grouped_layout.dtype != torch.int32 or grouped_layout.dim() != 1:
             raise TypeError("grouped_layout: the psum layout needs an int32 [G] tensor of end offsets")
         ks = []
-        if npu:
-            device_ends = grouped_layout  # the NPU kernel reads the offsets: no host sync
-        else:
-            ends = [int(v) for v in grouped_layout.tolist()]
+        device_ends = grouped_layout  # the kernels read the offsets (the host's in C++): no host sync
     elif ks is None or not isinstance(ks, (list, tuple)) or not all(isinstance(v, int) for v in ks):
         raise TypeError("ks_cpu: expected a list of per-group K sizes (ints)")
     elif npu:  # the NPU kernel reads the groups' end offsets from the device
@@ -189,8 +184,7 @@ def _k_grouped(a, b, d, ks, grouped_layout, c, scaled, recipe, use_psum_layout):
             sfa, sfb, gran_k = _npu_k_grouped_scales(sfa, sfb, ks, gran_k)
     _ops.check_tensors(a=a, sfa=sfa, b=b, sfb=sfb, d=d, c=c)
     c, c_is_d = _ops.split_acc(c, d)
-    _ops.k_grouped_gemm(a, sfa, b, sfb, d, [int(x) for x in ks], c, c_is_d, gran_k,
-                        None if ends is None else [int(x) for x in ends], device_ends)
+    _ops.k_grouped_gemm(a, sfa, b, sfb, d, [int(x) for x in ks], c, c_is_d, gran_k, None, device_ends)
 
 
 def k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks_cpu, grouped_layout=None, c=None, compiled_dims="mn",

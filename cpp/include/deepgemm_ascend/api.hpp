@@ -79,7 +79,8 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
 // K-grouped ("tn"): A [sum K, M], B [sum K, N], D and C [G, M, N] float32: D[g] = C[g] + A_g^T B_g,
 // group g owning rows [sum_{h<g} ks[h], + ks[g]); every ks[g] is a multiple of the mk alignment.
 // With psum_ends (the psum layout) group g owns rows [align(end[g-1], alignment), end[g]) instead and
-// ks is ignored. FP8 scales (recipe (1, 1, gran_k)): SFA [sum_g ceil(k_g / gran_k), M], SFB with N.
+// ks is ignored; host tensors may give those end offsets as `device_ends` (int32 [G], host memory) with ks
+// empty instead. FP8 scales (recipe (1, 1, gran_k)): SFA [sum_g ceil(k_g / gran_k), M], SFB with N.
 // NPU tensors: `device_ends` (int32 [G] on the device) holds the groups' end offsets, which the kernel
 // reads (psum_ends is not used; ks, if given, is checked); FP8 takes e4m3 with UE8M0 scale pairs by
 // global K, int16 [ceil(sum K / 64), MN] (pair p covers K [64p, 64p + 64)), recipe (1, 1, 32).

@@ -118,13 +118,14 @@ layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn,
     ref.k_stride = sf.strides[1];
     return ref;
   }
-  DGA_REQUIRE(sf.dtype == DType::kInt16 || sf.dtype == DType::kInt32, kType, arg,
-              "expected float32 scales or UE8M0 packed into int16 (Ascend) or int32 (upstream), got ",
-              core::name(sf.dtype));
-  DGA_REQUIRE(r.gran_mn == 1, kValue, arg, "packed UE8M0 scales need one scale row per ", "row (gran_mn 1), got ",
+  const bool bytes = sf.dtype == DType::kUInt8 || sf.dtype == DType::kUE8M0;
+  DGA_REQUIRE(bytes || sf.dtype == DType::kInt16 || sf.dtype == DType::kInt32, kType, arg,
+              "expected float32 scales, UE8M0 exponent bytes (uint8, float8_e8m0fnu) or UE8M0 packed into int16 ",
+              "(Ascend) or int32 (upstream), got ", core::name(sf.dtype));
+  DGA_REQUIRE(r.gran_mn == 1, kValue, arg, "UE8M0 scales need one scale row per ", "row (gran_mn 1), got ",
               r.gran_mn);
   ref.ue8m0 = true;
-  ref.pack = sf.dtype == DType::kInt16 ? kPairPack : kQuadPack;
+  ref.pack = bytes ? 1 : sf.dtype == DType::kInt16 ? kPairPack : kQuadPack;
   api::require_shape(sf, arg, {mn, layout::ceil_div(sk, ref.pack)});
   ref.mn_stride = sf.strides[0] * core::itemsize(sf.dtype);
   ref.k_stride = sf.strides[1] * core::itemsize(sf.dtype);

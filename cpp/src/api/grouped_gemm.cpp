@@ -358,6 +358,14 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
                             {"grouped_layout", device_ends}});
   if (api::on_npu_target(a)) return npu_k_grouped(a, sfa, b, sfb, d, ks, c, ra, device_ends);
   api::require_host(a, "a");
+  // The psum layout's end offsets in host memory, read here (Python gives them as the grouped_layout tensor).
+  std::vector<int64_t> host_ends;
+  if (!psum_ends && ks.empty() && device_ends) {
+    DGA_REQUIRE(device_ends->ndim == 1, kValue, "grouped_layout", "expected an int32 [G] tensor of end offsets, got ",
+                device_ends->shape_str());
+    host_ends = read_int32(*device_ends, "grouped_layout", device_ends->shape[0]);
+    psum_ends = &host_ends;
+  }
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 2);
   api::require_rank(d, "d", 3);

@@ -20,6 +20,7 @@
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/layout/ue8m0_values.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 #include "tensor_desc.hpp"
@@ -80,6 +81,24 @@ void decode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst
   else if (fmt == "float4_e2m1") get8(e2m1_to_float);
   else if (fmt == "float8_e8m0fnu") get8(ue8m0_to_float);
   else fail(ErrorKind::kValue, "format", "unknown format '", fmt, "'");
+}
+
+// The UE8M0 value check of a host scale tensor; with `psum_layout` (int32 [G] end offsets of an M-grouped psum
+// layout, host memory) only its groups' rows.
+void require_ue8m0_values(const TensorDesc& sf, const std::string& arg, const std::optional<TensorDesc>& psum,
+                          const std::string& psum_arg) {
+  const auto v = view(sf, arg);
+  std::optional<dga::layout::RowRanges> rows;
+  if (psum) {
+    const auto p = view(*psum, psum_arg);
+    DGA_REQUIRE(p.dtype == DType::kInt32 && p.ndim == 1 && p.is_contiguous() &&
+                    p.device.kind == dga::core::DeviceKind::kHost,
+                kType, psum_arg, "expected a contiguous int32 [G] tensor of group end offsets in host memory");
+    const auto* e = p.as<const int32_t>();
+    rows = dga::layout::psum_rows(std::vector<int64_t>(e, e + p.shape[0]), v.ndim >= 2 ? v.size(-2) : 1,
+                                  dga::get_mk_alignment_for_contiguous_layout(), psum_arg.c_str());
+  }
+  dga::layout::require_ue8m0_values(v, arg.c_str(), rows ? &*rows : nullptr);
 }
 
 // The Ascend 950 heuristics' choice and performance-model prediction for one GEMM.
@@ -296,6 +315,8 @@ NB_MODULE(_C, m) {
       },
       Guard());
   m.def("encode", &encode, Guard());
+  m.def("require_ue8m0_values", &require_ue8m0_values, nb::arg("sf"), nb::arg("arg"), nb::arg("psum_layout").none(),
+        nb::arg("psum_arg") = "psum_layout", Guard());
   m.def("decode", &decode, Guard());
   m.def("get_num_ai_cores", &dga::get_num_ai_cores);
   m.def("set_num_ai_cores", &dga::set_num_ai_cores, nb::arg("num"));

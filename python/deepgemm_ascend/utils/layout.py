@@ -18,13 +18,14 @@ bad shapes, values or recipes; messages start with the argument name.
 """
 import torch
 
+from .. import _C
+from .._tensor import desc
 from .math import (_BYTE_SCALES, _check_bool, _check_int, _check_tensor, _fp32_bits, _pack_bytes,
                    _unpack_bytes, _wrap, align, ceil_div)
 
 DMA_BYTES = 32
 ASCEND_SF_MN_ALIGN = DMA_BYTES // 2  # int16 entries per 32 bytes
 FP32_SF_MN_ALIGN = DMA_BYTES // 4
-_UE8M0_NAN = 0xFF
 
 
 def get_tma_aligned_size(x, element_size):
@@ -83,33 +84,31 @@ def _ascend_strides_text(shape):
     return f"strides {_mn_major_strides(shape, ASCEND_SF_MN_ALIGN)} (MN-major, column stride align(MN, 16))"
 
 
-def _ue8m0_bytes(sf, sk, name):
+def _require_ue8m0_values(sf, name, psum_layout=None):
+    """The UE8M0 value check (exact powers of two, no NaN byte) of scales in host memory, in C++ (one pass);
+    scales in NPU memory are not read (that would stall the stream): their exponent bits are taken as they
+    are."""
+    if sf.device.type == "cpu":
+        psum = None if psum_layout is None else desc(psum_layout, "psum_layout")
+        _C.require_ue8m0_values(desc(sf, name), name, psum)
+
+
+def _ue8m0_bytes(sf, sk, name, psum_layout=None):
     """UE8M0 exponent bytes (int64) [..., MN, SK] of fp32 powers of two, uint8/e8m0 or int32 words."""
-    if sf.dtype == torch.float32:
-        bits = _fp32_bits(sf)
-        exp = (bits >> 23) & 0xFF
-        bad = (bits >> 31).bool() | ((bits & 0x7FFFFF) != 0) | (exp == 0xFF)
-        if bool(bad.any()):
-            first = tuple(int(i) for i in bad.nonzero()[0])
-            raise ValueError(
-                f"{name}: {int(bad.sum())} of {sf.numel()} values are not a power of two (first: {name}"
-                f"{list(first)} = {float(sf[first])}); UE8M0 needs exact positive powers of two (or 0) - "
-                "round with ceil_to_ue8m0, or keep FP32 scales with disable_ue8m0_cast=True")
-        return exp
-    if sf.dtype in _BYTE_SCALES:
-        b = sf.view(torch.uint8).to(torch.int64)
-    elif sf.dtype == torch.int32:
+    if sf.dtype == torch.int32:
         words = sf.size(-1)
         sk = 4 * words if sk is None else _check_int(sk, "sk")
         if ceil_div(sk, 4) != words:
             raise ValueError(f"sk: {sk} scales need {ceil_div(sk, 4)} int32 words, {name} has {words}")
-        return _unpack_bytes(sf, 4, sk)
-    else:
+    elif sf.dtype != torch.float32 and sf.dtype not in _BYTE_SCALES:
         raise TypeError(f"{name}: expected float32 powers of two, uint8 / float8_e8m0fnu exponents or "
                         f"upstream-packed int32 UE8M0, got {sf.dtype}")
-    if bool((b == _UE8M0_NAN).any()):
-        raise ValueError(f"{name}: exponent byte 255 (NaN) is not a valid scale")
-    return b
+    _require_ue8m0_values(sf, name, psum_layout)
+    if sf.dtype == torch.float32:
+        return (_fp32_bits(sf) >> 23) & 0xFF
+    if sf.dtype == torch.int32:
+        return _unpack_bytes(sf, 4, sk)
+    return sf.view(torch.uint8).to(torch.int64)
 
 
 def _ascend_pack(b):
@@ -126,24 +125,26 @@ def _ue8m0_regrouped(sf, k, gran_k, new_gran_k):
 
 
 def k_grouped_mx_pairs(sf, ks, gran_k, name="sf"):
-    """K-grouped float32 scales [sum_g ceil(k_g / gran_k), MN] (group g's rows after group g-1's) as the
-    NPU's MX cube takes them: UE8M0 pairs by global K, int16 [ceil(sum K / 64), MN] (MN contiguous), whose
-    row p holds the scales of K [64p, 64p + 32) (low byte) and [64p + 32, 64p + 64) (high byte). Exact:
-    every scale must be a power of two. A new tensor on sf's device."""
+    """K-grouped float32 scales [sum_g ceil(k_g / gran_k), MN] (group g's rows after group g-1's), powers of
+    two, as the NPU's MX cube takes them: UE8M0 pairs by global K, int16 [ceil(sum K / 64), MN] (MN
+    contiguous), whose row p holds the scales of K [64p, 64p + 32) (low byte) and [64p + 32, 64p + 64) (high
+    byte). A new tensor on sf's device, built without a host sync."""
     mx_k = 32
     if not isinstance(sf, torch.Tensor) or sf.dtype != torch.float32 or sf.dim() != 2:
         raise TypeError(f"{name}: expected float32 [sum ceil(k_g / gran_k), MN] scales")
-    rows, blocks = 0, []
-    for kg in ks:
-        blocks += [rows + j * mx_k // gran_k for j in range(ceil_div(kg, mx_k))]
-        rows += ceil_div(kg, gran_k)
-    if rows != sf.size(0):
-        raise ValueError(f"{name}: expected {rows} rows (sum of ceil(k_g / {gran_k})), got {sf.size(0)}")
-    try:
-        exps = _ue8m0_bytes(sf, None, name)
-    except ValueError as e:
-        raise NotImplementedError(f"{e}. The NPU's MX cube takes powers of two only") from None
-    b = exps[torch.tensor(blocks, dtype=torch.int64, device=sf.device)]
+    ks = [int(kg) for kg in ks]
+    total_rows, total_blocks = sum(ceil_div(kg, gran_k) for kg in ks), sum(ceil_div(kg, mx_k) for kg in ks)
+    if total_rows != sf.size(0):
+        raise ValueError(f"{name}: expected {total_rows} rows (sum of ceil(k_g / {gran_k})), got {sf.size(0)}")
+    ks = torch.tensor(ks, dtype=torch.int64)  # host memory: the index below is built on the CPU
+    rows, blocks = (ks + gran_k - 1) // gran_k, (ks + mx_k - 1) // mx_k
+    # Scale row of every 32-value K block: its group's first row plus the block's index within the group.
+    first_block = torch.cumsum(blocks, 0) - blocks
+    index = torch.arange(total_blocks, dtype=torch.int64) - torch.repeat_interleave(first_block, blocks,
+                                                                                      output_size=total_blocks)
+    first_row = torch.repeat_interleave(torch.cumsum(rows, 0) - rows, blocks, output_size=total_blocks)
+    index = first_row + index * mx_k // gran_k
+    b = _ue8m0_bytes(sf, None, name)[index.to(sf.device)]
     if b.size(0) % 2:
         b = torch.cat([b, torch.zeros_like(b[:1])])
     return _wrap(b[0::2] | (b[1::2] << 8), 16).contiguous()
@@ -167,21 +168,19 @@ def get_mn_major_packed_ue8m0x2_tensor(sf, sk=None):
 
 
 def _psum_rows(psum_layout, rows):
-    """Rows of an M-grouped psum layout that belong to a group: [align(end[g-1], alignment), end[g])."""
-    from ..grouped_gemm import get_mk_alignment_for_contiguous_layout
-
+    """Rows of an M-grouped psum layout that belong to a group, [align(end[g-1], alignment), end[g]), as a
+    bool [rows] mask on psum_layout's device (torch ops: no host sync; host end offsets are checked in C++)."""
     if not isinstance(psum_layout, torch.Tensor) or psum_layout.dtype != torch.int32 or psum_layout.dim() != 1:
         raise TypeError("psum_layout: expected an int32 [G] tensor of group end offsets")
-    align = get_mk_alignment_for_contiguous_layout()
-    valid = torch.zeros(rows, dtype=torch.bool)
-    prev = 0
-    for end in psum_layout.tolist():
-        start = ceil_div(prev, align) * align
-        if end < prev or end > rows:
-            raise ValueError(f"psum_layout: end offset {end} is out of order or beyond {rows} rows")
-        valid[start:max(start, end)] = True
-        prev = end
-    return valid
+    alignment = _C.get_mk_alignment_for_contiguous_layout()
+    ends = psum_layout.to(torch.int64)
+    starts = torch.cat([ends.new_zeros(1), ends[:-1]])
+    starts = (starts + alignment - 1) // alignment * alignment
+    r = torch.arange(rows, dtype=torch.int64, device=ends.device)
+    if ends.numel() == 0:
+        return torch.zeros(rows, dtype=torch.bool, device=ends.device)
+    g = torch.searchsorted(ends, r, right=True)  # the first group whose end lies beyond row r
+    return (g < ends.numel()) & (r >= starts[g.clamp(max=ends.numel() - 1)])
 
 
 def _pack_psum(sf, psum_layout):
@@ -190,9 +189,7 @@ def _pack_psum(sf, psum_layout):
     if sf.dim() != 2 or not sf.is_contiguous():
         raise ValueError("sf: psum_layout needs contiguous 2-D scales")
     valid = _psum_rows(psum_layout, sf.size(0))
-    out = get_mn_major_packed_ue8m0x2_tensor(torch.where(valid[:, None], sf, torch.ones_like(sf)))
-    out[~valid] = 0
-    return out
+    return _ascend_pack(_ue8m0_bytes(sf, None, "sf", psum_layout) * valid[:, None])
 
 
 def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=None):

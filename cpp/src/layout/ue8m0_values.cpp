@@ -1,0 +1,109 @@
+// UE8M0 value checks of scale factors (layout/ue8m0_values.hpp).
+#include "deepgemm_ascend/layout/ue8m0_values.hpp"
+
+#include <cstring>
+#include <sstream>
+
+#include "deepgemm_ascend/core/error.hpp"
+
+namespace deepgemm_ascend::layout {
+
+namespace {
+
+using core::DType;
+using core::ErrorKind;
+
+constexpr uint8_t kNaNExponent = 0xFF;
+constexpr uint32_t kSignBit = 0x80000000u, kMantissaBits = 0x007FFFFFu;
+constexpr int kExponentShift = 23;
+
+bool fp32_is_ue8m0(const uint8_t* p) {
+  uint32_t bits;
+  std::memcpy(&bits, p, sizeof bits);
+  const uint32_t exponent = (bits >> kExponentShift) & kNaNExponent;
+  return !(bits & kSignBit) && !(bits & kMantissaBits) && exponent != kNaNExponent;
+}
+
+// Bad values of one row (`cols` elements `col_stride` bytes apart): their count, and the first one's column.
+struct RowScan {
+  int64_t bad = 0, first_col = -1;
+};
+
+RowScan scan_row(const uint8_t* row, int64_t cols, int64_t col_stride, DType dtype) {
+  RowScan s;
+  const int64_t item = core::itemsize(dtype);
+  for (int64_t c = 0; c < cols; ++c) {
+    const uint8_t* e = row + c * col_stride;
+    bool ok = true;
+    if (dtype == DType::kFP32) {
+      ok = fp32_is_ue8m0(e);
+    } else {
+      for (int64_t b = 0; b < item; ++b) ok = ok && e[b] != kNaNExponent;
+    }
+    if (!ok && s.bad++ == 0) s.first_col = c;
+  }
+  return s;
+}
+
+std::string value_text(const uint8_t* e, DType dtype) {
+  std::ostringstream os;
+  if (dtype == DType::kFP32) {
+    float f;
+    std::memcpy(&f, e, sizeof f);
+    os << f;
+  } else {
+    os << "exponent byte 255 (NaN)";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+void require_ue8m0_values(const core::TensorView& sf, const char* arg, const RowRanges* rows) {
+  DGA_REQUIRE(sf.dtype == DType::kFP32 || sf.dtype == DType::kUInt8 || sf.dtype == DType::kUE8M0 ||
+                  sf.dtype == DType::kInt16 || sf.dtype == DType::kInt32,
+              kType, arg, "expected float32 powers of two, uint8 / float8_e8m0fnu exponents or UE8M0 packed in ",
+              "int16 / int32, got ", core::name(sf.dtype));
+  DGA_REQUIRE(sf.ndim >= 1 && sf.ndim <= 3, kValue, arg, "expected a 1-D to 3-D tensor, got ", sf.ndim, "-D");
+  DGA_REQUIRE(sf.device.kind == core::DeviceKind::kHost, kValue, arg, "UE8M0 values are checked in host memory");
+  if (sf.numel() == 0) return;
+  const int64_t item = core::itemsize(sf.dtype);
+  const int64_t groups = sf.ndim == 3 ? sf.shape[0] : 1, nrows = sf.ndim >= 2 ? sf.size(-2) : 1;
+  const int64_t cols = sf.size(-1), group_stride = sf.ndim == 3 ? sf.strides[0] : 0;
+  const int64_t row_stride = sf.ndim >= 2 ? sf.stride(-2) : 0, col_stride = sf.stride(-1);
+  const RowRanges all{{0, nrows}};
+  const auto* base = static_cast<const uint8_t*>(sf.ptr());
+  int64_t bad = 0, first[3] = {};
+  for (int64_t g = 0; g < groups; ++g)
+    for (const auto& [begin, end] : rows ? *rows : all)
+      for (int64_t r = begin; r < end; ++r) {
+        const RowScan s = scan_row(base + (g * group_stride + r * row_stride) * item, cols, col_stride * item, sf.dtype);
+        if (s.bad && bad == 0) first[0] = g, first[1] = r, first[2] = s.first_col;
+        bad += s.bad;
+      }
+  if (bad == 0) return;
+  std::ostringstream where;
+  for (int d = 3 - sf.ndim; d < 3; ++d) where << (d > 3 - sf.ndim ? ", " : "") << first[d];
+  const uint8_t* e = base + (first[0] * group_stride + first[1] * row_stride + first[2] * col_stride) * item;
+  if (sf.dtype == DType::kFP32)
+    core::fail(ErrorKind::kValue, arg, bad, " of ", sf.numel(), " values are not a power of two (first: ", arg, "[",
+               where.str(), "] = ", value_text(e, sf.dtype), "); UE8M0 needs exact positive powers of two (or 0) - ",
+               "round with ceil_to_ue8m0, or keep FP32 scales with disable_ue8m0_cast=True");
+  core::fail(ErrorKind::kValue, arg, bad, " of ", sf.numel(), " elements hold ", value_text(e, sf.dtype),
+             ", which is not a valid scale (first: ", arg, "[", where.str(), "])");
+}
+
+RowRanges psum_rows(const std::vector<int64_t>& ends, int64_t rows, int64_t alignment, const char* arg) {
+  RowRanges out;
+  int64_t prev = 0;
+  for (size_t g = 0; g < ends.size(); ++g) {
+    const int64_t end = ends[g], start = (prev + alignment - 1) / alignment * alignment;
+    DGA_REQUIRE(end >= prev && end <= rows, kValue, arg, "end offset ", end, " of group ", g,
+                " is out of order or beyond ", rows, " rows");
+    if (end > start) out.emplace_back(start, end);
+    prev = end;
+  }
+  return out;
+}
+
+}  // namespace deepgemm_ascend::layout
