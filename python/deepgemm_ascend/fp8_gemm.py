@@ -44,6 +44,22 @@ def recipes(recipe, recipe_a, recipe_b, sfb):
     return (gm, gk), (gn, gk)
 
 
+def is_mn_packed_fp4(t):
+    """True for a packed FP4 operand packed along its second-to-last dimension (the contiguous one): upstream's
+    MN-major FP4, e.g. ``transpose_packed_fp4(q).T``, whose transposed view is packed along its last one."""
+    return (isinstance(t, torch.Tensor) and t.dtype in _FP4 and t.dim() >= 2 and t.size(-1) > 1
+            and t.stride(-1) != 1 and t.stride(-2) == 1)
+
+
+def kernel_operand(t, letter):
+    """(t as the kernels read it, its layout letter): packed FP4 values are packed along the contiguous
+    dimension, as upstream packs them; the kernels take them packed along the last one, so an operand packed
+    along its second-to-last dimension is passed transposed, with the other layout letter ('n' <-> 't')."""
+    if is_mn_packed_fp4(t):
+        return t.mT, "t" if letter == "n" else "n"
+    return t, letter
+
+
 def logical_size(t, arg):
     """(rows, cols) of a stored operand; packed FP4 holds two values per byte along the last dimension."""
     if t.dim() != 2:
@@ -104,11 +120,13 @@ def npu_mx_scales(sf, k, gran_k):
 
 def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_cast):
     (qa, sfa), (qb, sfb) = pair(a, "a"), pair(b, "b")
+    ta, tb = layout[0] == "t", layout[1] == "n"  # the scales' orientation: the layout the caller named
+    qa, la = kernel_operand(qa, layout[0])
+    qb, lb = kernel_operand(qb, layout[1])
     ra, ca = logical_size(qa, "a")
     rb, cb = logical_size(qb, "b")
-    ta, tb = layout[0] == "t", layout[1] == "n"
-    m, k = (ca, ra) if ta else (ra, ca)
-    n, kb = (cb, rb) if tb else (rb, cb)
+    m, k = (ca, ra) if la == "t" else (ra, ca)
+    n, kb = (cb, rb) if lb == "n" else (rb, cb)
     if kb != k:
         raise ValueError(f"b: K mismatch: a {tuple(qa.shape)} has K={k} but b {tuple(qb.shape)} has K={kb} "
                          f"(layout {layout}; packed FP4 holds two values per byte)")
@@ -122,15 +140,16 @@ def _fp8_fp4_gemm(layout, a, b, d, c, recipe, recipe_a, recipe_b, disable_ue8m0_
     gn = 1 if sfb.dtype != torch.float32 else gn
     _ops.check_tensors(a=qa, sfa=sfa, b=qb, sfb=sfb, d=d, c=c)
     c, c_is_d = _ops.split_acc(c, d)
-    _ops.fp8_fp4_gemm(layout, qa, sfa, qb, sfb, d, c, c_is_d, gm, gka, gn, gkb)
+    _ops.fp8_fp4_gemm(la + lb, qa, sfa, qb, sfb, d, c, c_is_d, gm, gka, gn, gkb)
 
 
 def fp8_fp4_gemm_nt(a, b, d, c=None, recipe=None, recipe_a=None, recipe_b=None, compiled_dims="nk",
                     disable_ue8m0_cast=False):
     """D = C + (A * SFA) @ (B * SFB).T with a = (A [M, K], SFA) and b = (B [N, K], SFB).
 
-    Operands: float8_e4m3fn (or e5m2), or FP4 e2m1 packed two per byte along the last dimension
-    (int8, uint8 or torch.float4_e2m1fn_x2; a K-major FP4 [M, K] operand is stored [M, K/2]).
+    Operands: float8_e4m3fn (or e5m2), or FP4 e2m1 packed two per byte along the contiguous dimension, as
+    upstream (int8, uint8 or torch.float4_e2m1fn_x2): a K-major FP4 [M, K] operand is stored [M, K/2]; an
+    MN-major one is the `.T` view of a [K, M/2] tensor (``transpose_packed_fp4``), read as such.
 
     Scale factors: `recipe` (gran_m, gran_n, gran_k), or `recipe_a` (gran_m, gran_k_a) and `recipe_b`
     (gran_n, gran_k_b); default (1, 128, 128) for float32 SFB, else (1, 1, 128). gran_k is 32 (MX) or

@@ -8,7 +8,7 @@ import itertools
 import torch
 
 from . import _C, _ops
-from .fp8_gemm import logical_size, npu_mx_scales, pair, recipes, required_scales
+from .fp8_gemm import kernel_operand, logical_size, npu_mx_scales, pair, recipes, required_scales
 from .runtime import on_npu_kernels
 
 _DEFAULT_K_GROUPED_RECIPE = (1, 1, 128)
@@ -47,10 +47,13 @@ def _contiguous(layout, a, b, d, grouped_layout, use_psum_layout, ensure_zero_pa
         raise ValueError("expected_m_for_psum_layout: only meaningful with use_psum_layout=True")
     sfa = sfb = None
     grans = (1, 128, 1, 128)
+    scales_layout = layout  # the scales' orientation: the layout the caller named
     if scaled:
         (a, sfa), (b, sfb) = pair(a, "a"), pair(b, "b")
         if b.dim() != 3:
             raise ValueError(f"b: expected a 3-D tensor [G, ...], got {b.dim()}-D")
+        b, lb = kernel_operand(b, layout[1])  # FP4 packed along N: read as the other layout
+        layout = "n" + lb
         m, k = logical_size(a, "a")
         g = b.shape[0]
         n = logical_size(b[0], "b")[1 if layout == "nn" else 0]
@@ -58,7 +61,7 @@ def _contiguous(layout, a, b, d, grouped_layout, use_psum_layout, ensure_zero_pa
         # Gap rows of a psum layout hold no scales worth checking.
         sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast,
                               psum_layout=grouped_layout if use_psum_layout else None)
-        sfb = required_scales(sfb.transpose(1, 2) if layout == "nn" else sfb, n, k, (gn, gkb), "sfb",
+        sfb = required_scales(sfb.transpose(1, 2) if scales_layout == "nn" else sfb, n, k, (gn, gkb), "sfb",
                               disable_ue8m0_cast, num_groups=g)
         sfa, gka = npu_mx_scales(sfa, k, gka)
         sfb, gkb = npu_mx_scales(sfb, k, gkb)

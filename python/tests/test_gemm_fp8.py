@@ -43,16 +43,26 @@ class Quantised:
         q = dg.transpose_packed_fp4(self.q) if self.kind == "fp4" else self.q.T.contiguous()
         return q, self.sf.T
 
+    def nt_view(self, mn_major):
+        """(tensor, scales) as upstream passes an MN-major operand to an nt call: the transposed view of the
+        MN-major storage (FP4 packed along MN), the scales as for K-major."""
+        q, _ = self.stored(mn_major)
+        return (q.T if mn_major else q), self.sf
+
 
 def run(m, n, k, layout, kinds=("fp8", "fp8"), grans=((1, 128), (128, 128)), ue8m0=False, out=torch.bfloat16,
-        with_c=False, disable_ue8m0_cast=False):
+        with_c=False, disable_ue8m0_cast=False, majors=None):
     torch.manual_seed(m + 3 * n + 7 * k)
     a, b = torch.randn(m, k), torch.randn(n, k)
     qa, qb = Quantised(a, kinds[0], *grans[0], ue8m0), Quantised(b, kinds[1], *grans[1], ue8m0)
     d = poison_(torch.empty(m, n, dtype=out))
     c = (torch.randn(m, n) * 32).to(out) if with_c else None
-    FUNCS[layout](qa.stored(layout[0] == "t"), qb.stored(layout[1] == "n"), d, c,
-                  recipe_a=grans[0], recipe_b=grans[1], disable_ue8m0_cast=disable_ue8m0_cast)
+    if majors is None:
+        FUNCS[layout](qa.stored(layout[0] == "t"), qb.stored(layout[1] == "n"), d, c,
+                      recipe_a=grans[0], recipe_b=grans[1], disable_ue8m0_cast=disable_ue8m0_cast)
+    else:  # the nt call with (K-major or MN-major) operands, as upstream's tests make them
+        dg.fp8_fp4_gemm_nt(qa.nt_view(majors[0] == "mn"), qb.nt_view(majors[1] == "mn"), d, c,
+                           recipe_a=grans[0], recipe_b=grans[1], disable_ue8m0_cast=disable_ue8m0_cast)
     ref_deq = qa.deq @ qb.deq.T + (c.double() if with_c else 0)
     ref_orig = a.double() @ b.double().T + (c.double() if with_c else 0)
     got = d.double()
@@ -105,6 +115,13 @@ def test_mixed_mx_pairs(kinds, out, with_c, shape):
 @pytest.mark.parametrize("k", [64, 320, 1024])
 def test_fp4_x_fp4(k):
     assert run(50, 80, k, "nt", kinds=("fp4", "fp4"), grans=((1, 32), (1, 32)), ue8m0=True) < 2e-2
+
+
+@pytest.mark.parametrize("kinds", [("fp4", "fp4"), ("fp8", "fp4"), ("fp4", "fp8"), ("fp8", "fp8")], ids="x".join)
+@pytest.mark.parametrize("majors", [("k", "mn"), ("mn", "k"), ("mn", "mn")], ids="-".join)
+def test_mn_major_operands_through_nt(kinds, majors):
+    """Upstream's MN-major operands (FP4 packed along MN, passed as the .T view) through the nt entry point."""
+    assert run(70, 96, 320, "nt", kinds=kinds, grans=((1, 32), (1, 32)), ue8m0=True, majors=majors) < 2e-2
 
 
 def test_mx_recipe_with_fp32_scales_kept_by_disable_ue8m0_cast():

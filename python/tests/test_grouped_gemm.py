@@ -94,6 +94,32 @@ def test_fp8_contiguous():
             assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-3
 
 
+@pytest.mark.parametrize("b_kind", ["fp4", "fp8"])
+def test_mx_contiguous_with_mn_major_b_through_nt(b_kind):
+    """Upstream's MN-major B of an nt call: the .mT view of [G, K, N / 2] (FP4, packed along N) or of a
+    contiguous [G, K, N] (FP8); the scales [G, N, K / 32] as for K-major B."""
+    torch.manual_seed(11)
+    sizes, n, k = [70, 0, 128], 96, 192
+    ids, spans = contiguous_layout(sizes)
+    m, g = ids.numel(), len(sizes)
+    a, b = torch.randn(m, k), torch.randn(g, n, k)
+    qa, sa = dg.per_token_cast_to_fp8(a, True, gran_k=32)
+    if b_kind == "fp4":
+        q, sb = zip(*[dg.per_token_cast_to_fp4(b[i], True, gran_k=32) for i in range(g)])
+        deq_b = [dg.cast_back_from_fp4(q[i], sb[i], gran_k=32).double() for i in range(g)]
+        qb = torch.stack([dg.transpose_packed_fp4(q[i]) for i in range(g)]).mT
+    else:
+        q, sb = zip(*[dg.per_token_cast_to_fp8(b[i], True, gran_k=32) for i in range(g)])
+        deq_b = [q[i].double() * sb[i].double().repeat_interleave(32, 1) for i in range(g)]
+        qb = torch.stack(q).mT.contiguous().mT
+    d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
+    dg.m_grouped_fp8_fp4_gemm_nt_contiguous((qa, sa), (qb, torch.stack(sb)), d, ids, recipe=(1, 1, 32))
+    deq_a = qa.double() * sa.double().repeat_interleave(32, 1)
+    for gi, (s, e) in enumerate(spans):
+        if e > s:
+            assert calc_diff(d[s:e], deq_a[s:e] @ deq_b[gi].T) < 1e-5
+
+
 def test_fp8_mx_contiguous_psum_with_garbage_gap_scales():
     torch.manual_seed(10)
     sizes, n, k = [100, 40], 64, 256
