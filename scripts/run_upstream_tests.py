@@ -122,8 +122,8 @@ def test_functions(path):
     return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
 
 
-def run_one(path, func, scale, timeout, bench_tests):
-    """(verdict, seconds, the failure's last line)."""
+def run_one(path, func, scale, timeout, bench_tests, tail=1):
+    """(verdict, seconds, the failure's last `tail` lines of output)."""
     start = time.monotonic()
     env = dict(os.environ, DGA_BENCH_KINETO_MAX_TESTS=str(bench_tests))
     try:
@@ -134,7 +134,7 @@ def run_one(path, func, scale, timeout, bench_tests):
     if res.returncode == 0:
         return "PASS", time.monotonic() - start, ""
     lines = [line for line in res.stderr.strip().splitlines() if line.strip()]
-    return "FAIL", time.monotonic() - start, lines[-1] if lines else f"exit status {res.returncode}"
+    return "FAIL", time.monotonic() - start, "\n".join(lines[-tail:]) if lines else f"exit status {res.returncode}"
 
 
 def main(argv=None):
@@ -147,6 +147,7 @@ def main(argv=None):
     parser.add_argument("--bench-tests", type=int, default=1,
                         help="calls bench_kineto times per case (DGA_BENCH_KINETO_MAX_TESTS; upstream: 30; default 1)")
     parser.add_argument("-k", dest="only", default="", help="run the tests whose file::name contains this")
+    parser.add_argument("--tail", type=int, default=1, help="lines of a failure's output to print (default 1)")
     parser.add_argument("--list", action="store_true", help="list the tests and exit")
     args = parser.parse_args(argv)
     tests_dir = os.path.join(os.path.abspath(os.path.expanduser(args.deepgemm)), "tests")
@@ -167,7 +168,7 @@ def main(argv=None):
         return 0
     passed = failed = 0
     for path, func in units:
-        verdict, seconds, why = run_one(path, func, args.scale, args.timeout, args.bench_tests)
+        verdict, seconds, why = run_one(path, func, args.scale, args.timeout, args.bench_tests, max(1, args.tail))
         passed, failed = passed + (verdict == "PASS"), failed + (verdict != "PASS")
         print(f"{verdict:7} {os.path.basename(path)}::{func} ({seconds:.1f} s){'  ' + why if why else ''}", flush=True)
     print(f"{passed} passed, {failed} failed")

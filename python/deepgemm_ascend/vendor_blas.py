@@ -4,6 +4,7 @@ kernel of this package: a reference point with upstream's argument checks."""
 import torch
 
 _DTYPES = (torch.bfloat16, torch.float16, torch.float32)
+_FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)  # unscaled FP8 (upstream: cuBLASLt's FP8 GEMM with unit scales)
 
 
 def _check(a, b, d, c, layout):
@@ -12,8 +13,9 @@ def _check(a, b, d, c, layout):
             raise TypeError(f"{arg}: expected a torch.Tensor, got {type(t).__name__}")
         if t.dim() != 2:
             raise ValueError(f"{arg}: expected a 2-D tensor, got {t.dim()}-D")
-        if t.dtype not in _DTYPES:
-            raise TypeError(f"{arg}: expected bfloat16, float16 or float32, got {t.dtype}")
+        if t.dtype not in _DTYPES + (_FP8 if arg != "d" else ()):
+            raise TypeError(f"{arg}: expected bfloat16, float16 or float32{', or FP8' if arg != 'd' else ''}, "
+                            f"got {t.dtype}")
     if a.dtype != b.dtype:
         raise TypeError(f"b: expected a's dtype {a.dtype}, got {b.dtype}")
     m, k = (a.shape[1], a.shape[0]) if layout[0] == "t" else tuple(a.shape)
@@ -34,7 +36,7 @@ def _gemm(layout, a, b, d, c):
     _check(a, b, d, c, layout)
     x = a.T if layout[0] == "t" else a
     y = b if layout[1] == "n" else b.T
-    if d.dtype == x.dtype and c is None:
+    if d.dtype == x.dtype and c is None:  # never FP8: d is not
         torch.matmul(x, y, out=d) if d.is_contiguous() else d.copy_(torch.matmul(x, y))
         return
     r = torch.matmul(x.float(), y.float())

@@ -63,6 +63,21 @@ def check_ascend(out, e, grouped):
         assert not bool(back[..., sk].any())
 
 
+def check_upstream_words(out, e, grouped):
+    """out must be upstream's packed layout: int32 words of to_words(e), MN-major with the column stride
+    get_tma_aligned_size(MN, 4) (32 bytes) and zero padding."""
+    e3 = e if grouped else e[None]
+    g_count, mn, sk = e3.shape
+    cols, a = (sk + 3) // 4, align(mn, 8)
+    assert out.dtype == torch.int32 and a == utils.get_tma_aligned_size(mn, 4)
+    assert out.shape == ((g_count,) if grouped else ()) + (mn, cols)
+    assert out.stride() == ((cols * a,) if grouped else ()) + (1, a)
+    storage = out.as_strided((g_count, cols, a), (cols * a, a, 1))
+    want = torch.zeros(g_count, cols, a, dtype=torch.int32)
+    want[:, :, :mn] = to_words(e3).transpose(1, 2)
+    assert torch.equal(storage, want)
+
+
 SHAPES = [(1, 1), (5, 3), (16, 2), (17, 7), (33, 4)]
 
 
@@ -73,7 +88,7 @@ def test_packed_ue8m0x2_from_fp32(mn, sk, groups):
     e, sf = random_exponents(shape)
     out = utils.get_mn_major_packed_ue8m0x2_tensor(sf)
     check_ascend(out, e, groups is not None)
-    assert torch.equal(utils.get_mn_major_tma_aligned_packed_ue8m0_tensor(sf), out)
+    check_upstream_words(utils.get_mn_major_tma_aligned_packed_ue8m0_tensor(sf), e, groups is not None)
     assert torch.equal(utils.dequant_fp8(torch.ones(shape[:-1] + (sk * 32,)), out, 1, 32),
                        sf.repeat_interleave(32, dim=-1))
 
@@ -287,12 +302,14 @@ def test_psum_layout_packing_skips_gap_rows():
     sf[160:] = float("nan")
     ends = torch.tensor([100, 160], dtype=torch.int32)
     out = utils.get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=ends)
-    ref = utils.get_mn_major_packed_ue8m0x2_tensor(torch.where(torch.isfinite(sf) & (sf != 3.0), sf, torch.ones_like(sf)))
+    clean = torch.where(torch.isfinite(sf) & (sf != 3.0), sf, torch.ones_like(sf))
+    ref = utils.get_mn_major_packed_ue8m0x2_tensor(clean)
     valid = torch.zeros(192, dtype=torch.bool)
     valid[:100] = True
     valid[128:160] = True
-    assert torch.equal(out[valid], ref[valid])
-    assert (out[~valid] == 0).all()
+    words = utils.get_mn_major_tma_aligned_packed_ue8m0_tensor(clean)
+    assert out.dtype == torch.int32 and out.stride() == words.stride()
+    assert torch.equal(out[valid], words[valid]) and (out[~valid] == 0).all()
     via_transform = utils.transform_sf_into_required_layout(sf, 192, 128, (1, 32), psum_layout=ends)
     assert torch.equal(via_transform[valid], ref[valid]) and (via_transform[~valid] == 0).all()
 
@@ -320,3 +337,64 @@ def test_k_grouped_mx_pairs_index_scales_by_global_k(gran_k):
         k_grouped_mx_pairs(sf[:-1], ks, gran_k)
     with pytest.raises(ValueError, match="not a power of two"):  # host scales: checked in C++
         k_grouped_mx_pairs(sf * 3, ks, gran_k)
+
+
+def k_grouped_reference(sf, sizes, gran_k):
+    """Upstream's per-group packing written out: group g's scale rows (ceil(k_g / gran_k) of them, after the
+    previous groups') four per int32 word, row-major [sum ceil(k_g / (4 gran_k)), MN]."""
+    e = ((sf.view(torch.int32).to(torch.int64) >> 23) & 0xFF)
+    out, row = [], 0
+    for k in sizes:
+        rows = (k + gran_k - 1) // gran_k
+        for j in range((k + 4 * gran_k - 1) // (4 * gran_k)):
+            word = torch.zeros(sf.shape[1], dtype=torch.int64)
+            for t in range(4):
+                if 4 * j + t < rows:
+                    word |= e[row + 4 * j + t] << (8 * t)
+            out.append(torch.where(word >= 2 ** 31, word - 2 ** 32, word))
+        row += rows
+    return torch.stack(out).to(torch.int32) if out else torch.zeros(0, sf.shape[1], dtype=torch.int32)
+
+
+@pytest.mark.parametrize("gran_k", [32, 128])
+def test_k_grouped_packed_ue8m0_matches_the_per_group_packing(gran_k):
+    torch.manual_seed(5)
+    ks, mn = [4 * gran_k, 0, 3 * gran_k, 9 * gran_k], 12
+    _, sf = random_exponents((sum((k + gran_k - 1) // gran_k for k in ks), mn))
+    layout = torch.tensor(ks, dtype=torch.int32)
+    got = utils.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, layout, ks, gran_k, gran_k)
+    assert got.dtype == torch.int32 and got.is_contiguous()
+    assert torch.equal(got, k_grouped_reference(sf, ks, gran_k))
+    with pytest.raises(ValueError, match="^sf: expected"):
+        utils.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf[1:], layout, ks, gran_k, gran_k)
+    with pytest.raises(ValueError, match="^sf: MN"):
+        utils.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf[:, :6], layout, ks, gran_k, gran_k)
+    with pytest.raises(ValueError, match="^ks_cpu: the K sizes are needed"):
+        utils.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, layout, None, gran_k, gran_k)
+    bad = sf.clone()
+    bad[2, 3] = 3.0
+    with pytest.raises(ValueError, match=r"^sf: 1 of .*not a power of two"):
+        utils.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(bad, layout, ks, gran_k, gran_k)
+
+
+@pytest.mark.parametrize("k_alignment", [32, 160])
+def test_k_grouped_packed_ue8m0_psum_layout(k_alignment):
+    """psum layout: group g's K is end[g] - align(end[g-1], k_alignment); the words of the real sizes come
+    first whether the sizes are given (aligned: an upper bound) or not (rows + 3 G) / 4."""
+    torch.manual_seed(6)
+    gran_k, mn = 32, 8
+    real = [100, 0, 64, 33]
+    ends, pos = [], 0
+    for k in real:
+        pos = (pos + k_alignment - 1) // k_alignment * k_alignment + k if k else pos
+        ends.append(pos)
+    _, sf = random_exponents((sum((k + gran_k - 1) // gran_k for k in real), mn))
+    layout = torch.tensor(ends, dtype=torch.int32)
+    want = k_grouped_reference(sf, real, gran_k)
+    fn = utils.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor
+    exact = fn(sf, layout, real, gran_k, k_alignment, use_psum_layout=True)
+    assert torch.equal(exact, want)
+    for ks in ([align(k, k_alignment) for k in real], None, []):
+        got = fn(sf, layout, ks, gran_k, k_alignment, use_psum_layout=True)
+        assert got.shape[0] >= want.shape[0] and torch.equal(got[:want.shape[0]], want)
+        assert (got[want.shape[0]:] == 0).all()

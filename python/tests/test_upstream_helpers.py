@@ -136,3 +136,16 @@ def test_cublaslt_gemm_is_torchs_matmul(layout):
         getattr(dg, f"cublaslt_gemm_{layout}")(a, b, torch.empty(m, n + 1))
     with pytest.raises(TypeError, match="^b: expected a's dtype"):
         getattr(dg, f"cublaslt_gemm_{layout}")(a, b.float(), d)
+
+
+def test_cublaslt_gemm_takes_unscaled_fp8():
+    """Upstream's FP8 benchmark baseline: cuBLASLt's FP8 GEMM with unit scales (D = A @ B.T in fp32)."""
+    torch.manual_seed(4)
+    a, b = (torch.randn(17, 64) * 4).to(torch.float8_e4m3fn), (torch.randn(24, 64) * 4).to(torch.float8_e4m3fn)
+    d = torch.full((17, 24), float("nan")).bfloat16()
+    c = torch.randn(17, 24)
+    dg.cublaslt_gemm_nt(a, b, d, c)
+    want = a.double() @ b.double().T + c.double()
+    assert (d.double() - want).abs().max() <= 2.0 ** -7 * want.abs().max()
+    with pytest.raises(TypeError, match="^d: expected bfloat16, float16 or float32, got"):
+        dg.cublaslt_gemm_nt(a, b, torch.empty(17, 24, dtype=torch.float8_e4m3fn))

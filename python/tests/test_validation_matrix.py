@@ -339,9 +339,17 @@ def build_matrix():
     m["fp8_gemm_nt_skip_head_mid"] = [
         simple("value", ValueError, "head_splits", dg.fp8_gemm_nt_skip_head_mid, (fp8(8, 128), torch.ones(8, 1)),
                (fp8(96, 128), torch.ones(96, 1)), out(8, 128, dtype=torch.bfloat16), (64, 32, 64), (1, 1, 128))]
+    kg_pack = dg.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor
     m["get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor"] = [
-        simple("value", NotImplementedError, "get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor",
-               dg.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor)]
+        simple("dtype", TypeError, "sf", kg_pack, torch.ones(4, 8, dtype=torch.float16), torch.tensor([128], dtype=torch.int32),
+               [128], 32, 32),
+        simple("dtype", TypeError, "grouped_layout", kg_pack, torch.ones(4, 8), torch.tensor([128]), [128], 32, 32),
+        simple("value", ValueError, "gran_k", kg_pack, torch.ones(4, 8), torch.tensor([128], dtype=torch.int32), [128],
+               64, 64),
+        simple("value", ValueError, "k_alignment", kg_pack, torch.ones(4, 8), torch.tensor([128], dtype=torch.int32),
+               [128], 32, 48),
+        simple("value", ValueError, "ks_cpu", kg_pack, torch.ones(4, 8), torch.tensor([128], dtype=torch.int32), [128, 0],
+               32, 32)]
     # upstream's distributed helpers (before any process group exists)
     m["init_dist"] = [simple("type", TypeError, "local_rank", dg.init_dist, "0", 1)]
     m["uneven_all_gather"] = [simple("type", TypeError, "tensor", dg.uneven_all_gather, [1, 2])]

@@ -1,6 +1,7 @@
 """Helpers shared with upstream DeepGEMM's ``deep_gemm.utils``: integer helpers, quantisation
 (``utils.math``) and the Ascend scale-factor layouts (``utils.layout``)."""
-from .layout import (get_mn_major_packed_ue8m0x2_tensor, get_mn_major_tma_aligned_packed_ue8m0_tensor,
+from .layout import (get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor, get_mn_major_packed_ue8m0x2_tensor,
+                     get_mn_major_tma_aligned_packed_ue8m0_tensor,
                      get_mn_major_tma_aligned_tensor, get_tma_aligned_size, is_ascend_sf_layout,
                      transform_sf_into_required_layout)
 from .dist import init_dist, uneven_all_gather
@@ -28,6 +29,7 @@ __all__ = [
     "per_token_cast_to_fp8", "per_channel_cast_to_fp8", "per_block_cast_to_fp8", "per_custom_dims_cast_to_fp8",
     "per_token_cast_to_fp4", "transpose_packed_fp4", "cast_back_from_fp4", "dequant_fp8", "dequant_fp4",
     "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor", "get_mn_major_tma_aligned_packed_ue8m0_tensor",
+    "get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor",
     "get_mn_major_packed_ue8m0x2_tensor", "transform_sf_into_required_layout", "is_ascend_sf_layout",
     "init_dist", "uneven_all_gather",
 ]

@@ -183,27 +183,107 @@ def _psum_rows(psum_layout, rows):
     return (g < ends.numel()) & (r >= starts[g.clamp(max=ends.numel() - 1)])
 
 
-def _pack_psum(sf, psum_layout):
+def _words_pack(b):
+    """Exponent bytes [G?, MN, SK] -> upstream's packed layout: int32 [G?, MN, ceil(SK/4)] (byte t of word j
+    holds scale 4j + t, 0 past SK), MN-major with the column stride get_tma_aligned_size(MN, 4)."""
+    return _to_mn_major(_pack_bytes(b, 4), FP32_SF_MN_ALIGN, torch.int32)
+
+
+def _pack_psum(sf, psum_layout, pack=_ascend_pack):
     """Packs 2-D fp32 UE8M0 scales of an M-grouped psum layout: gap rows are neither validated nor
     kept (their packed scales are 0)."""
     if sf.dim() != 2 or not sf.is_contiguous():
         raise ValueError("sf: psum_layout needs contiguous 2-D scales")
     valid = _psum_rows(psum_layout, sf.size(0))
-    return _ascend_pack(_ue8m0_bytes(sf, None, "sf", psum_layout) * valid[:, None])
+    return pack(_ue8m0_bytes(sf, None, "sf", psum_layout) * valid[:, None])
 
 
 def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=None):
-    """Upstream name for packing UE8M0 scales [G?, MN, SK].
+    """UE8M0 scales [G?, MN, SK] -> upstream's packed layout: int32 [G?, MN, ceil(SK/4)], byte t of word j
+    the exponent of scale 4j + t (0 past SK), MN-major: ``stride(-2) == 1``, ``stride(-1) ==
+    get_tma_aligned_size(MN, 4)`` (32 bytes here, 16 upstream) and for 3-D ``stride(0) == stride(-1) *
+    size(-1)``; padding 0. The host GEMMs read it in place; the NPU kernels take the Ascend pairs of
+    ``get_mn_major_packed_ue8m0x2_tensor`` (a call converts it).
 
-    Ascend meaning: instead of upstream's int32 words of four scales with a 16-byte aligned MN
-    stride, this returns the Ascend int16 pair layout of ``get_mn_major_packed_ue8m0x2_tensor``
-    (int16 [G?, MN, ceil(SK/2)], ``stride(-1) == align(MN, 16)``). With ``psum_layout`` (int32 [G]
-    group end offsets of an M-grouped psum layout; 2-D contiguous fp32 sf only) rows outside every
-    group are packed as 0 and not validated.
+    sf: float32 powers of two or +0 (also uint8 / float8_e8m0fnu exponents or int32 words); host values are
+    checked (ValueError naming the first bad one); NPU values are not read, their exponent bits are taken.
+    With ``psum_layout`` (int32 [G] group end offsets of an M-grouped psum layout; 2-D contiguous sf) rows
+    outside every group are packed as 0 and not checked.
     """
+    _check_tensor(sf, "sf", (2, 3))
     if psum_layout is not None:
-        return _pack_psum(sf, psum_layout)
-    return get_mn_major_packed_ue8m0x2_tensor(sf)
+        return _pack_psum(sf, psum_layout, _words_pack)
+    return _words_pack(_ue8m0_bytes(sf, None, "sf"))
+
+
+def _k_group_rows(grouped_layout, ks_cpu, gran_k, k_alignment, use_psum_layout, device):
+    """(scale rows, packed rows) of every K group as int64 tensors on `device`, and the packed rows to allocate."""
+    if use_psum_layout:  # the groups' K from the end offsets, on their device: no host sync
+        ends = grouped_layout.to(device=device, dtype=torch.int64)
+        starts = torch.cat([ends.new_zeros(1), ends[:-1]])
+        starts = (starts + k_alignment - 1) // k_alignment * k_alignment
+        ks = (ends - starts).clamp(min=0)
+    else:
+        ks = torch.tensor(ks_cpu, dtype=torch.int64, device=device)
+    return (ks + gran_k - 1) // gran_k, (ks + 4 * gran_k - 1) // (4 * gran_k)
+
+
+def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, grouped_layout, ks_cpu, gran_k, k_alignment,
+                                                           use_psum_layout=False):
+    """K-grouped float32 UE8M0 scales [sum_g ceil(k_g / gran_k), MN] (group g's rows after group g-1's) ->
+    upstream's packed layout per group: int32 [sum_g ceil(k_g / (4 gran_k)), MN], row-major, group g's
+    words after group g-1's, byte t of word j of a group the exponent of its scale row 4j + t (0 past the
+    group's rows).
+
+    grouped_layout: int32 [G] (the K sizes, or with use_psum_layout the end offsets of the psum layout,
+    group g's K being end[g] - align(end[g-1], k_alignment)); ks_cpu: the K sizes (a list, G entries), or
+    with use_psum_layout None or [] (then as many rows are allocated as any layout needs,
+    (rows + 3 G) / 4; the rows after the last group's are 0); given with the psum layout, they only size
+    the result. gran_k 32 or 128; k_alignment a multiple of 32; MN a multiple of 4 (as upstream). Built by
+    tensor ops on sf's device (no host sync); host values are checked as powers of two (ValueError).
+    """
+    _check_tensor(sf, "sf", (2,))
+    if sf.dtype != torch.float32:
+        raise TypeError(f"sf: expected float32 scales, got {sf.dtype}")
+    if not isinstance(grouped_layout, torch.Tensor) or grouped_layout.dtype != torch.int32 or grouped_layout.dim() != 1:
+        raise TypeError("grouped_layout: expected an int32 [G] tensor")
+    if gran_k not in (32, 128):
+        raise ValueError(f"gran_k: must be 32 or 128, got {gran_k!r}")
+    if not isinstance(k_alignment, int) or k_alignment <= 0 or k_alignment % 32:
+        raise ValueError(f"k_alignment: must be a positive multiple of 32, got {k_alignment!r}")
+    _check_bool(use_psum_layout, "use_psum_layout")
+    groups, (rows, mn) = grouped_layout.numel(), sf.shape
+    if mn % 4:
+        raise ValueError(f"sf: MN (its second dimension) must be a multiple of 4, got {mn}")
+    synced = ks_cpu is not None and len(ks_cpu) > 0
+    if synced:
+        if not all(isinstance(k, int) and k >= 0 for k in ks_cpu) or len(ks_cpu) != groups:
+            raise ValueError(f"ks_cpu: expected {groups} non-negative ints (one per group), got {ks_cpu!r}")
+        if not use_psum_layout and sum(ceil_div(k, gran_k) for k in ks_cpu) != rows:
+            raise ValueError(f"sf: expected {sum(ceil_div(k, gran_k) for k in ks_cpu)} rows (sum of ceil(k / "
+                             f"{gran_k})), got {rows}")
+        packed = sum(ceil_div(k, 4 * gran_k) for k in ks_cpu)
+    elif not use_psum_layout:
+        raise ValueError("ks_cpu: the K sizes are needed without use_psum_layout")
+    else:
+        packed = (rows + 3 * groups) // 4
+    if groups == 0 or packed == 0 or rows == 0:
+        return torch.zeros(packed, mn, dtype=torch.int32, device=sf.device)
+    _require_ue8m0_values(sf, "sf")
+    exps = (_fp32_bits(sf) >> 23) & 0xFF
+    sf_rows, packed_rows = _k_group_rows(grouped_layout, ks_cpu, gran_k, k_alignment, use_psum_layout, sf.device)
+    # Output row p: its group g, word j within the group; its four scale rows first_row[g] + 4j + t.
+    p = torch.arange(packed, dtype=torch.int64, device=sf.device)
+    packed_end = torch.cumsum(packed_rows, 0)
+    g = torch.searchsorted(packed_end, p, right=True).clamp(max=groups - 1)
+    j = p - (packed_end - packed_rows)[g]
+    words = torch.zeros(packed, mn, dtype=torch.int64, device=sf.device)
+    for t in range(4):  # the four bytes of a word (not a loop over scales)
+        r = 4 * j + t
+        valid = (p < packed_end[-1]) & (r < sf_rows[g])
+        src = ((torch.cumsum(sf_rows, 0) - sf_rows)[g] + r).clamp(max=rows - 1)
+        words |= torch.where(valid[:, None], exps[src], 0) << (8 * t)
+    return _wrap(words, 32)
 
 
 def get_mn_major_tma_aligned_tensor(sf):
