@@ -7,8 +7,9 @@ Nothing of upstream is copied: its files are read from the checkout at run time.
     python scripts/run_upstream_tests.py ~/DeepGEMM [--files test_bf16.py,test_layout.py] [--scale 8]
         [--timeout 600] [--bench-tests 1] [-k name_substring] [--list]
 
---scale S divides the large sizes the test generators (tests/generators.py, enumerate_*) yield by S (sizes of
-1024 and more, rounded up to a multiple of 128); sizes written inline in a test are not scaled. bench_kineto
+--scale S divides the large sizes by S (sizes of 1024 and more, rounded up to a multiple of 128): those the test
+generators (tests/generators.py, enumerate_*) yield, and the integer literals of 1024 and more that are multiples
+of 128 in the test file itself (its inline batch sizes and sequence lengths). bench_kineto
 times each case --bench-tests times (upstream's default: 30). A file without
 test_* functions (test_lazy_init.py) runs as a script. The exit status is 0 when every test passed.
 """
@@ -74,9 +75,17 @@ def cuda_to_cpu():
     c.Event = Event
     c._sleep = lambda *a, **k: None
     c.empty_cache = lambda: None
+    c.reset_peak_memory_stats = lambda *a, **k: None  # no device memory: the statistics are 0
+    for stat in ("max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved"):
+        setattr(c, stat, lambda *a, **k: 0)
     c.get_device_capability = lambda *a, **k: (dg.testing.get_arch_major(), 0)
     mode = CudaToCpu()
     mode.__enter__()
+
+def shrink(v, scale):
+    if scale <= 1 or isinstance(v, bool) or not isinstance(v, int) or v < 1024:
+        return v
+    return max(128, -(-(v // scale) // 128) * 128)
 
 def scale_generators(scale):
     if scale <= 1:
@@ -85,14 +94,10 @@ def scale_generators(scale):
         gen = importlib.import_module("generators")
     except ImportError:
         return
-    def shrink(v):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1024:
-            return v
-        return max(128, -(-(v // scale) // 128) * 128)
     def scaled(fn):
         def wrapper(*a, **k):
             for item in fn(*a, **k):
-                yield tuple(shrink(v) for v in item) if isinstance(item, tuple) else shrink(item)
+                yield tuple(shrink(v, scale) for v in item) if isinstance(item, tuple) else shrink(item, scale)
         return wrapper
     for name in dir(gen):
         if name.startswith("enumerate_") and callable(getattr(gen, name)):
@@ -108,9 +113,19 @@ if func == "__main__":
     sys.argv = [path]
     runpy.run_path(path, run_name="__main__")
 else:
-    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    import ast
+    class Shrink(ast.NodeTransformer):  # the test file's own sizes: integer literals >= 1024, multiples of 128
+        def visit_Constant(self, node):
+            v = node.value
+            if isinstance(v, int) and not isinstance(v, bool) and v >= 1024 and v % 128 == 0:
+                return ast.copy_location(ast.Constant(shrink(v, scale)), node)
+            return node
+    with open(path) as f:
+        tree = Shrink().visit(ast.parse(f.read(), path))
+    mod = types.ModuleType(os.path.basename(path)[:-3])
+    mod.__file__ = path
+    sys.modules[mod.__name__] = mod
+    exec(compile(ast.fix_missing_locations(tree), path, "exec"), mod.__dict__)
     getattr(mod, func)()
 '''
 
@@ -122,10 +137,12 @@ def test_functions(path):
     return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
 
 
-def run_one(path, func, scale, timeout, bench_tests, tail=1):
+def run_one(path, func, scale, timeout, bench_tests, tail=1, mqa_cases=0):
     """(verdict, seconds, the failure's last `tail` lines of output)."""
     start = time.monotonic()
     env = dict(os.environ, DGA_BENCH_KINETO_MAX_TESTS=str(bench_tests))
+    if mqa_cases > 0:  # upstream's own knob: test_attention.py samples this many MQA cases
+        env.setdefault("DG_MQA_NUM_CASES", str(mqa_cases))
     try:
         res = subprocess.run([sys.executable, "-c", _CHILD, path, func, str(scale)], capture_output=True, text=True,
                              timeout=timeout, env=env)
@@ -147,6 +164,9 @@ def main(argv=None):
     parser.add_argument("--bench-tests", type=int, default=1,
                         help="calls bench_kineto times per case (DGA_BENCH_KINETO_MAX_TESTS; upstream: 30; default 1)")
     parser.add_argument("-k", dest="only", default="", help="run the tests whose file::name contains this")
+    parser.add_argument("--mqa-cases", type=int, default=4,
+                        help="MQA logits cases test_attention.py samples (upstream's DG_MQA_NUM_CASES; 0: all; "
+                             "default 4: its torch reference takes about a minute a case on a CPU)")
     parser.add_argument("--tail", type=int, default=1, help="lines of a failure's output to print (default 1)")
     parser.add_argument("--list", action="store_true", help="list the tests and exit")
     args = parser.parse_args(argv)
@@ -168,7 +188,8 @@ def main(argv=None):
         return 0
     passed = failed = 0
     for path, func in units:
-        verdict, seconds, why = run_one(path, func, args.scale, args.timeout, args.bench_tests, max(1, args.tail))
+        verdict, seconds, why = run_one(path, func, args.scale, args.timeout, args.bench_tests, max(1, args.tail),
+                                        args.mqa_cases)
         passed, failed = passed + (verdict == "PASS"), failed + (verdict != "PASS")
         print(f"{verdict:7} {os.path.basename(path)}::{func} ({seconds:.1f} s){'  ' + why if why else ''}", flush=True)
     print(f"{passed} passed, {failed} failed")

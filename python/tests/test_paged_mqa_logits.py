@@ -154,3 +154,27 @@ def test_bf16_logits_are_the_fp32_logits_rounded_once(next_n):
     b16 = dg.fp8_fp4_paged_mqa_logits(*args, logits_dtype=torch.bfloat16)
     assert b16.dtype == torch.bfloat16 and (f32[:, :8] != 0).any()
     assert torch.equal(b16.view(torch.int16), f32.bfloat16().view(torch.int16))
+
+
+@pytest.mark.parametrize("fp4", [False, True], ids=["fp8", "fp4"])
+def test_bf16_weights_with_bf16_logits(fp4):
+    """Upstream's bf16 weights (with bf16 logits only): the same logits as their fp32 values."""
+    torch.manual_seed(11 + fp4)
+    batch, next_n, h, d, bkv, max_blocks = 2, 2, 16, 128, 32, 3
+    ctx_max = max_blocks * bkv
+    lens = torch.randint(1, ctx_max + 1, (batch, next_n), dtype=torch.int32)
+    cache, perm, _ = build_cache(torch.randn(batch * max_blocks * bkv, d), bkv, batch * max_blocks, fp4)
+    table = perm.view(batch, max_blocks).to(torch.int32)
+    q = torch.randn(batch, next_n, h, d)
+    if fp4:
+        q4, sq = dg.per_token_cast_to_fp4(q.reshape(-1, d), True, gran_k=32, use_packed_ue8m0=True)
+        qp = (q4.view(batch, next_n, h, d // 2), sq.view(batch, next_n, h))
+    else:
+        qp = (q.to(torch.float8_e4m3fn), None)
+    w16 = torch.randn(batch * next_n, h).bfloat16()
+    meta = dg.get_paged_mqa_logits_metadata(lens, bkv, dg.get_num_sms())
+    got = dg.fp8_fp4_paged_mqa_logits(qp, cache, w16, lens, table, meta, ctx_max, True, torch.bfloat16)
+    want = dg.fp8_fp4_paged_mqa_logits(qp, cache, w16.float(), lens, table, meta, ctx_max, True, torch.bfloat16)
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16)) and torch.isfinite(got[:, :1].float()).all()
+    with pytest.raises(TypeError, match="^weights: bfloat16 weights need bfloat16 logits"):
+        dg.fp8_fp4_paged_mqa_logits(qp, cache, w16, lens, table, meta, ctx_max, True, torch.float32)

@@ -31,14 +31,23 @@ void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
 // with a block id outside the cache is not read. The logits are summed in fp32 on the device (through the
 // workspace for bf16 logits); every column at or past a row's length is -inf, with or without cleaning
 // (upstream leaves them unspecified without).
+TensorView fp32_rows(TensorView t, int64_t offset, int64_t rows, int64_t cols) {  // [rows, cols] of fp32 t
+  t.offset = offset, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.strides[0] = cols, t.strides[1] = 1;
+  return t;
+}
+
 void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const TensorView& weights,
                    const TensorView& context_lens, const TensorView& block_table, const TensorView& logits,
                    const TensorView* sfq) {
-  const bool f32_out = logits.dtype == DType::kFP32;
-  const int64_t rows = logits.shape[0], width = logits.shape[1];
-  const TensorView acc = f32_out ? logits : api::npu_fp32_workspace(logits, rows, width);
+  const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
+  const int64_t rows = logits.shape[0], width = logits.shape[1], heads = weights.shape[1];
+  const int64_t acc_n = f32_out ? 0 : rows * width, w_n = f32_w ? 0 : rows * heads;
+  const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
+  const TensorView acc = f32_out ? logits : fp32_rows(ws, 0, rows, width);
+  const TensorView w32 = f32_w ? weights : fp32_rows(ws, acc_n, rows, heads);
+  if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc, &context_lens);
-  api::npu_paged_mqa_logits({&q, &kv_cache, &weights, &context_lens, &block_table, &acc, sfq});
+  api::npu_paged_mqa_logits({&q, &kv_cache, &w32, &context_lens, &block_table, &acc, sfq});
   if (!f32_out) api::npu_convert_rows(acc, logits);
 }
 
@@ -76,7 +85,7 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
                   kv_cache.strides[0] % kScaleBytes == 0 && kv_cache.strides[0] >= block_kv * kv_cache.shape[3],
               kValue, "kv_cache", "needs strides (multiple of 4 and >= one block, ", kv_cache.shape[3], ", *, 1), got ",
               kv_cache.strides_str());
-  api::require_dtype(weights, "weights", {DType::kFP32});
+  api::require_dtype(weights, "weights", {DType::kFP32, DType::kBF16});
   api::require_shape(weights, "weights", {batch * next_n, heads});
   DGA_REQUIRE(weights.stride(-1) == 1, kValue, "weights", "needs a unit last stride");
   api::require_dtype(context_lens, "context_lens", {DType::kInt32});
@@ -95,6 +104,8 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
   DGA_REQUIRE(block_table.shape[0] == batch, kValue, "block_table", "expected ", batch, " rows, got ",
               block_table.shape_str());
   api::require_dtype(logits, "logits", {DType::kFP32, DType::kBF16});
+  DGA_REQUIRE(weights.dtype == DType::kFP32 || logits.dtype == DType::kBF16, kType, "weights",
+              "bfloat16 weights need bfloat16 logits");
   api::require_rank(logits, "logits", 2);
   DGA_REQUIRE(logits.shape[0] == batch * next_n, kValue, "logits", "expected ", batch * next_n, " rows, got ",
               logits.shape_str());
@@ -110,6 +121,18 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
 
   // Problems: the shared page walk (kernel/paged_mqa_problems.hpp) over what was validated above.
   const auto* table = block_table.as<const int32_t>();
+  // bf16 weights are widened once ((B * next_n) x H values).
+  std::vector<float> w32;
+  const float* w = weights.as<const float>();
+  int64_t w_stride = weights.stride(0);
+  if (weights.dtype == DType::kBF16) {
+    w32.resize(size_t(batch * next_n * heads));
+    for (int64_t i = 0; i < batch * next_n; ++i)
+      for (int64_t h = 0; h < heads; ++h)
+        w32[size_t(i * heads + h)] = core::bf16_to_float(weights.as<const uint16_t>()[i * w_stride + h]);
+    w = w32.data();
+    w_stride = heads;
+  }
   const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
   const int bits = tile::operand_bits(fmt);
   for (int64_t b = 0; b < batch; ++b) {
@@ -157,7 +180,7 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
     kernel::MqaProblem pr{gp.a,
                           gp.b,
                           {},
-                          {weights.as<const float>() + b * next_n * weights.strides[0], weights.strides[0], ks_p,
+                          {w + b * next_n * w_stride, w_stride, ks_p,
                            ke_p, fp4 ? nullptr : static_cast<const float*>(scales),
                            static_cast<char*>(logits.ptr()) +
                                (b * next_n * logits.strides[0] + pg.col0) * core::itemsize(logits.dtype),
