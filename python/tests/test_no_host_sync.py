@@ -123,6 +123,25 @@ def call_other(variant):
         ks = torch.zeros(s, dtype=torch.int32)
         ke = torch.arange(s, dtype=torch.int32) + skv - s
         return lambda: dg.fp8_fp4_mqa_logits((q8, None), (kv8, sf), torch.randn(s, h), ks, ke)
+    if variant == "paged_mqa_logits":
+        batch, h, dim, bkv, blocks = 2, 8, 64, 32, 3
+        lens = torch.tensor([[40], [90]], dtype=torch.int32)
+        cache = torch.zeros(batch * blocks, bkv, 1, dim + 4, dtype=torch.uint8)
+        cache[..., :dim] = torch.randn(batch * blocks, bkv, 1, dim).to(torch.float8_e4m3fn).view(torch.uint8)
+        cache[..., dim:] = torch.ones(batch * blocks, bkv, 1, 1).view(torch.uint8)  # fp32 scales 1.0
+        table = torch.arange(batch * blocks, dtype=torch.int32).view(batch, blocks)
+        q8 = torch.randn(batch, 1, h, dim).to(torch.float8_e4m3fn)
+        meta = dg.get_paged_mqa_logits_metadata(lens, bkv, dg.get_num_ai_cores())
+        return lambda: dg.fp8_fp4_paged_mqa_logits((q8, None), cache, torch.randn(batch, h), lens, table, meta,
+                                                   blocks * bkv)
+    if variant == "fp8_fp4_mega_moe":
+        from deepgemm_ascend.testing import mega_moe as tm
+
+        buf = dg.get_symm_buffer_for_mega_moe(None, 8, 16, 6, 256, 128)
+        w = tm.make_weights(8, 256, 128, 0, 1)
+        tm.fill_buffer(buf, tm.make_rank_inputs(16, 256, 8, 6, 0))
+        y = torch.empty(16, 256, dtype=torch.bfloat16)
+        return lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
     raise AssertionError(variant)
 
 
@@ -130,7 +149,8 @@ CASES = ([("dense", v) for v in ("fp32 1x128 / 128x128", "MX fp32 powers of two"
                                  "transposed nn")]
          + [("grouped", v) for v in ("contiguous ids", "contiguous psum MX", "masked")]
          + [("k_grouped", v) for v in ("ks", "psum")]
-         + [("other", v) for v in ("fp8_einsum", "skip_head_mid", "mqa_logits")])
+         + [("other", v) for v in ("fp8_einsum", "skip_head_mid", "mqa_logits", "paged_mqa_logits",
+                                                  "fp8_fp4_mega_moe")])
 _MAKERS = {"dense": call_dense, "grouped": call_grouped, "k_grouped": call_k_grouped, "other": call_other}
 
 
