@@ -115,14 +115,16 @@ def test_compressed_fp4_bf16_logits_eight_heads():
     assert_compressed(out, ref, ks, ke, 3e-5)
 
 
-def test_deterministic_over_20_calls():
+def test_deterministic_over_repeated_calls():
+    """20 calls on the host's threads; 3 on the instruction model (it runs the cores in a fixed order, and a
+    call there takes a second)."""
     torch.manual_seed(13)
     s, h, d, skv = 24, 64, 128, 512
     _, _, qp, kvp, _, _ = fp8_inputs(s, h, d, skv)
     w = torch.randn(s, h)
     ks, ke = ranges(s, skv, "causal")
     first = dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke).clone()
-    for _ in range(19):
+    for _ in range(2 if on_npu_kernels(w) else 19):
         assert torch.equal(dg.fp8_fp4_mqa_logits(qp, kvp, w, ks, ke), first)
 
 
