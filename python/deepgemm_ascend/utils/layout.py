@@ -269,8 +269,7 @@ def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, grouped_layout, k
         packed = (rows + 3 * groups) // 4
     if groups == 0 or packed == 0 or rows == 0:
         return torch.zeros(packed, mn, dtype=torch.int32, device=sf.device)
-    _require_ue8m0_values(sf, "sf")
-    exps = (_fp32_bits(sf) >> 23) & 0xFF
+    exps = _ue8m0_bytes(sf, None, "sf")
     sf_rows, packed_rows = _k_group_rows(grouped_layout, ks_cpu, gran_k, k_alignment, use_psum_layout, sf.device)
     # Output row p: its group g, word j within the group; its four scale rows first_row[g] + 4j + t.
     p = torch.arange(packed, dtype=torch.int64, device=sf.device)
