@@ -4,11 +4,8 @@ Also reachable as `python -m deepgemm_ascend`. Exit codes: 0 success, 1 a benchm
 its accuracy check (or raised), 2 bad usage (unknown kernel, malformed --shapes, missing
 matplotlib for --plot, ...).
 
-OpenMP: torch's OpenMP worker threads keep spinning after each matmul by default, which steals
-the cores from the next kernel when the two alternate (docs/PERFORMANCE.md measures it: up to 2x
-on mid-sized shapes). So `bench`, run as a program with OMP_WAIT_POLICY unset, re-executes itself
-once with OMP_WAIT_POLICY=PASSIVE (the variable is read only when torch loads OpenMP). Set
-OMP_WAIT_POLICY yourself (e.g. ACTIVE) to keep your own policy.
+OpenMP: the host backend runs its cores on the process's OpenMP threads (torch's), so `bench` runs
+under whatever OMP_WAIT_POLICY the environment has (default: unset) and records it.
 """
 import argparse
 import json
@@ -87,9 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="check and time kernels against torch on the default device",
         description="Check every case against a float64 torch reference (FAIL if calc_diff > 1e-5 for bf16, > 1e-3 "
                     "for fp8) and time it against torch in the same process, interleaved (median of the timed runs). "
-                    "fp8 is timed against torch dequantise + matmul, torch.matmul in bf16 and our bf16 GEMM.",
-        epilog="Unless OMP_WAIT_POLICY is set, bench re-executes itself with OMP_WAIT_POLICY=PASSIVE so that torch's "
-               "idle OpenMP threads do not spin on the cores our kernel runs on next (see docs/PERFORMANCE.md).")
+                    "fp8 is timed against torch dequantise + matmul, torch.matmul in bf16 and our bf16 GEMM.")
     bench.add_argument("--kernels", default="bf16", type=_parse_list,
                        help=f"comma-separated kernel families (available: {', '.join(available_kernels())}; "
                             "default: bf16)")
@@ -154,6 +149,7 @@ def format_info(d: dict) -> str:
         ("CPU features", " ".join(features) or "none detected"),
         ("host ISA", f"{d.get('host_isa')} (available: {', '.join(isas)})"),
         ("AI cores", f"{d.get('ai_cores')} used / {d.get('max_ai_cores')} max"),
+        ("host threads", "the process's OpenMP threads" if d.get("host_threads") == "openmp" else "the library's own"),
         ("checked mode", "on" if d.get("checked") else "off"),
         ("torch", d.get("torch")),
     ]
@@ -237,7 +233,7 @@ def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int
         print(f"warning: {busy:.0%} of the CPUs were busy before the run: other processes will distort the timings "
               "(torch's OpenMP threads are especially sensitive); benchmark on an idle machine", file=sys.stderr)
     print(f"deepgemm-ascend {machine.get('version')} on {options.device} ({machine.get('cpu_model')}): "
-          f"host ISA {machine.get('host_isa')}, {machine.get('ai_cores')} AI core(s); torch {machine.get('torch')} "
+          f"host ISA {machine.get('host_isa')}, {machine.get('ai_cores')} AI core(s) on {machine.get('host_threads')} threads; torch {machine.get('torch')} "
           f"with {max(1, runtime.get_num_ai_cores())} thread(s), OMP_WAIT_POLICY={machine['omp_wait_policy'] or 'unset'}",
           file=out, flush=True)
     rows = bench.run_bench(kernels, options, progress="lines" if args.no_progress else "auto", stream=sys.stderr)
@@ -266,27 +262,8 @@ def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int
     return EXIT_OK
 
 
-def _reexec_with_passive_openmp(argv: Sequence[str]) -> None:
-    """Re-runs this very command line with OMP_WAIT_POLICY=PASSIVE (see the module docstring).
-
-    sys.orig_argv repeats the invocation exactly (console script or -m, same sys.path rules).
-    """
-    if os.environ.get("OMP_WAIT_POLICY") or os.name != "posix" or not sys.executable:
-        return
-    orig = getattr(sys, "orig_argv", None)  # Python >= 3.10
-    cmd = [sys.executable, *orig[1:]] if orig else [sys.executable, "-m", "deepgemm_ascend", *argv]
-    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.execve(sys.executable, cmd, env)
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of the `deepgemm-ascend` console script; returns the exit code.
-
-    With argv=None (a program run) `bench` may re-execute the process once, see the module docstring.
-    """
-    as_program = argv is None
+    """Entry point of the `deepgemm-ascend` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -294,8 +271,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return cmd_info(args)
     if args.command == "model":
         return cmd_model(args, parser)
-    if as_program:
-        _reexec_with_passive_openmp(argv)
     return cmd_bench(args, parser.bench_parser, argv)
 
 

@@ -2,11 +2,9 @@
 
 Run it with
 
-    OMP_WAIT_POLICY=PASSIVE python -m pytest python/tests/bench_bf16.py -m bench
+    python -m pytest python/tests/bench_bf16.py -m bench
 
-(OMP_WAIT_POLICY=PASSIVE stops torch's idle OpenMP threads from spinning on the cores our
-kernel runs on next; `deepgemm-ascend bench` sets it by itself, pytest cannot, because torch is
-loaded before this file. docs/PERFORMANCE.md shows the effect.)
+(the host backend runs on torch's OpenMP threads, so the default OMP_WAIT_POLICY is the one to measure.)
 
 The file name does not match test_*.py on purpose: a plain `pytest` run never collects it, while
 passing the path explicitly does. Its tests carry the `bench` mark, which pyproject's addopts
@@ -20,7 +18,6 @@ both go to `benchmark.extra_info` (shown by --benchmark-json and --benchmark-col
 import os
 import statistics
 import time
-import warnings
 
 import pytest
 import torch
@@ -39,9 +36,6 @@ ROUNDS, WARMUP_ROUNDS = 5, 1
 @pytest.fixture(scope="module", autouse=True)
 def _same_cores_as_ours():
     """torch gets as many threads as deepgemm_ascend uses AI cores."""
-    if not os.environ.get("OMP_WAIT_POLICY"):
-        warnings.warn("OMP_WAIT_POLICY is not set: torch's spinning OpenMP threads slow down the deepgemm_ascend "
-                      "calls that follow them; run with OMP_WAIT_POLICY=PASSIVE")
     old = torch.get_num_threads()
     torch.set_num_threads(max(1, dg.get_num_ai_cores()))
     yield

@@ -65,7 +65,7 @@ def test_bench_json_stdout(tmp_path):
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)  # stdout holds only the JSON; the table went to stderr
     assert INFO_KEYS <= set(doc["machine"])
-    assert doc["machine"]["omp_wait_policy"] == "PASSIVE"  # bench re-executed itself with a passive OpenMP
+    assert doc["machine"]["omp_wait_policy"] == ""  # the default policy: bench no longer re-executes itself
     assert doc["command"].startswith("deepgemm-ascend bench")
     rows = doc["results"]
     assert [(r["layout"], r["m"], r["n"], r["k"]) for r in rows] == [

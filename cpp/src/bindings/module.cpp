@@ -16,6 +16,7 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
 #include "deepgemm_ascend/arch/ascend950.hpp"
@@ -147,6 +148,7 @@ nb::dict info() {
   d["host_isa"] = std::string(dga::runtime::name(dga::runtime::active_host_isa()));
   d["ai_cores"] = dga::get_num_ai_cores();
   d["max_ai_cores"] = dga::get_max_ai_cores();
+  d["host_threads"] = std::string(dga::runtime::HostBackend::uses_openmp() ? "openmp" : "library");
   d["checked"] = dga::runtime::checked_mode();
   d["host_arch"] = std::string(dga::runtime::name(dga::runtime::host_arch()));
   return d;

@@ -7,6 +7,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
@@ -16,6 +20,12 @@
 namespace deepgemm_ascend::runtime {
 
 // Worker w (0 = the launching thread) runs blocks w, w + n, w + 2n, ... of the current launch.
+//
+// The workers are the process's OpenMP threads when the library is built with OpenMP: in a Python process
+// that is the runtime torch loaded (same soname), so the threads that keep spinning after a torch op are the
+// ones that run our blocks, instead of stealing the cores from a second pool. A launch from inside a
+// parallel region, or one that gets a smaller team than it asked for (OMP_THREAD_LIMIT, OMP_DYNAMIC), runs
+// on the library's own threads: a kernel with grid-wide syncs needs all its cores at once.
 struct HostBackend::Pool {
   explicit Pool(int n) : max_cores(n), cores(size_t(n)) {
     for (int w = 1; w < n; ++w) threads.emplace_back([this, w] { worker(w); });
@@ -76,6 +86,14 @@ struct HostBackend::Pool {
       pending = active - 1;
       failed = false;
       error = nullptr;
+    }
+    if (run_on_openmp()) {
+      fn = nullptr;
+      if (error) std::rethrow_exception(std::exchange(error, nullptr));
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> g(mu);
       ++generation;
     }
     start_cv.notify_all();
@@ -84,6 +102,30 @@ struct HostBackend::Pool {
     done_cv.wait(l, [&] { return pending == 0; });
     fn = nullptr;
     if (error) std::rethrow_exception(std::exchange(error, nullptr));
+  }
+
+  // True when the launch ran on an OpenMP team of exactly `active` threads.
+  bool run_on_openmp() {
+#if defined(_OPENMP)
+    if (active == 1) {
+      run_share(0);
+      return true;
+    }
+    if (omp_in_parallel()) return false;
+    bool full = true;
+#pragma omp parallel num_threads(active)
+    {
+      if (omp_get_num_threads() != active) {
+#pragma omp single
+        full = false;
+      } else {
+        run_share(omp_get_thread_num());
+      }
+    }
+    return full;
+#else
+    return false;
+#endif
   }
 
   const int max_cores;
@@ -115,6 +157,14 @@ void HostBackend::set_num_ai_cores(int n) {
   DGA_REQUIRE(n >= 0 && n <= pool_->max_cores, kValue, "num_ai_cores", "must be in [0, ", pool_->max_cores,
               "] (0 = all cores of the host), got ", n);
   pool_->requested.store(n);
+}
+
+bool HostBackend::uses_openmp() {
+#if defined(_OPENMP)
+  return true;
+#else
+  return false;
+#endif
 }
 
 Stream& HostBackend::default_stream() { return *pool_->default_stream; }

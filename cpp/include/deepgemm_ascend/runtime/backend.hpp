@@ -24,8 +24,10 @@ class Backend {
 
 using BlockFn = std::function<void(tile::Core&)>;
 
-// Host backend: a pool of worker threads, each one AI core with its own tile::Core. The calling
-// thread takes part as core 0. Concurrent launches from several threads are serialised.
+// Host backend: worker threads, each one AI core with its own tile::Core. The calling thread takes part as
+// core 0. The workers are the process's OpenMP threads when the library is built with OpenMP (torch's, in a
+// Python process), else (and inside a parallel region) a pool of the library's own. Concurrent launches
+// from several threads are serialised.
 class HostBackend final : public Backend {
  public:
   HostBackend();
@@ -41,6 +43,9 @@ class HostBackend final : public Backend {
   // Runs fn once per block (block_idx in [0, block_dim)) on min(block_dim, num_ai_cores()) cores,
   // through `stream` (default: the synchronous default stream). The first exception is rethrown.
   void launch(const char* kernel, int block_dim, const BlockFn& fn, Stream* stream = nullptr);
+
+  // True when launches run on the process's OpenMP threads (DGA_HOST_OPENMP builds).
+  static bool uses_openmp();
 
  private:
   struct Pool;
