@@ -2,16 +2,17 @@
 # on any CPU of its architecture and picks micro-kernels at run time.
 function(dga_add_host_isa_sources target)
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cpp/kernels/host/mmad_bf16_scalar.cpp
+                                   ${PROJECT_SOURCE_DIR}/cpp/kernels/host/interleave_scalar.cpp
                                    ${PROJECT_SOURCE_DIR}/cpp/kernels/host/mmad_dispatch.cpp)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     set(_dir ${PROJECT_SOURCE_DIR}/cpp/kernels/host)
     target_sources(${target} PRIVATE ${_dir}/mmad_bf16_avx2.cpp ${_dir}/mmad_bf16_avx512bf16.cpp ${_dir}/mmad_bf16_amx.cpp
-                                     ${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp)
+                                     ${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp)
     set_source_files_properties(${_dir}/mmad_bf16_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
     set_source_files_properties(${_dir}/mmad_bf16_avx512bf16.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512bf16;-mfma")
     set_source_files_properties(${_dir}/mmad_bf16_amx.cpp PROPERTIES COMPILE_OPTIONS "-mamx-tile;-mamx-bf16")
-    set_source_files_properties(${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp PROPERTIES
+    set_source_files_properties(${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mfma")
     target_compile_definitions(${target} PRIVATE DGA_HOST_X86=1)
   endif()

@@ -64,6 +64,7 @@ struct ModelTiles {
       }
   }
   static void release() { configured = false; }
+  static void prefetch(const void*, int) {}
 };
 
 void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init, bool scaled = false) {
@@ -85,13 +86,17 @@ void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init,
 }  // namespace
 
 TEST(AmxModel, MatchesScalarKernelOnEveryBlockShape) {
-  // 1 or 2 fractal rows / columns per block, odd counts leave 1-wide remainders.
+  // 1 or 2 fractal rows / columns per block, odd counts leave 1-wide remainders; K in steps of 32 with
+  // and without an odd last fractal of 16.
   for (int64_t m : {16, 32, 48, 80})
     for (int64_t n : {16, 32, 48})
-      for (int64_t k : {16, 64}) compare_with_scalar(m, n, k, true);
+      for (int64_t k : {16, 48, 64, 80}) compare_with_scalar(m, n, k, true);
 }
 
-TEST(AmxModel, AccumulatesIntoExistingC) { compare_with_scalar(48, 32, 96, false); }
+TEST(AmxModel, AccumulatesIntoExistingC) {
+  compare_with_scalar(48, 32, 96, false);
+  compare_with_scalar(48, 32, 112, false);
+}
 
 TEST(AmxModel, PromotesScaledProducts) {
   compare_with_scalar(48, 48, 32, true, true);

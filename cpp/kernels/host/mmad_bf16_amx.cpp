@@ -12,6 +12,8 @@ namespace deepgemm_ascend::tile::host {
 namespace {
 
 // The AMX intrinsics paste the tile number into the instruction text, so every call needs a literal.
+constexpr int kCacheLine = 64;
+
 #define DGA_EACH_TILE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 struct HardwareTiles {
@@ -62,6 +64,9 @@ struct HardwareTiles {
     }
   }
   static void release() { _tile_release(); }
+  static void prefetch(const void* p, int bytes) {
+    for (int o = 0; o < bytes; o += kCacheLine) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T0);
+  }
 };
 
 }  // namespace

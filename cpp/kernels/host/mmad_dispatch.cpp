@@ -35,6 +35,13 @@ WidenRowsFn widen_rows_fn() {
   return &widen_rows_scalar;
 }
 
+InterleaveFn interleave_k_pairs_fn() {
+#if DGA_HOST_X86
+  if (avx512_active()) return &interleave_k_pairs_avx512;
+#endif
+  return &interleave_k_pairs_scalar;
+}
+
 SiluMulFn silu_mul_fn() {
 #if DGA_HOST_X86
   if (avx512_active()) return &silu_mul_avx512;

@@ -71,7 +71,7 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
     core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
   // One K pair of 16-bit values is one 32-bit word: each 16 x 16 fractal becomes a 16 x 8 word transpose.
   auto* out = dst.as<uint32_t>();
-  const int64_t pairs_per_block = kCubeBlock / kKPair;
+  const host::InterleaveFn interleave = host::interleave_k_pairs_fn();
   uint16_t widened[kCubeBlock * kCubeBlock];
   for (int64_t nb = 0; nb < dst_g.n_pad / kCubeBlock; ++nb)
     for (int64_t kb = 0; kb < dst_g.k_pad / kCubeBlock; ++kb) {
@@ -85,10 +85,7 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
         f = widened;
         stride = kCubeBlock;
       }
-      // Little endian: the even K value is the low half of the pair word.
-      for (int64_t n = 0; n < kCubeBlock; ++n)
-        for (int64_t p = 0; p < pairs_per_block; ++p)
-          o[p * kCubeBlock + n] = uint32_t(f[n * stride + 2 * p]) | uint32_t(f[n * stride + 2 * p + 1]) << 16;
+      interleave(f, stride, o);
     }
 }
 

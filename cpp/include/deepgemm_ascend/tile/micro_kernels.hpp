@@ -41,6 +41,13 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
                        int64_t out_stride);
 WidenRowsFn widen_rows_fn();
 
+// The L0B K-pair interleave of one 16 x 16 fractal of bf16 (16 rows of N, 16 K values each, rows `stride`
+// values apart): pair word p (K values 2p, 2p + 1) of row n goes to out[p * 16 + n].
+using InterleaveFn = void (*)(const uint16_t* f, int64_t stride, uint32_t* out);
+void interleave_k_pairs_scalar(const uint16_t* f, int64_t stride, uint32_t* out);
+void interleave_k_pairs_avx512(const uint16_t* f, int64_t stride, uint32_t* out);
+InterleaveFn interleave_k_pairs_fn();
+
 // The SwiGLU core of Mega MoE's vector stage over columns [j0, j0 + n) of one row of h (n a multiple of
 // 16): act[j - j0] = silu(min(gate, clamp)) * min(max(up, -clamp), clamp) * weight, in fp32.
 struct SiluMulArgs {
