@@ -236,7 +236,14 @@ def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int
           f"host ISA {machine.get('host_isa')}, {machine.get('ai_cores')} AI core(s) on {machine.get('host_threads')} threads; torch {machine.get('torch')} "
           f"with {max(1, runtime.get_num_ai_cores())} thread(s), OMP_WAIT_POLICY={machine['omp_wait_policy'] or 'unset'}",
           file=out, flush=True)
-    rows = bench.run_bench(kernels, options, progress="lines" if args.no_progress else "auto", stream=sys.stderr)
+    peak = None
+    if options.device == "cpu":  # the fraction of this machine's measured peak, per case
+        peak = runtime.measure_host_peak()
+        machine["measured_peak"] = peak
+        print(f"measured peak: {peak['tflops']:.3f} TFLOPS ({peak['isa']} instruction loop on registers, "
+              f"{peak['cores']} core(s))", file=out, flush=True)
+    rows = bench.run_bench(kernels, options, progress="lines" if args.no_progress else "auto", stream=sys.stderr,
+                           peak_tflops=peak["tflops"] if peak else None)
     machine["torch_threads"] = max(1, runtime.get_num_ai_cores())  # what run_bench used
     print(report.format_table(rows), file=out, flush=True)
 

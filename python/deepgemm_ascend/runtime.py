@@ -118,3 +118,9 @@ def on_npu_kernels(t):
 def info():
     """Build and machine information: version, backends, CPU features, host ISA, AI cores."""
     return dict(_C.info())
+
+
+def measure_host_peak(budget_s=0.2):
+    """The host's measured peak: the active ISA's micro-kernel instruction on registers only, on every AI core
+    at once, for about `budget_s` seconds; {'isa', 'cores', 'tflops', 'seconds'} (best of a few rounds)."""
+    return dict(_C.measure_host_peak(float(budget_s)))

@@ -66,6 +66,8 @@ def test_bench_json_stdout(tmp_path):
     doc = json.loads(res.stdout)  # stdout holds only the JSON; the table went to stderr
     assert INFO_KEYS <= set(doc["machine"])
     assert doc["machine"]["omp_wait_policy"] == ""  # the default policy: bench no longer re-executes itself
+    peak = doc["machine"]["measured_peak"]  # the register-only loop of the active ISA's instruction
+    assert peak["tflops"] > 0 and peak["isa"] == doc["machine"]["host_isa"]
     assert doc["command"].startswith("deepgemm-ascend bench")
     rows = doc["results"]
     assert [(r["layout"], r["m"], r["n"], r["k"]) for r in rows] == [
@@ -73,6 +75,7 @@ def test_bench_json_stdout(tmp_path):
     for r in rows:
         assert ROW_KEYS <= set(r), r
         assert r["kernel"] == "bf16" and r["out_dtype"] == "bf16"
+        assert r["peak_frac"] == pytest.approx(r["ours_tflops"] / peak["tflops"])
         assert r["status"] == "ok"
         assert 0 <= r["diff"] < 1e-5
         assert r["ours_ms"] > 0 and r["torch_ms"] > 0

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import deepgemm_ascend as dg
+from deepgemm_ascend import runtime
 from deepgemm_ascend.testing import calc_diff
 
 
@@ -38,6 +39,18 @@ def test_info_fields():
     assert info["version"] == dg.__version__
     assert "host" in info["backends"]
     assert info["host_isa"] in info["host_isas"] and info["host_isas"][-1] == "scalar"
+
+
+def test_measured_host_peak_per_isa():
+    for isa in dg.info()["host_isas"]:
+        dg.set_host_isa(isa)
+        try:
+            p = runtime.measure_host_peak(0.02)
+        finally:
+            dg.set_host_isa(None)
+        assert p["isa"] == isa and p["cores"] == dg.get_num_ai_cores() and p["tflops"] > 0
+    with pytest.raises(ValueError, match="budget_s"):
+        runtime.measure_host_peak(0)
 
 
 def test_forcing_an_unavailable_isa_is_an_error():

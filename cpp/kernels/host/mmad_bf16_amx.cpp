@@ -73,4 +73,20 @@ struct HardwareTiles {
 
 void mmad_bf16_amx(const MmadArgs& args) { amx::mmad_bf16<HardwareTiles>(args); }
 
+// Calibration: the micro-kernel's tile configuration, four TDPBF16PS per iteration on register tiles.
+double peak_loop_amx(int64_t iters) {
+  alignas(64) static const uint16_t zeros[amx::kBlock * amx::kTileK] = {};
+  HardwareTiles::configure(amx::kTileShapes);
+  for (int t = 0; t < 4; ++t) HardwareTiles::zero(t);
+  for (int t = 4; t < 8; ++t) HardwareTiles::load(t, zeros, amx::kARowBytes);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int c = 0; c < 4; ++c) HardwareTiles::dpbf16(c, amx::kATile0 + c / 2, amx::kBTile0 + c % 2);
+  alignas(64) float out[amx::kBlock * amx::kBlock];
+  HardwareTiles::store(0, out, amx::kCRowBytes);
+  HardwareTiles::release();
+  volatile float sink = out[0];
+  (void)sink;
+  return double(iters) * 4 * amx::kBlock * amx::kBlock * amx::kTileK * 2;
+}
+
 }  // namespace deepgemm_ascend::tile::host

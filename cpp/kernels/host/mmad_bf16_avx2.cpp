@@ -68,4 +68,24 @@ void mmad_bf16_avx2(const MmadArgs& o) {
       for (int64_t r0 = 0; r0 < B; r0 += kRows) register_tile(o, mb, r0, nb);
 }
 
+// Calibration: 10 independent 8-lane FMA chains on registers.
+double peak_loop_avx2(int64_t iters) {
+  constexpr int kChains = 10;
+  __m256 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(float(i));
+  const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(1e-3f);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 10
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+    __asm__ volatile("" : "+x"(acc[0]), "+x"(acc[1]));
+  }
+  __m256 s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = _mm256_add_ps(s, acc[i]);
+  alignas(32) float out[8];
+  _mm256_store_ps(out, s);
+  volatile float sink = out[0];
+  (void)sink;
+  return double(iters) * kChains * 8 * 2;
+}
+
 }  // namespace deepgemm_ascend::tile::host

@@ -45,4 +45,16 @@ void mmad_bf16_scalar(const MmadArgs& x) {
   }
 }
 
+// Calibration: 8 independent multiply-add chains, compiled like the scalar micro-kernel.
+double peak_loop_scalar(int64_t iters) {
+  constexpr int kChains = 8;
+  float acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = float(i);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * 0.999f + 1e-3f;
+  volatile float sink = acc[0];
+  for (int i = 1; i < kChains; ++i) sink = sink + acc[i];
+  return double(iters) * kChains * 2;
+}
+
 }  // namespace deepgemm_ascend::tile::host

@@ -15,6 +15,17 @@ MmadBf16Fn mmad_bf16() {
   }
 }
 
+PeakLoopFn peak_loop_fn() {
+  switch (runtime::active_host_isa()) {
+#if DGA_HOST_X86
+    case runtime::HostIsa::kAmxBf16: return &peak_loop_amx;
+    case runtime::HostIsa::kAvx512Bf16: return &peak_loop_avx512bf16;
+    case runtime::HostIsa::kAvx2: return &peak_loop_avx2;
+#endif
+    default: return &peak_loop_scalar;
+  }
+}
+
 namespace {
 // The AVX-512 helper kernels run wherever the active ISA is AMX-BF16 or AVX512-BF16: every CPU with
 // either has AVX-512F.

@@ -23,6 +23,7 @@
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/layout/ue8m0_values.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
+#include "deepgemm_ascend/runtime/host_peak.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 #include "tensor_desc.hpp"
 
@@ -335,6 +336,23 @@ NB_MODULE(_C, m) {
   m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
   m.def("reset_host_isa", &dga::runtime::reset_host_isa);
   m.def("info", &info);
+  m.def(
+      "measure_host_peak",
+      [](double budget_s) {
+        DGA_REQUIRE(budget_s > 0 && budget_s <= 60, kValue, "budget_s", "must be in (0, 60] seconds, got ", budget_s);
+        dga::runtime::HostPeak p;
+        {
+          nb::gil_scoped_release nogil;
+          p = dga::runtime::measure_host_peak(budget_s);
+        }
+        nb::dict d;
+        d["isa"] = p.isa;
+        d["cores"] = p.cores;
+        d["tflops"] = p.tflops;
+        d["seconds"] = p.seconds;
+        return d;
+      },
+      nb::arg("budget_s") = 0.2);
   m.def("predict_ascend950", &predict_ascend950, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a_bits"),
         nb::arg("b_bits"), nb::arg("d_bytes"));
   dga::bindings::bind_mega_moe(m);

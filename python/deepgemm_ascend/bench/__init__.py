@@ -128,14 +128,16 @@ def plan(kernels: Sequence[KernelBench], options: BenchOptions) -> List[tuple]:
     return [(entry, case) for entry in kernels for case in entry.cases(options)]
 
 
-def run_bench(kernels: Sequence[KernelBench], options: BenchOptions, progress: str = "off", stream=None) -> List[dict]:
+def run_bench(kernels: Sequence[KernelBench], options: BenchOptions, progress: str = "off", stream=None,
+              peak_tflops: Optional[float] = None) -> List[dict]:
     """Runs every case of every entry; returns the result rows in order.
 
     progress: "bar" (redrawn line), "lines" (one line per finished case), "auto" (bar when
     `stream` is a terminal, else lines) or "off"; written to `stream` (default stderr).
     torch uses as many threads as deepgemm_ascend uses AI cores, so both sides get the same
     cores; the previous torch thread count is restored afterwards. A case that raises becomes a
-    row with status ERROR instead of aborting the run.
+    row with status ERROR instead of aborting the run. With `peak_tflops` (the machine's measured
+    peak, runtime.measure_host_peak), each row with TFLOPS gets `peak_frac`, its fraction of it.
     """
     cases = plan(kernels, options)
     bar = {"bar": True, "lines": False, "auto": None, "off": False}[progress]
@@ -152,6 +154,8 @@ def run_bench(kernels: Sequence[KernelBench], options: BenchOptions, progress: s
                 raise
             except Exception as exc:  # keep going: one broken case must not hide the others
                 row = _error_row(entry, case, exc)
+            if peak_tflops and isinstance(row.get("ours_tflops"), (int, float)):
+                row["peak_frac"] = row["ours_tflops"] / peak_tflops
             rows.append(row)
             gc.collect()  # free the operands of large shapes before the next case
             meter.finish(row)

@@ -44,7 +44,7 @@ _FP4_LUT = torch.tensor(FP4_VALUES + tuple(-v for v in FP4_VALUES), dtype=torch.
 COLUMNS = [
     ("kernel", "kernel", "{}"), ("recipe", "recipe", "{}"), ("layout", "layout", "{}"),
     ("M", "m", "{}"), ("N", "n", "{}"), ("K", "k", "{}"), ("out", "out_dtype", "{}"),
-    ("ours ms", "ours_ms", "{:.3f}"), ("ours TFLOPS", "ours_tflops", "{:.3f}"),
+    ("ours ms", "ours_ms", "{:.3f}"), ("ours TFLOPS", "ours_tflops", "{:.3f}"), ("of peak", "peak_frac", "{:.0%}"),
     ("deq+mm ms", "torch_ms", "{:.3f}"), ("vs deq+mm", "ratio", "{:.3f}"),
     ("torch bf16 ms", "torch_bf16_ms", "{:.3f}"), ("vs torch bf16", "ratio_torch_bf16", "{:.3f}"),
     ("our bf16 ms", "ours_bf16_ms", "{:.3f}"), ("vs our bf16", "ratio_ours_bf16", "{:.3f}"),

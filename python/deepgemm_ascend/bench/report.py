@@ -15,6 +15,7 @@ COLUMNS = [
     ("out", "out_dtype", "{}"),
     ("ours ms", "ours_ms", "{:.3f}"),
     ("ours TFLOPS", "ours_tflops", "{:.3f}"),
+    ("of peak", "peak_frac", "{:.0%}"),
     ("ours GB/s", "ours_gbps", "{:.2f}"),
     ("torch ms", "torch_ms", "{:.3f}"),
     ("torch TFLOPS", "torch_tflops", "{:.3f}"),

@@ -32,6 +32,15 @@ void mmad_bf16_amx(const MmadArgs& args);
 // The micro-kernel of the active host ISA.
 MmadBf16Fn mmad_bf16();
 
+// Calibration loops: `iters` rounds of each micro-kernel's multiply instruction on registers only (no
+// memory traffic, enough independent chains to hide its latency); return the FLOP done.
+using PeakLoopFn = double (*)(int64_t iters);
+double peak_loop_scalar(int64_t iters);
+double peak_loop_avx2(int64_t iters);
+double peak_loop_avx512bf16(int64_t iters);
+double peak_loop_amx(int64_t iters);
+PeakLoopFn peak_loop_fn();  // the active host ISA's
+
 // Exact 8-bit / packed 4-bit -> bf16 widening (tile/widen.hpp), per ISA.
 using WidenRowsFn = void (*)(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                              int64_t out_stride);
