@@ -11,6 +11,7 @@
 #include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
 
 namespace deepgemm_ascend::runtime {
 
@@ -111,6 +112,7 @@ heuristics::ArchLimits host_arch_limits() {
   l.l0a = s.bytes[int(tile::Pos::kL0A)];
   l.l0b = s.bytes[int(tile::Pos::kL0B)];
   l.l0c = s.bytes[int(tile::Pos::kL0C)];
+  if (active_host_isa() == HostIsa::kAmxBf16) l.accumulator_traffic_per_l0_step = arch::Host::kAmxAccumulatorTrafficPerL0Step;
   return l;
 }
 

@@ -64,8 +64,13 @@ struct Host : CubeFormat, MxFormat {
   // Widening one FP8/FP4 operand value to bf16 on its way L1 -> L0 (AVX-512: ~0.75 cycles per value
   // for the widen and the L0B K-pair interleave, at 128 FLOP per cycle), in FLOP of the micro-kernel.
   static constexpr double kWidenFlopsPerValue = 96.0;
-  // The micro-kernel loads and stores its fp32 accumulators from the L0C tile once per L0 K step.
+  // The vector micro-kernels load and store their fp32 accumulators from the L0C tile once per L0 K step
+  // (register tiles of 8 x 32 values). The AMX one keeps a 32 x 32 block in tile registers for the whole
+  // L0 K run and its 1 KB tile loads and stores overlap the tile products: its choice ignores that
+  // traffic (measured on a Xeon with AMX: 256 x 256 tiles beat the 128 x 128 ones the term picks by
+  // 20-27 % on the large benchmark shapes).
   static constexpr bool kAccumulatorTrafficPerL0Step = true;
+  static constexpr bool kAmxAccumulatorTrafficPerL0Step = false;
 };
 
 }  // namespace deepgemm_ascend::arch
