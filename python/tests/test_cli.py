@@ -76,6 +76,7 @@ def test_bench_json_stdout(tmp_path):
         assert ROW_KEYS <= set(r), r
         assert r["kernel"] == "bf16" and r["out_dtype"] == "bf16"
         assert r["peak_frac"] == pytest.approx(r["ours_tflops"] / peak["tflops"])
+        assert r["vs_alone"] == pytest.approx(r["ours_ms"] / r["alone_ms"])  # interleaved with torch / back to back
         assert r["status"] == "ok"
         assert 0 <= r["diff"] < 1e-5
         assert r["ours_ms"] > 0 and r["torch_ms"] > 0

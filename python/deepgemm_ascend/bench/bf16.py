@@ -1,10 +1,11 @@
 """Benchmark entry of the BF16 dense GEMMs bf16_gemm_{nt,nn,tn,tt} against torch.matmul."""
+import statistics
 from typing import Callable, List
 
 import torch
 
 from .. import gemm
-from ..testing.bench import bench_pair_samples
+from ..testing.bench import bench_interleaved_samples
 from ..testing.numeric import bf16_reference, calc_diff, poison_
 from ..testing.shapes import BENCH_BF16_MNK, LAYOUTS, QUICK_BF16_MNK, make_operands
 from .base import BenchOptions, KernelBench, accuracy_status, ours_vs_torch
@@ -89,8 +90,12 @@ def run(case: dict, options: BenchOptions, status: Callable[[str], None]) -> dic
     del ref, a_logical, b_logical
 
     status("timing")
-    ours_s, torch_s = bench_pair_samples(
-        _synced(lambda: fn(a, b, d), dev), _synced(lambda: torch.matmul(ta, tb, out=d_torch), dev),
+    # Rounds of (ours, torch, ours): the first call of a round follows the previous round's ours (ours
+    # alone, back to back), the last one follows torch (interleaved; the time that counts). Both kinds
+    # sit in the same rounds, so a machine whose speed drifts affects them alike.
+    ours_call = _synced(lambda: fn(a, b, d), dev)
+    alone_s, torch_s, ours_s = bench_interleaved_samples(
+        [ours_call, _synced(lambda: torch.matmul(ta, tb, out=d_torch), dev), ours_call],
         repeats=options.repeat, warmups=options.warmup, min_seconds=options.min_time)
 
     flops = problem_flops(m, n, k)
@@ -99,6 +104,8 @@ def run(case: dict, options: BenchOptions, status: Callable[[str], None]) -> dic
            "out_dtype": case["out_dtype"], "device": dev, "flops": flops, "bytes": nbytes}
     row.update(ours_vs_torch(ours_s, torch_s, flops, nbytes, problem_bytes(m, n, k, "bf16")))
     row.update(diff=diff, torch_diff=torch_diff, status=accuracy_status(diff), torch_op=TORCH_OP)
+    row["alone_ms"] = statistics.median(alone_s) * 1e3
+    row["vs_alone"] = row["ours_ms"] / row["alone_ms"] if row["alone_ms"] > 0 else None
     return row
 
 

@@ -20,6 +20,7 @@ COLUMNS = [
     ("torch ms", "torch_ms", "{:.3f}"),
     ("torch TFLOPS", "torch_tflops", "{:.3f}"),
     ("ratio", "ratio", "{:.3f}"),
+    ("vs alone", "vs_alone", "{:.2f}"),
     ("diff", "diff", "{:.2e}"),
     ("status", "status", "{}"),
 ]
