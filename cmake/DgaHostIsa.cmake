@@ -11,7 +11,8 @@ function(dga_add_host_isa_sources target)
     set_source_files_properties(${_dir}/mmad_bf16_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
     set_source_files_properties(${_dir}/mmad_bf16_avx512bf16.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512bf16;-mfma")
-    set_source_files_properties(${_dir}/mmad_bf16_amx.cpp PROPERTIES COMPILE_OPTIONS "-mamx-tile;-mamx-bf16")
+    # Every AMX CPU has AVX-512F (the AMX ISA requires it at run time): the promotion loops vectorise.
+    set_source_files_properties(${_dir}/mmad_bf16_amx.cpp PROPERTIES COMPILE_OPTIONS "-mamx-tile;-mamx-bf16;-mavx512f")
     set_source_files_properties(${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mfma")
     target_compile_definitions(${target} PRIVATE DGA_HOST_X86=1)

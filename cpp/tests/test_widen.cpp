@@ -66,3 +66,19 @@ TEST(Widen, ActiveIsaIsExactForEveryCode) {
   }
   deepgemm_ascend::runtime::reset_host_isa();
 }
+
+TEST(Widen, OddRowCountsMatchTheScalarReference) {
+  std::vector<uint8_t> in(5 * 32);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 37 + 11);
+  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
+    deepgemm_ascend::runtime::set_host_isa(isa);
+    for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1})
+      for (int64_t rows : {1, 3, 5}) {
+        std::vector<uint16_t> got(size_t(rows * 24), 0xBEEF), want(got);
+        host::widen_rows_fn()(f, in.data(), 32, rows, got.data(), 24);
+        host::widen_rows_scalar(f, in.data(), 32, rows, want.data(), 24);
+        EXPECT_EQ(got, want) << "rows " << rows;
+      }
+  }
+  deepgemm_ascend::runtime::reset_host_isa();
+}

@@ -56,13 +56,19 @@ inline const uint16_t* a_k32(const MmadArgs& x) {
   return buf.data();
 }
 
-// Scaled products leave the tiles through this fractal and are promoted into c.
+// Scaled products leave the tiles through this fractal and are promoted into c: one row's 16 values
+// in a plain loop (vectorised where the file is compiled with AVX-512F, as the hardware kernel is).
 inline void promote_fractal(const MmadArgs& x, const float* part, float* c, int64_t mb, int64_t nb) {
-  for (int64_t r = 0; r < kBlock; ++r)
-    for (int64_t n = 0; n < kBlock; ++n) {
-      const float v = part[r * kBlock + n] * (x.row_scale[mb * kBlock + r] * x.col_scale[nb * kBlock + n]);
-      c[r * kBlock + n] = x.init ? v : c[r * kBlock + n] + v;
-    }
+  const float* cols = x.col_scale + nb * kBlock;
+  for (int64_t r = 0; r < kBlock; ++r) {
+    const float row = x.row_scale[mb * kBlock + r];
+    const float* p = part + r * kBlock;
+    float* cr = c + r * kBlock;
+    if (x.init)
+      for (int64_t n = 0; n < kBlock; ++n) cr[n] = p[n] * (row * cols[n]);
+    else
+      for (int64_t n = 0; n < kBlock; ++n) cr[n] += p[n] * (row * cols[n]);
+  }
 }
 
 // C fractals (mb .. mb+MB-1) x (nb .. nb+NB-1), MB, NB in {1, 2}; a: L0A as K32.

@@ -1,7 +1,9 @@
-// AVX-512 widening of 8-bit / packed 4-bit codes to bf16, 16 values per instruction sequence (only
-// this file is compiled with AVX-512 flags). Same arithmetic as the scalar reference in
-// src/tile/widen.cpp: normal codes move their exponent/mantissa into fp32 position and rebias with
-// one multiplication, subnormal codes scale their mantissa integer; no fp32 subnormal is formed.
+// AVX-512 widening of 8-bit / packed 4-bit codes to bf16 (only this file is compiled with AVX-512 flags):
+// a table lookup of each code's magnitude, 32 values (two rows of 16) per round. The tables are the
+// scalar reference's own results (src/tile/widen.cpp) for every magnitude, read once, so the two paths
+// agree bit for bit by construction; the sign bit moves to bf16's.
+//   e4m3 / e5m2: 128 magnitudes = 4 registers of 32 bf16, two vpermt2w (64 entries each) and a blend;
+//   e2m1: 8 magnitudes, one vpermw.
 #include <immintrin.h>
 
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
@@ -11,70 +13,80 @@ namespace deepgemm_ascend::tile::host {
 
 namespace {
 
-struct Format {
-  int exp_bits, man_bits;
-  bool ieee_specials, nan_all_ones;
-  float rebias, subnormal_unit;
+constexpr int kLanes = 32;            // 16-bit lanes of a zmm
+constexpr int kMagnitudes8 = 128;     // 7-bit magnitudes of e4m3 / e5m2
+constexpr int kMagnitudes4 = 8;       // 3-bit magnitudes of e2m1
+constexpr int kBf16SignBit = 15;
+
+struct Table {
+  __m512i part[4];  // magnitudes [32 i, 32 i + 32)
+  int sign_shift;   // bits below the code's sign bit
 };
 
-constexpr uint32_t kFp32Nan = 0x7FC00000u, kFp32Inf = 0x7F800000u;
-constexpr int kFp32ManBits = 23, kBf16Shift = 16;
-
-inline __m256i widen16(__m512i code, const Format& f) {
-  const int width = f.exp_bits + f.man_bits;
-  const __m512i mag = _mm512_and_si512(code, _mm512_set1_epi32((1 << width) - 1));
-  const __m512i man = _mm512_and_si512(mag, _mm512_set1_epi32((1 << f.man_bits) - 1));
-  const __m512 normal = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(mag, kFp32ManBits - f.man_bits)),
-                                      _mm512_set1_ps(f.rebias));
-  const __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(man), _mm512_set1_ps(f.subnormal_unit));
-  const __mmask16 is_normal = _mm512_cmpgt_epu32_mask(mag, man);  // exponent field != 0
-  __m512i bits = _mm512_castps_si512(_mm512_mask_blend_ps(is_normal, sub, normal));
-  if (f.ieee_specials) {
-    const __mmask16 top = _mm512_cmpge_epu32_mask(mag, _mm512_set1_epi32(((1 << f.exp_bits) - 1) << f.man_bits));
-    const __mmask16 nan = _mm512_mask_cmpneq_epu32_mask(top, man, _mm512_setzero_si512());
-    bits = _mm512_mask_mov_epi32(bits, top, _mm512_set1_epi32(int(kFp32Inf)));
-    bits = _mm512_mask_mov_epi32(bits, nan, _mm512_set1_epi32(int(kFp32Nan)));
+Table make_table(OperandFormat fmt) {
+  alignas(64) uint16_t values[kMagnitudes8] = {};
+  Table t{};
+  if (fmt == OperandFormat::kE2M1) {
+    uint8_t codes[kWidenRun / 2];  // magnitudes 0 .. 7 (sign clear), two per byte, low nibble first
+    for (int i = 0; i < kWidenRun / 2; ++i) codes[i] = uint8_t((2 * i) % kMagnitudes4 | ((2 * i + 1) % kMagnitudes4) << 4);
+    uint16_t out[kWidenRun];
+    widen_rows_scalar(fmt, codes, 0, 1, out, 0);
+    for (int m = 0; m < kMagnitudes4; ++m) values[m] = out[m];
+    t.sign_shift = 3;
+  } else {
+    uint8_t codes[kMagnitudes8];
+    for (int m = 0; m < kMagnitudes8; ++m) codes[m] = uint8_t(m);
+    widen_rows_scalar(fmt, codes, kWidenRun, kMagnitudes8 / kWidenRun, values, kWidenRun);
+    t.sign_shift = 7;
   }
-  if (f.nan_all_ones)
-    bits = _mm512_mask_mov_epi32(bits, _mm512_cmpeq_epu32_mask(mag, _mm512_set1_epi32((1 << width) - 1)),
-                                 _mm512_set1_epi32(int(kFp32Nan)));
-  const __m512i sign = _mm512_slli_epi32(_mm512_srli_epi32(code, width), 31);
-  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_or_si512(bits, sign), kBf16Shift));
+  for (int i = 0; i < 4; ++i) t.part[i] = _mm512_load_si512(values + i * kLanes);
+  return t;
 }
 
-constexpr float pow2(int n) { return n == 0 ? 1.0f : n > 0 ? 2.0f * pow2(n - 1) : 0.5f * pow2(n + 1); }
-constexpr Format kE4M3{4, 3, false, true, pow2(127 - 7), pow2(-9)};
-constexpr Format kE5M2{5, 2, true, false, pow2(127 - 15), pow2(-16)};
-constexpr Format kE2M1{2, 1, false, false, pow2(127 - 1), pow2(-1)};
+const Table& table(OperandFormat fmt) {
+  static const Table e4m3 = make_table(OperandFormat::kE4M3), e5m2 = make_table(OperandFormat::kE5M2),
+                     e2m1 = make_table(OperandFormat::kE2M1);
+  return fmt == OperandFormat::kE4M3 ? e4m3 : fmt == OperandFormat::kE5M2 ? e5m2 : e2m1;
+}
 
-// 8 bytes of packed nibbles -> 16 codes, low nibble first.
-inline __m512i unpack_nibbles(const uint8_t* p) {
+// 32 codes in 16-bit lanes -> 32 bf16.
+inline __m512i lookup(__m512i code, const Table& t) {
+  const __m512i mag = _mm512_and_si512(code, _mm512_set1_epi16(int16_t((1 << t.sign_shift) - 1)));
+  const __m512i low = _mm512_permutex2var_epi16(t.part[0], mag, t.part[1]);   // magnitudes 0 .. 63
+  const __m512i high = _mm512_permutex2var_epi16(t.part[2], mag, t.part[3]);  // 64 .. 127 (same low 6 bits)
+  const __mmask32 upper = _mm512_test_epi16_mask(mag, _mm512_set1_epi16(int16_t(kMagnitudes8 / 2)));
+  const __m512i sign = _mm512_slli_epi16(_mm512_srli_epi16(code, t.sign_shift), kBf16SignBit);
+  return _mm512_or_si512(_mm512_mask_blend_epi16(upper, low, high), sign);
+}
+
+// 16 codes of one row: 16 bytes, or 8 bytes of nibbles (low first), as 16-bit lanes of a ymm.
+inline __m256i row_codes(const uint8_t* p, bool nibbles) {
+  if (!nibbles) return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
   const __m128i lo = _mm_and_si128(bytes, _mm_set1_epi8(0x0F));
   const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), _mm_set1_epi8(0x0F));
-  return _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(lo, hi));
+  return _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(lo, hi));
 }
 
 }  // namespace
 
 void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride) {
-  static_assert(kWidenRun == 16, "one zmm of 32-bit lanes per run");
-  for (int64_t r = 0; r < rows; ++r) {
-    const uint8_t* p = in + r * in_stride;
-    __m256i v;
-    switch (fmt) {
-      case OperandFormat::kE4M3:
-        v = widen16(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), kE4M3);
-        break;
-      case OperandFormat::kE5M2:
-        v = widen16(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), kE5M2);
-        break;
-      case OperandFormat::kE2M1: v = widen16(unpack_nibbles(p), kE2M1); break;
-      default: return;
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), v);
+  static_assert(kWidenRun * 2 == kLanes, "two rows per zmm of 16-bit lanes");
+  if (fmt == OperandFormat::kBF16) return;
+  const Table& t = table(fmt);
+  const bool nibbles = fmt == OperandFormat::kE2M1;
+  int64_t r = 0;
+  for (; r + 1 < rows; r += 2) {
+    const __m512i codes = _mm512_inserti64x4(_mm512_castsi256_si512(row_codes(in + r * in_stride, nibbles)),
+                                             row_codes(in + (r + 1) * in_stride, nibbles), 1);
+    const __m512i v = lookup(codes, t);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), _mm512_castsi512_si256(v));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (r + 1) * out_stride), _mm512_extracti64x4_epi64(v, 1));
   }
+  if (r < rows)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride),
+                        _mm512_castsi512_si256(lookup(_mm512_castsi256_si512(row_codes(in + r * in_stride, nibbles)), t)));
 }
 
 }  // namespace deepgemm_ascend::tile::host

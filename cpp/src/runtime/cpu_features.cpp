@@ -105,7 +105,7 @@ static bool built_and_runs(HostIsa isa) {
   switch (isa) {
     case HostIsa::kScalar: return true;
 #if DGA_X86
-    case HostIsa::kAmxBf16: return f.amx_tile && f.amx_bf16 && f.os_amx;
+    case HostIsa::kAmxBf16: return f.amx_tile && f.amx_bf16 && f.os_amx && f.avx512f;  // its helpers use AVX-512F
     case HostIsa::kAvx512Bf16: return f.avx512f && f.avx512_bf16;
     case HostIsa::kAvx2: return f.avx2 && f.fma;
 #endif
