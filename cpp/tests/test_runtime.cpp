@@ -112,6 +112,47 @@ TEST(RuntimeLaunch, EveryBlockRunsExactlyOnce) {
   }
 }
 
+// A launch's blocks on its cores run at once (grid-wide syncs rely on it): each block of a launch with one
+// block per core waits (at most 10 s) until every block has arrived.
+namespace {
+void expect_blocks_meet(const char* context) {
+  SCOPED_TRACE(context);
+  auto& backend = rt::host_backend();
+  const int dim = backend.num_ai_cores();
+  std::atomic<int> arrived{0}, met{0};
+  backend.launch("rendezvous", dim, [&](dga::tile::Core&) {
+    arrived.fetch_add(1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (arrived.load() < dim && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    if (arrived.load() == dim) met.fetch_add(1);
+  });
+  EXPECT_EQ(met.load(), dim);
+}
+}  // namespace
+
+TEST(RuntimeLaunch, TheBlocksOfALaunchRunAtOnce) {
+  expect_blocks_meet("from the main thread");
+  std::thread([] { expect_blocks_meet("from another thread"); }).join();
+}
+
+#if defined(_OPENMP)
+// Inside a parallel region the OpenMP threads are taken: the launch runs on the library's own pool.
+TEST(RuntimeLaunch, LaunchFromInsideAParallelRegionRunsEveryBlockAtOnce) {
+  ASSERT_TRUE(rt::HostBackend::uses_openmp());
+  auto& backend = rt::host_backend();
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    {
+      LaunchRecord rec(7);
+      backend.launch("count_blocks", 7, rec.body(7));
+      rec.expect_each_block_once();
+      expect_blocks_meet("inside a parallel region");
+    }
+  }
+}
+#endif
+
 TEST(RuntimeLaunch, BodySeesTheCheckedModeOfTheLaunch) {
   const bool prev = rt::checked_mode();
   for (bool on : {true, false}) {
