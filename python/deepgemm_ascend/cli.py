@@ -233,7 +233,8 @@ def cmd_bench(args, parser: argparse.ArgumentParser, argv: Sequence[str]) -> int
         print(f"warning: {busy:.0%} of the CPUs were busy before the run: other processes will distort the timings "
               "(torch's OpenMP threads are especially sensitive); benchmark on an idle machine", file=sys.stderr)
     print(f"deepgemm-ascend {machine.get('version')} on {options.device} ({machine.get('cpu_model')}): "
-          f"host ISA {machine.get('host_isa')}, {machine.get('ai_cores')} AI core(s) on {machine.get('host_threads')} threads; torch {machine.get('torch')} "
+          f"host ISA {machine.get('host_isa')}, {machine.get('ai_cores')} AI core(s) on {machine.get('host_threads')} "
+          f"threads; torch {machine.get('torch')} "
           f"with {max(1, runtime.get_num_ai_cores())} thread(s), OMP_WAIT_POLICY={machine['omp_wait_policy'] or 'unset'}",
           file=out, flush=True)
     peak = None

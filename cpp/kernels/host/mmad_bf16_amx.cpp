@@ -11,9 +11,9 @@ namespace deepgemm_ascend::tile::host {
 
 namespace {
 
-// The AMX intrinsics paste the tile number into the instruction text, so every call needs a literal.
 constexpr int kCacheLine = 64;
 
+// The AMX intrinsics paste the tile number into the instruction text, so every call needs a literal.
 #define DGA_EACH_TILE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 struct HardwareTiles {

@@ -1,30 +1,29 @@
-// Chooses the micro-kernels (cube, widening) of the active host ISA.
+// Chooses the micro-kernels (cube and its calibration loop, widening, interleave, SwiGLU) of the active host ISA.
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 
 namespace deepgemm_ascend::tile::host {
 
-MmadBf16Fn mmad_bf16() {
+namespace {
+// The cube micro-kernel of each host ISA and the calibration loop of its instruction, chosen together.
+struct Cube {
+  MmadBf16Fn mmad;
+  PeakLoopFn peak;
+};
+Cube cube() {
   switch (runtime::active_host_isa()) {
 #if DGA_HOST_X86
-    case runtime::HostIsa::kAmxBf16: return &mmad_bf16_amx;
-    case runtime::HostIsa::kAvx512Bf16: return &mmad_bf16_avx512bf16;
-    case runtime::HostIsa::kAvx2: return &mmad_bf16_avx2;
+    case runtime::HostIsa::kAmxBf16: return {&mmad_bf16_amx, &peak_loop_amx};
+    case runtime::HostIsa::kAvx512Bf16: return {&mmad_bf16_avx512bf16, &peak_loop_avx512bf16};
+    case runtime::HostIsa::kAvx2: return {&mmad_bf16_avx2, &peak_loop_avx2};
 #endif
-    default: return &mmad_bf16_scalar;
+    default: return {&mmad_bf16_scalar, &peak_loop_scalar};
   }
 }
+}  // namespace
 
-PeakLoopFn peak_loop_fn() {
-  switch (runtime::active_host_isa()) {
-#if DGA_HOST_X86
-    case runtime::HostIsa::kAmxBf16: return &peak_loop_amx;
-    case runtime::HostIsa::kAvx512Bf16: return &peak_loop_avx512bf16;
-    case runtime::HostIsa::kAvx2: return &peak_loop_avx2;
-#endif
-    default: return &peak_loop_scalar;
-  }
-}
+MmadBf16Fn mmad_bf16() { return cube().mmad; }
+PeakLoopFn peak_loop_fn() { return cube().peak; }
 
 namespace {
 // The AVX-512 helper kernels run wherever the active ISA is AMX-BF16 or AVX512-BF16: every CPU with

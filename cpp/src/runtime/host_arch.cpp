@@ -112,7 +112,8 @@ heuristics::ArchLimits host_arch_limits() {
   l.l0a = s.bytes[int(tile::Pos::kL0A)];
   l.l0b = s.bytes[int(tile::Pos::kL0B)];
   l.l0c = s.bytes[int(tile::Pos::kL0C)];
-  if (active_host_isa() == HostIsa::kAmxBf16) l.accumulator_traffic_per_l0_step = arch::Host::kAmxAccumulatorTrafficPerL0Step;
+  if (active_host_isa() == HostIsa::kAmxBf16)
+    l.accumulator_traffic_per_l0_step = arch::Host::kAmxAccumulatorTrafficPerL0Step;
   return l;
 }
 
