@@ -19,6 +19,31 @@ cube="-D__NPU_ARCH__=3510 -D__DAV_C310__ -D__DAV_C310_CUBE__"
 vector="-D__NPU_ARCH__=3510 -D__DAV_C310__ -D__DAV_C310_VEC__"
 compilers=(g++ clang++)
 
+# The devkit's headers (kernel_operator.h after our cpu_debug/instructions.h: most of every compile)
+# precompiled once per compiler and core, with the very flags check_kernels.sh passes (recorded by running
+# it with a compiler that writes its arguments down). Only for sources that include the checkout's
+# cpu_debug/instructions.h (not the mutated copies below). pch_flags <compiler> <core> prints the flags.
+pch=""
+make_pch() {  # make_pch <compiler> <core> <core defines>
+  local cxx=$1 core=$2 defs=$3 dir args=() a
+  dir="$pch/$cxx-$core"; mkdir -p "$dir"
+  printf '#include "cpu_debug/instructions.h"\n#include "kernel_operator.h"\n' > "$dir/pch.hpp"
+  printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/args"\n' "$dir" > "$dir/record"; chmod +x "$dir/record"
+  CXX="$dir/record" ARCH_DEFS="$defs" EXTRA_FLAGS="-Werror" \
+    bash "$devkit/check_kernels.sh" "$root" "$root/cpp/kernels/ascend/primitives.asc" > /dev/null
+  while IFS= read -r a; do
+    case $a in -fsyntax-only) ;; c++) args+=(c++-header) ;; *.asc.cpp) args+=("$dir/pch.hpp") ;; *) args+=("$a") ;; esac
+  done < "$dir/args"
+  "$cxx" "${args[@]}" -o "$dir/pch.hpp.$([ "$cxx" = clang++ ] && echo pch || echo gch)"
+}
+pch_flags() {
+  [ -n "$pch" ] || return 0
+  case $1 in
+    clang++) echo "-include-pch $pch/$1-$2/pch.hpp.pch" ;;
+    *) echo "-Winvalid-pch -include $pch/$1-$2/pch.hpp" ;;
+  esac
+}
+
 # compile <compiler> <file.asc> <kernel dir>: every core the file names; prints one line per core.
 compile() {
   local cxx=$1 file=$2 dir=$3 kind defs rc=0
@@ -29,7 +54,7 @@ compile() {
   esac
   for d in "${defs[@]}"; do
     local core=cube; [[ $d == *VEC* ]] && core=vector
-    if out=$(CXX=$cxx ARCH_DEFS="$d" EXTRA_FLAGS="-Werror" \
+    if out=$(CXX=$cxx ARCH_DEFS="$d" EXTRA_FLAGS="-Werror $(pch_flags "$cxx" $core)" \
              bash "$devkit/check_kernels.sh" "$root" "$file" 2>&1); then
       echo "ok    $cxx $core $(basename "$file")"
     else
@@ -133,6 +158,9 @@ ACL
 
 gen=$(mktemp -d); trap 'rm -rf "$gen"' EXIT
 if [ "${1:-}" != "--mutations" ]; then
+  pch="$gen/pch"
+  for cxx in "${compilers[@]}"; do queue make_pch "$cxx" cube "$cube"; queue make_pch "$cxx" vector "$vector"; done
+  run_queue || { echo "check_npu: the devkit's headers did not precompile" >&2; exit 1; }
   for cxx in "${compilers[@]}"; do
     for f in "$root"/cpp/kernels/ascend/*.asc; do queue compile "$cxx" "$f" "$root/cpp/kernels/ascend"; done
   done

@@ -3,10 +3,10 @@
 # of cpp/kernels/ascend, the model's launchers (cpp/kernels/model/model_entries.cpp) are compiled against
 # the copy with the build's own commands into a copy of libdga_npu_model.so, and the model test
 # (dga_npu_model_tests) runs on it through DGA_NPU_MODEL_LIB; it must fail, and the unmutated copy must pass.
-#   usage: check_npu_model.sh [build dir]   (default build/test, configured with DGA_BUILD_TESTS=ON)
+#   usage: check_npu_model.sh [build dir]   (default build/release, configured with DGA_BUILD_TESTS=ON)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$root/build/test}" && pwd)
+build=$(cd "${1:-$root/build/release}" && pwd)
 cmds=$(ninja -C "$build" -t commands dga_npu_model)
 compile=$(grep -F "model/model_entries.cpp" <<< "$cmds" | grep -F -- " -c ")
 link=$(grep -E -- "-o libdga_npu_model.so( |$)" <<< "$cmds")

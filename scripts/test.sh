@@ -6,7 +6,7 @@ t0=$SECONDS
 step() { echo "== $1 == (at $((SECONDS - t0)) s)"; }  # each step with the time it starts at
 bash scripts/setup.sh
 
-build=build/test
+build=build/release  # scripts/install.sh's build directory: only the tests are compiled here
 python -m pip install -q --no-build-isolation \
   -Cbuild-dir="$build" -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}" .
 
