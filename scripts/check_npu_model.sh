@@ -1,52 +1,65 @@
 #!/usr/bin/env bash
 # Planted errors in the NPU primitive layer fail the npu-model suite: each mutation below is made in a copy
-# of cpp/kernels/ascend, the model's launchers (cpp/kernels/model/model_entries.cpp) are compiled against
-# the copy with the build's own commands into a copy of libdga_npu_model.so, and the model test
-# (dga_npu_model_tests) runs on it through DGA_NPU_MODEL_LIB; it must fail, and the unmutated copy must pass.
+# of cpp/kernels/ascend, the model's launchers that include the mutated file (cpp/kernels/model/entries_*.cpp,
+# one translation unit per family; ninja's recorded dependencies say which) are compiled against the copy
+# with the build's own commands and linked with the build's other objects into a copy of libdga_npu_model.so,
+# and the model test (dga_npu_model_tests) runs on it through DGA_NPU_MODEL_LIB; it must fail, and the
+# unmutated copy (every launcher compiled against it) must pass.
 #   usage: check_npu_model.sh [build dir]   (default build/release, configured with DGA_BUILD_TESTS=ON)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build/release}" && pwd)
+kernels="$root/cpp/kernels/ascend"
 cmds=$(ninja -C "$build" -t commands dga_npu_model)
-compile=$(grep -F "model/model_entries.cpp" <<< "$cmds" | grep -F -- " -c ")
 link=$(grep -E -- "-o libdga_npu_model.so( |$)" <<< "$cmds")
-obj=$(grep -oE -- "-o [^ ]+model_entries.cpp.o" <<< "$compile" | cut -c4-)
-[ -n "$compile" ] && [ -n "$link" ] && [ -n "$obj" ] || { echo "check_npu_model: no model library in $build" >&2; exit 1; }
+# The objects compiled against cpp/kernels/ascend, their commands (-O1: quicker to build than -O2, and the
+# devkit code runs far faster than at -O0; no dependency file) and the kernel headers each one includes.
+objs=(); declare -A compile_of deps_of
+while IFS= read -r c; do
+  o=$(grep -oE -- "-o [^ ]+\.o" <<< "$c" | cut -c4-)
+  d=$(ninja -C "$build" -t deps "$o" | grep -F "$kernels/" || true)
+  [ -n "$d" ] || continue
+  c=${c//-O3/-O1}; c=${c//-O2/-O1}
+  objs+=("$o"); compile_of[$o]=$(sed -E "s# -MD -MT [^ ]+ -MF [^ ]+##" <<< "$c"); deps_of[$o]=$d
+done < <(grep -F -- " -c " <<< "$cmds" | grep -F "dga_npu_model_kernels.dir")
+[ ${#objs[@]} -gt 0 ] && [ -n "$link" ] || { echo "check_npu_model: no model library in $build" >&2; exit 1; }
 test_exe="$build/cpp/tests/dga_npu_model_tests"
 [ -x "$test_exe" ] || { echo "check_npu_model: no $test_exe" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # run <dir> <name> <file> <sed expression> [gtest filter] : in <dir>, 0 if the model test (the suites the
 # filter names, default all) passes on the (mutated) copy, 1 if it fails, 2 if the copy does not build (the
-# reason in <dir>/build.log).
+# reason in <dir>/build.log). With a mutation, only the objects that include <file> are compiled again.
 run() {
-  local dir=$1 name=$2 file=$3 expr=$4 filter=${5:-*}
-  mkdir -p "$dir"; cp -r "$root/cpp/kernels/ascend" "$dir/k"
+  local dir=$1 name=$2 file=$3 expr=$4 filter=${5:-*} o c l=$link
+  mkdir -p "$dir"; cp -r "$kernels" "$dir/k"
   if [ -n "$expr" ]; then
     sed -i "$expr" "$dir/k/$file"
-    cmp -s "$dir/k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" > "$dir/build.log"; return 2; }
+    cmp -s "$dir/k/$file" "$kernels/$file" && { echo "mutation '$name' changed nothing" > "$dir/build.log"; return 2; }
   fi
-  local c=${compile//-I$root\/cpp\/kernels\/ascend/-I$dir\/k}
-  c=${c//$obj/$dir/e.o}
-  [ -f "$work/pch/pch.hpp.gch" ] && c+=" -include $work/pch/pch.hpp"
-  local l=${link//$obj/$dir/e.o}
+  for o in "${objs[@]}"; do
+    grep -qF "$kernels/$file" <<< "${deps_of[$o]}" || continue  # an empty <file>: every object
+    c=${compile_of[$o]//-I$kernels/-I$dir/k}
+    c=${c//-o $o/-o $dir/${o##*/}}
+    [ -f "$work/pch/pch.hpp.gch" ] && c+=" -include $work/pch/pch.hpp"
+    (cd "$build" && eval "$c") >> "$dir/build.log" 2>&1 || return 2
+    l=${l//$o/$dir/${o##*/}}
+  done
   l=${l/-o libdga_npu_model.so/-o $dir/libdga_npu_model.so}
-  (cd "$build" && eval "$c" && eval "$l") > "$dir/build.log" 2>&1 || return 2
+  (cd "$build" && eval "$l") >> "$dir/build.log" 2>&1 || return 2
   # A mutation only has to fail: the suite stops at its first failure (the control runs every test).
   local fast=(--gtest_filter="$filter"); [ -n "$expr" ] && fast+=(--gtest_fail_fast)
   { DGA_NPU_MODEL_LIB="$dir/libdga_npu_model.so" "$test_exe" "${fast[@]}" > "$dir/run.log" 2>&1; } 2> /dev/null && return 0
   return 1
 }
 
-# -O1: quicker to build than -O2, and the devkit code runs far faster than at -O0.
-compile=${compile//-O3/-O1}; compile=${compile//-O2/-O1}
-# GCC: the devkit's headers (unmutated, two thirds of a build) precompiled once for every copy's build.
+# GCC: the devkit's headers (unmutated, most of a build) precompiled once for every copy's build.
+compile=${compile_of[${objs[0]}]}
 if "${compile%% *}" --version 2> /dev/null | grep -q "Free Software Foundation"; then
   mkdir -p "$work/pch"
   printf '#include <cstdlib>\n#include <cstring>\n#include <exception>\n#include <string>\n#include "kernel_operator.h"\n' \
     > "$work/pch/pch.hpp"
-  pch=$(sed -E "s# -o [^ ]+# -o $work/pch/pch.hpp.gch#; s# -c [^ ]+# -x c++-header $work/pch/pch.hpp#; s# -MD -MT [^ ]+ -MF [^ ]+##" \
-        <<< "$compile")
+  pch=$(sed -E "s# -o [^ ]+# -o $work/pch/pch.hpp.gch#; s# -c [^ ]+# -x c++-header $work/pch/pch.hpp#" <<< "$compile")
   (cd "$build" && eval "$pch") > "$work/pch/build.log" 2>&1 || { rm -f "$work/pch/pch.hpp.gch"; tail -3 "$work/pch/build.log"; }
 fi
 [ -f "$work/pch/pch.hpp.gch" ] && echo "the devkit's headers precompiled for every build" || echo "the devkit's headers parsed by every build"

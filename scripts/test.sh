@@ -8,7 +8,7 @@ bash scripts/setup.sh
 
 build=build/release  # scripts/install.sh's build directory: only the tests are compiled here
 python -m pip install -q --no-build-isolation \
-  -Cbuild-dir="$build" -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}" .
+  -Cbuild-dir="$build" -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_UNITY_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}" .
 
 python scripts/gen_api_docs.py --check  # the API reference is current (before anything slow)
 step "ctest"

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 
 # From test.sh's build (the same configuration, so nothing is recompiled): the wheel holds what was tested.
 python -m pip wheel -q --no-deps --no-build-isolation -w "$work/dist" . -Cbuild-dir=build/release \
-  -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}"
+  -Ccmake.define.DGA_BUILD_TESTS=ON -Ccmake.define.DGA_UNITY_TESTS=ON -Ccmake.define.DGA_CHECKED="${DGA_CHECKED:-OFF}"
 wheel=$(ls "$work"/dist/deepgemm_ascend-*.whl)
 echo "built $(basename "$wheel")"
 

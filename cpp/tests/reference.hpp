@@ -1,4 +1,5 @@
-// Helpers shared by the gtests: deterministic data and a double-precision GEMM reference.
+// Helpers shared by the gtests: deterministic data, a double-precision GEMM reference and integer
+// ceil-division written out here (independent of the library's layout::ceil_div, which tests check).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,9 @@
 namespace dga_test {
 
 namespace core = deepgemm_ascend::core;
+
+// ceil(a / b) for a >= 0, b > 0.
+inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline core::TensorView view2d(void* p, core::DType dt, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   core::TensorView v;

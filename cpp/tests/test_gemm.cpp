@@ -15,14 +15,14 @@ using dga_test::view2d;
 
 namespace {
 
-struct Case {
+struct GemmCase {
   int64_t m, n, k;
   std::string layout;
   bool fp32_out, with_c;
 };
 
 // Runs one case; returns calc_diff against the float64 reference and checks the element tolerance.
-double run_case(const Case& cs) {
+double run_case(const GemmCase& cs) {
   const int64_t m = cs.m, n = cs.n, k = cs.k;
   auto a = dga_test::random_bf16(size_t(m * k), 1), b = dga_test::random_bf16(size_t(n * k), 2);
   // Logical A[m][k] and B[n][k]; storage follows the layout letters.

@@ -15,7 +15,7 @@ using dga::core::DType;
 
 namespace {
 
-constexpr uint16_t kPoison = 0x7FC0;  // bf16 NaN: rows the kernel must not write stay NaN
+constexpr uint16_t kPoisonBf16 = 0x7FC0;  // bf16 NaN: rows the kernel must not write stay NaN
 
 template <class Problems>
 void run(const Problems& problems) {
@@ -54,7 +54,7 @@ TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
   fill(256, 384, 2);  // exactly one chunk; rows 384-511 are a chunk of padding
   fill(512, 601, 1);  // a partial last chunk
   const auto a = dga_test::random_bf16(size_t(m * k), 1), b = dga_test::random_bf16(size_t(groups * n * k), 2);
-  std::vector<uint16_t> d(size_t(m * n), kPoison);
+  std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
   const dga::kernel::ContiguousProblems<dga::kernel::HostRows> problems{
       {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
       {}, false}, n * k, groups, align, {ids.data()}};
@@ -71,7 +71,7 @@ TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {
   const int64_t g = 4, m = 70, n = 48, k = 64;
   const std::vector<int32_t> masked{70, 0, 33, 99};  // 99 > M is clamped to M by the source
   const auto a = dga_test::random_bf16(size_t(g * m * k), 3), b = dga_test::random_bf16(size_t(g * n * k), 4);
-  std::vector<uint16_t> d(size_t(g * m * n), kPoison);
+  std::vector<uint16_t> d(size_t(g * m * n), kPoisonBf16);
   const dga::kernel::MaskedProblems<dga::kernel::HostRows> problems{
       {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
       {}, false}, m * k, n * k, m * n, g, {masked.data()}};
@@ -91,7 +91,7 @@ TEST(GemmProblems, PsumChunksFindTheirGroupByTheEndOffsets) {
   for (int64_t g = 0, prev = 0; g < groups; prev = ends[size_t(g)], ++g)
     for (int64_t r = (prev + align - 1) / align * align; r < ends[size_t(g)]; ++r) ids[size_t(r)] = int32_t(g);
   const auto a = dga_test::random_bf16(size_t(m * k), 5), b = dga_test::random_bf16(size_t(groups * n * k), 6);
-  std::vector<uint16_t> d(size_t(m * n), kPoison);
+  std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
   const dga::kernel::PsumProblems<dga::kernel::HostRows> problems{
       {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
       {}, false}, n * k, groups, align, {ends.data()}};

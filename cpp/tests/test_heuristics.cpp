@@ -10,14 +10,14 @@
 #include "deepgemm_ascend/arch/arch.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "reference.hpp"
 
 namespace dga = deepgemm_ascend;
 namespace h = dga::heuristics;
 namespace arch = dga::arch;
+using dga_test::cdiv;
 
 namespace {
-
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Expected on-chip bytes of a tiling (tiles already multiples of 16), written out independently:
 // each L1 stage holds an A tile (block_m x block_k) and a B tile (block_n x block_k), each L0 stage

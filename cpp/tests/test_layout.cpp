@@ -21,6 +21,7 @@
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/layout/transform.hpp"
+#include "reference.hpp"
 
 namespace dga = deepgemm_ascend;
 using dga::Fractal;
@@ -28,6 +29,7 @@ using dga::core::DType;
 using dga::core::Error;
 using dga::core::ErrorKind;
 using dga::core::TensorView;
+using dga_test::cdiv;
 
 namespace {
 
@@ -38,7 +40,6 @@ constexpr uint8_t kNdGarbage = 0xEE;
 // from_fractal(t = fractal, out = ND).
 const std::string kIn = "t", kOut = "out";
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t up16(int64_t a) { return cdiv(a, 16) * 16; }
 int64_t c0_of(int bits) { return 256 / bits; }
 int64_t unit_bytes(int bits) { return bits == 16 ? 2 : 1; }

@@ -14,7 +14,7 @@ namespace nm = deepgemm_ascend::npu_model;
 
 namespace {
 
-constexpr uint16_t kPoison = 0xFFFF;
+constexpr uint16_t kPoisonL1 = 0xFFFF;  // the fill of L1 values the DMA must not write
 constexpr int kHalf = 2;
 
 // The documentation's Nd2NzParams / Dn2NzParams (elements; dst strides in C0 units, matrix stride in
@@ -40,13 +40,13 @@ std::vector<uint16_t> iota(size_t n) {
   return v;
 }
 
-uint8_t* bytes(std::vector<uint16_t>& v) { return reinterpret_cast<uint8_t*>(v.data()); }
-const uint8_t* bytes(const std::vector<uint16_t>& v) { return reinterpret_cast<const uint8_t*>(v.data()); }
+uint8_t* bytes_of(std::vector<uint16_t>& v) { return reinterpret_cast<uint8_t*>(v.data()); }
+const uint8_t* bytes_of(const std::vector<uint16_t>& v) { return reinterpret_cast<const uint8_t*>(v.data()); }
 
 // Every element of dst is either expected[i] (where set) or untouched.
 void expect_only(const std::vector<uint16_t>& dst, const std::vector<int64_t>& expected) {
   for (size_t i = 0; i < dst.size(); ++i) {
-    if (expected[i] < 0) EXPECT_EQ(dst[i], kPoison) << "element " << i << " was written";
+    if (expected[i] < 0) EXPECT_EQ(dst[i], kPoisonL1) << "element " << i << " was written";
     else EXPECT_EQ(dst[i], uint16_t(expected[i])) << "element " << i;
   }
 }
@@ -69,8 +69,8 @@ template <class Copy, class SrcAt>
 void expect_example(Copy copy, const ApiParams& p, size_t src_size, SrcAt src_at) {
   constexpr int kC0 = 16;
   const auto src = iota(src_size);
-  std::vector<uint16_t> dst(size_t(p.dst_matrix_stride) * p.num + size_t(p.dst_c0_stride) * kC0 * 2 + 64, kPoison);
-  copy(bytes(dst), bytes(src), kHalf, op(p), para(p), nullptr);
+  std::vector<uint16_t> dst(size_t(p.dst_matrix_stride) * p.num + size_t(p.dst_c0_stride) * kC0 * 2 + 64, kPoisonL1);
+  copy(bytes_of(dst), bytes_of(src), kHalf, op(p), para(p), nullptr);
   std::vector<int64_t> want(dst.size(), -1);
   for (int m = 0; m < p.num; ++m)
     for (int r = 0; r < p.n; ++r)
@@ -115,10 +115,10 @@ TEST(NpuModelDataMove, Dn2NzNonContinuousExample) {
 // parameters count bytes, one C0 holds 64 values).
 TEST(NpuModelDataMove, ZeroExtentsAreNoOpsAndFp4MovesAsBytes) {
   const auto src = iota(64);
-  std::vector<uint16_t> dst(64, kPoison);
+  std::vector<uint16_t> dst(64, kPoisonL1);
   for (const ApiParams& p : {ApiParams{0, 4, 8, 0, 8, 4, 1, 0}, ApiParams{1, 0, 8, 0, 8, 4, 1, 0},
                              ApiParams{1, 4, 0, 0, 8, 4, 1, 0}}) {
-    nm::copy_gm_to_cbuf_nd2nz(bytes(dst), bytes(src), kHalf, op(p), para(p));
+    nm::copy_gm_to_cbuf_nd2nz(bytes_of(dst), bytes_of(src), kHalf, op(p), para(p));
     expect_only(dst, std::vector<int64_t>(dst.size(), -1));
   }
   // 2 rows of 40 bytes (80 fp4 values): C0 column 0 holds bytes 0..31 of each row, column 1 bytes 32..39

@@ -17,13 +17,13 @@ namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
 
 namespace {
-constexpr float kPoison = -12345.0f;
+constexpr float kPoisonF32 = -12345.0f;  // the fill of destination floats Fixpipe must not write
 }
 
 TEST(NpuModelFixpipe, Nz2NdDocumentationExample) {
   std::vector<float> src(2 * 16 * 256 + 2 * 64 * 16);
   for (size_t i = 0; i < src.size(); ++i) src[i] = float(i % 9973) + 0.5f;
-  std::vector<float> dst(2 * 4096, kPoison);
+  std::vector<float> dst(2 * 4096, kPoisonF32);
   uint8_t* out[2] = {reinterpret_cast<uint8_t*>(dst.data()), nullptr};
   nm::Fixpipe op;
   op.n = 32, op.m = 48, op.src_stride = 64, op.dst_stride = 64, op.nd_num = 2, op.src_nd_stride = 16,
@@ -34,7 +34,7 @@ TEST(NpuModelFixpipe, Nz2NdDocumentationExample) {
       for (int j = 0; j < 64; ++j) {
         const float got = dst[size_t(nd * 4096 + i * 64 + j)];
         if (i < 48 && j < 32) ASSERT_EQ(got, src[size_t(nd * 16 * 256 + (j / 16) * 64 * 16 + i * 16 + j % 16)]);
-        else ASSERT_EQ(got, kPoison) << "row " << i << " col " << j << " was written";
+        else ASSERT_EQ(got, kPoisonF32) << "row " << i << " col " << j << " was written";
       }
 }
 
@@ -61,7 +61,7 @@ TEST(NpuModelFixpipe, CastsAtomicAddAndDualDestination) {
 
   std::vector<float> tile(32 * 16);  // m 24 (two Z fractals of 16 rows), n 16
   for (size_t i = 0; i < tile.size(); ++i) tile[i] = float(i);
-  std::vector<float> ub0(12 * 16, kPoison), ub1(12 * 16, kPoison);
+  std::vector<float> ub0(12 * 16, kPoisonF32), ub1(12 * 16, kPoisonF32);
   uint8_t* dual[2] = {reinterpret_cast<uint8_t*>(ub0.data()), reinterpret_cast<uint8_t*>(ub1.data())};
   nm::Fixpipe sp;
   sp.n = 16, sp.m = 24, sp.src_stride = 32, sp.dst_stride = 16, sp.dual_split_m = true;

@@ -15,7 +15,7 @@ namespace nm = deepgemm_ascend::npu_model;
 
 namespace {
 constexpr size_t kValues = nm::kFractalBytes / sizeof(uint16_t);  // 256 half values per fractal
-constexpr uint16_t kPoison = 0xFFFF;
+constexpr uint16_t kPoisonL0 = 0xFFFF;  // the fill of L0 values the load must not write
 }  // namespace
 
 TEST(NpuModelLoad2d, DocumentationExampleMovesFractalsByPositionAndStride) {
@@ -23,7 +23,7 @@ TEST(NpuModelLoad2d, DocumentationExampleMovesFractalsByPositionAndStride) {
   std::vector<uint16_t> src(25 * kValues);
   for (size_t f = 0; f < 25; ++f)
     for (size_t i = 0; i < kValues; ++i) src[f * kValues + i] = uint16_t(f * 1000 + i % 251);
-  std::vector<uint16_t> dst(12 * kValues, kPoison);
+  std::vector<uint16_t> dst(12 * kValues, kPoisonL0);
   const nm::Load2d op{2, 2, 2, 3, 5, 3, false};
   nm::load_cbuf_to_l0(reinterpret_cast<uint8_t*>(dst.data()), reinterpret_cast<const uint8_t*>(src.data()), op);
   // The first fractal moved is the 13th of the source (index 12).
@@ -33,7 +33,7 @@ TEST(NpuModelLoad2d, DocumentationExampleMovesFractalsByPositionAndStride) {
       const size_t d = (ki * 3 + slot) * kValues;
       for (size_t i = 0; i < kValues; ++i) {
         if (slot < 2) ASSERT_EQ(dst[d + i], src[((2 + ki) * 5 + 2 + slot) * kValues + i]) << ki << " " << slot;
-        else ASSERT_EQ(dst[d + i], kPoison) << "fractal " << ki * 3 + slot << " was written";
+        else ASSERT_EQ(dst[d + i], kPoisonL0) << "fractal " << ki * 3 + slot << " was written";
       }
     }
 }
@@ -41,12 +41,12 @@ TEST(NpuModelLoad2d, DocumentationExampleMovesFractalsByPositionAndStride) {
 // The documentation's usage example (m 40, k 70 half: mStep 3, kStep 5, both strides 3) copies an Nz tile
 // whole; a zero step is a no-op; transposition is refused, not guessed.
 TEST(NpuModelLoad2d, NzTileCopyZeroStepAndTransposition) {
-  std::vector<uint16_t> src(15 * kValues), dst(15 * kValues, kPoison);
+  std::vector<uint16_t> src(15 * kValues), dst(15 * kValues, kPoisonL0);
   for (size_t i = 0; i < src.size(); ++i) src[i] = uint16_t(i % 60000);
   auto* d = reinterpret_cast<uint8_t*>(dst.data());
   const auto* s = reinterpret_cast<const uint8_t*>(src.data());
   nm::load_cbuf_to_l0(d, s, {0, 0, 3, 0, 3, 3, false});
-  EXPECT_EQ(dst, std::vector<uint16_t>(15 * kValues, kPoison));
+  EXPECT_EQ(dst, std::vector<uint16_t>(15 * kValues, kPoisonL0));
   nm::load_cbuf_to_l0(d, s, {0, 0, 3, 5, 3, 3, false});
   EXPECT_EQ(dst, src);
   EXPECT_THROW(nm::load_cbuf_to_l0(d, s, {0, 0, 1, 1, 1, 1, true}), deepgemm_ascend::core::Error);

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,32 +16,19 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_test_util.hpp"
 
 namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
+using namespace dga_vector_test;
 
 namespace {
 
-constexpr float kPoison = -12345.0f;
 constexpr uint16_t kPoison16 = 0xDEAD;
 constexpr uint8_t kPoison8 = 0xA5;
-constexpr size_t kF32PerReg = nm::kVregBytes / sizeof(float), kB16PerReg = nm::kVregBytes / sizeof(uint16_t);
 constexpr uint64_t kCtrlNoSaturation = uint64_t(1) << 48, kCtrlGlobalSaturation = uint64_t(1) << 60;
 
-template <class T>
-uint8_t* bytes(T* p) { return reinterpret_cast<uint8_t*>(p); }
-template <class T>
-const uint8_t* bytes(const T* p) { return reinterpret_cast<const uint8_t*>(p); }
 uint32_t repeats(uint32_t count, size_t per_reg) { return uint32_t((count + per_reg - 1) / per_reg); }
-
-void expect_error(const std::function<void()>& f, core::ErrorKind kind) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const core::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
-}
 
 // Elements [0, n) of width w on, nothing else.
 void expect_prefix(const nm::Pred& p, size_t n, nm::Width w) {

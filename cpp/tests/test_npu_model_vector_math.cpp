@@ -8,30 +8,24 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_test_util.hpp"
 
 namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
+using namespace dga_vector_test;
 
 namespace {
-
-constexpr size_t kF32PerReg = nm::kVregBytes / sizeof(float);
-constexpr float kPoison = -777.0f;
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 nm::Vreg ramp(float start, float step) {
   nm::Vreg r;
   for (size_t i = 0; i < kF32PerReg; ++i) r.set<float>(i, start + step * float(i));
   return r;
 }
-nm::Vreg poisoned() { return ramp(kPoison, 0.0f); }
-uint16_t first(nm::VectorCore& vc, uint32_t n) { return vc.plt_b32(n, nm::Post::kUpdate); }
 
 TEST(NpuModelVectorMath, ExpAbsDivMinMaxPerActiveElementInactiveZero) {
   nm::VectorCore vc;
@@ -137,8 +131,8 @@ TEST(NpuModelVectorMath, Pack4StoreWritesLowBytesAndFirstElementStoreOneWord) {
 }
 
 // The 16 e2m1 codes (OCP MX: sign, 2 exponent bits, 1 mantissa bit) as values, written out.
-constexpr std::array<float, 16> kE2M1 = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
-                                        -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+constexpr std::array<float, 16> kE2M1Values = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                              -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 
 TEST(NpuModelVectorMath, Unpack4LoadSpreadsEachByteOverFour) {
   nm::VectorCore vc;
@@ -167,8 +161,8 @@ TEST(NpuModelVectorMath, E2m1CastWidensBothNibblesOfThePartsByte) {
   for (size_t j = 0; j < kF32PerReg; ++j) {
     const bool on = j < 50;
     const auto bf = [](float v) { return core::float_to_bf16(v); };
-    EXPECT_EQ(p0.get<uint16_t>(2 * j), on ? bf(kE2M1[j % 16]) : 0) << j;
-    EXPECT_EQ(p0.get<uint16_t>(2 * j + 1), on ? bf(kE2M1[15 - j % 16]) : 0) << j;
+    EXPECT_EQ(p0.get<uint16_t>(2 * j), on ? bf(kE2M1Values[j % 16]) : 0) << j;
+    EXPECT_EQ(p0.get<uint16_t>(2 * j + 1), on ? bf(kE2M1Values[15 - j % 16]) : 0) << j;
   }
   // Part P1 reads byte 4 j + 1, selected by bit 4 j + 1: a b16 mask sets only even bits, so nothing converts.
   vc.vcvt_e2m12bf16(p1, src, m, nm::Part4::kP1, nm::Merge::kZeroing);
@@ -208,7 +202,7 @@ TEST(NpuModelVectorMath, Fp4ToE4m3ChainIsExactAndInOrder) {
   vc.vsts(a, wide.data(), nm::StoreDist::kPackB32, m32, nullptr);
   for (size_t e = 0; e < 128; ++e) {
     const uint8_t code = uint8_t((packed[e / 2] >> (4 * (e % 2))) & 0xF);
-    EXPECT_EQ(wide[e], core::float_to_e4m3(kE2M1[code])) << e;
+    EXPECT_EQ(wide[e], core::float_to_e4m3(kE2M1Values[code])) << e;
   }
   EXPECT_EQ(wide[128], 0x55);
 }

@@ -8,48 +8,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <vector>
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_test_util.hpp"
 
 namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
+using namespace dga_vector_test;
 
 namespace {
 
-constexpr float kPoison = -12345.0f;
-constexpr size_t kF32PerReg = nm::kVregBytes / sizeof(float), kB16PerReg = nm::kVregBytes / sizeof(uint16_t);
-
-template <class T>
-const uint8_t* bytes(const T* p) { return reinterpret_cast<const uint8_t*>(p); }
-float ulps(int n) { return std::ldexp(1.0f, n); }  // 2^n
-
-void expect_error(const std::function<void()>& f, core::ErrorKind kind) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const core::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
-}
-
-nm::Vreg poisoned() {
-  nm::Vreg r;
-  for (size_t i = 0; i < kF32PerReg; ++i) r.set<float>(i, kPoison);
-  return r;
-}
-
-nm::Vreg floats(const std::vector<float>& v) {
-  nm::Vreg r;
-  for (size_t i = 0; i < v.size(); ++i) r.set<float>(i, v[i]);
-  return r;
-}
-
-uint16_t first(nm::VectorCore& vc, uint32_t count) { return vc.plt_b32(count, nm::Post::kUpdate); }
+// reg_of for a braced list of floats.
+nm::Vreg floats(const std::vector<float>& v) { return reg_of(v); }
 
 }  // namespace
 

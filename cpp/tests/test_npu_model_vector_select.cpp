@@ -14,42 +14,13 @@
 
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_test_util.hpp"
 
 namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
+using namespace dga_vector_test;
 
 namespace {
-
-constexpr float kPoison = -12345.0f;
-constexpr size_t kF32PerReg = nm::kVregBytes / sizeof(float);
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-float ulps(int n) { return std::ldexp(1.0f, n); }  // 2^n
-
-void expect_error(const std::function<void()>& f, core::ErrorKind kind) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const core::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
-}
-
-nm::Vreg poisoned() {
-  nm::Vreg r;
-  for (size_t i = 0; i < kF32PerReg; ++i) r.set<float>(i, kPoison);
-  return r;
-}
-
-template <class T>
-nm::Vreg reg_of(const std::vector<T>& v) {
-  nm::Vreg r;
-  for (size_t i = 0; i < v.size(); ++i) r.set<T>(i, v[i]);
-  return r;
-}
-
-uint16_t first(nm::VectorCore& vc, uint32_t count) { return vc.plt_b32(count, nm::Post::kUpdate); }
 
 // The b32 elements a predicate makes active (their lowest bits), and whether any other bit is set.
 std::vector<bool> lanes(const nm::VectorCore& vc, uint16_t p) {

@@ -282,6 +282,8 @@ TEST(TileCheckEventIds, MoreRingsThanUserEventIds) {
 
 // ---- stage protocol ------------------------------------------------------------------------------
 
+namespace {
+
 // A producer (MTE2) -> consumer (MTE1) L1 ring of two stages, each holding one 16 x 32 bf16 tile.
 struct L1RingKernel : Kernel<> {
   Operands ops{16, 16, 32};
@@ -298,6 +300,8 @@ struct L1RingKernel : Kernel<> {
     ring.release();
   }
 };
+
+}  // namespace
 
 TEST(TileCheckStage, WriteToACommittedStageBeforeItsRelease) {
   L1RingKernel k;

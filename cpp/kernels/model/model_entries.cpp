@@ -1,85 +1,34 @@
 // The NPU launchers (dga_npu_launch_gemm_<family>[_<kind>] of cpp/kernels/ascend/*.asc) on the instruction
-// model: the same run_* templates the .asc kernels call, compiled with the host compiler against the
-// devkit headers in CPU-debug mode (mix mode: the core type is chosen at run time), run with the model's
-// checks: a cube-only kernel's cores one after the other, a mix kernel's groups (the cube core and its two
-// vector cores, which exchange cross-core flags) one after the other, each as threads that take turns.
-// Our reading of the documentation, not the 950.
+// model: the same run_* templates the .asc kernels call (entries_<family>.cpp), compiled with the host
+// compiler against the devkit headers in CPU-debug mode (mix mode: the core type is chosen at run time), run
+// with the model's checks: a cube-only kernel's cores one after the other, a mix kernel's groups (the cube
+// core and its two vector cores, which exchange cross-core flags) one after the other, each as threads that
+// take turns. Our reading of the documentation, not the 950.
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
 
-#include "npu_gemm_launch.hpp"
-#include "npu_convert.hpp"
-#include "npu_hc_vector.hpp"
-#include "npu_mqa_launch.hpp"
-#include "npu_swiglu.hpp"
-#include "npu_mega_moe.hpp"
-#include "model_types.h"
+#include "kernel_operator.h"
 
 #include "deepgemm_ascend/core/error.hpp"
+#include "model_entries.hpp"
 #include "model_runner.hpp"
 #include "npu_model_launch.h"
 
-namespace npu = deepgemm_ascend::tile::npu;
-
 namespace {
 
-using Run = void (*)(const void*);
+using dga_model::Cores;
+using dga_model::Entry;
+using dga_model::Run;
 
-template <class Elem, npu::Scales S>
-void dense(const void* p) { npu::run_gemm<Elem, S>(*static_cast<const DgaGemmParams*>(p)); }
-template <class Elem, npu::Scales S>
-void masked(const void* p) { npu::run_masked_gemm<Elem, S>(*static_cast<const DgaMaskedGemmParams*>(p)); }
-template <class Elem, npu::Scales S>
-void contiguous(const void* p) { npu::run_contiguous_gemm<Elem, S>(*static_cast<const DgaContiguousGemmParams*>(p)); }
-template <class Elem, npu::Scales S>
-void k_grouped(const void* p) { npu::run_k_grouped_gemm<Elem, S>(*static_cast<const DgaKGroupedGemmParams*>(p)); }
-
-template <class Elem>
-void mqa_logits(const void* p) { npu::run_mqa_logits<Elem>(*static_cast<const DgaMqaParams*>(p)); }
-template <class Elem>
-void paged_mqa_logits(const void* p) { npu::run_paged_mqa_logits<Elem>(*static_cast<const DgaPagedMqaParams*>(p)); }
-void convert_rows(const void* p) { npu::run_convert_rows(*static_cast<const DgaConvertParams*>(p)); }
-template <npu::MegaMoeStep S>
-void mega_moe(const void* p) { npu::run_mega_moe<S>(*static_cast<const DgaMegaMoeParams*>(p)); }
-void swiglu(const void* p) { npu::run_swiglu(*static_cast<const DgaSwigluParams*>(p)); }
-void hc_prenorm_vector(const void* p) { npu::run_hc_prenorm_vector(*static_cast<const DgaHcPrenormParams*>(p)); }
-
-enum class Cores { kCube, kMix, kVector };  // AIC only; each cube core with its two vector cores; AIV only
-
-struct Entry {
-  const char* name;
-  Run run;
-  Cores cores = Cores::kCube;
-};
-
-// The four launchers of a family, named as in its .asc file.
-#define DGA_MODEL_FAMILY(name, Elem, S, cores)                                             \
-  {"dga_npu_launch_gemm_" name, &dense<Elem, S>, cores},                                   \
-      {"dga_npu_launch_gemm_" name "_masked", &masked<Elem, S>, cores},                    \
-      {"dga_npu_launch_gemm_" name "_contiguous", &contiguous<Elem, S>, cores},            \
-      {"dga_npu_launch_gemm_" name "_k_grouped", &k_grouped<Elem, S>, cores}
-
-const Entry kEntries[] = {
-    DGA_MODEL_FAMILY("bf16", bfloat16_t, npu::Scales::kNone, Cores::kCube),
-    DGA_MODEL_FAMILY("fp8_mx", fp8_e4m3fn_t, npu::Scales::kMx, Cores::kCube),
-    DGA_MODEL_FAMILY("fp4_mx", fp4x2_e2m1_t, npu::Scales::kMx, Cores::kCube),
-    DGA_MODEL_FAMILY("fp8_block", fp8_e4m3fn_t, npu::Scales::kPromoted, Cores::kMix),
-    {"dga_npu_launch_hc_prenorm_vector", &hc_prenorm_vector, Cores::kVector},
-    {"dga_npu_launch_convert_rows", &convert_rows, Cores::kVector},
-    {"dga_npu_launch_swiglu", &swiglu, Cores::kVector},
-    {"dga_npu_launch_mega_moe_dispatch_barrier", &mega_moe<npu::MegaMoeStep::kDispatchBarrier>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_route", &mega_moe<npu::MegaMoeStep::kRoute>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_gather", &mega_moe<npu::MegaMoeStep::kGather>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_scatter", &mega_moe<npu::MegaMoeStep::kScatter>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_combine_barrier", &mega_moe<npu::MegaMoeStep::kCombineBarrier>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_combine", &mega_moe<npu::MegaMoeStep::kCombine>, Cores::kVector},
-    {"dga_npu_launch_mqa_logits_fp8", &mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
-    {"dga_npu_launch_paged_mqa_logits_fp8", &paged_mqa_logits<fp8_e4m3fn_t>, Cores::kMix},
-    {"dga_npu_launch_mqa_logits_fp4", &mqa_logits<fp4x2_e2m1_t>, Cores::kMix},
-    {"dga_npu_launch_paged_mqa_logits_fp4", &paged_mqa_logits<fp4x2_e2m1_t>, Cores::kMix},
-};
+const Entry* find_entry(const std::string& name) {
+  for (const dga_model::Entries& family : {dga_model::gemm_entries(), dga_model::mqa_entries(),
+                                           dga_model::mega_moe_entries(), dga_model::vector_entries()})
+    for (size_t i = 0; i < family.size; ++i)
+      if (name == family.data[i].name) return &family.data[i];
+  return nullptr;
+}
 
 // A core's UB on the model (the devkit keeps one per process): aligned like the devkit's buffers.
 struct UbBuffer {
@@ -149,9 +98,7 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
                                                                            const void* params, char* err, size_t len) {
   constexpr int kError = -1, kRefused = -2;
   const std::string name = entry;
-  const Entry* found = nullptr;
-  for (const Entry& e : kEntries)
-    if (name == e.name) found = &e;
+  const Entry* found = find_entry(name);
   if (found == nullptr) return report(err, len, "no such NPU launcher on the instruction model", kRefused);
   const Run run = found->run;
   if (found->cores == Cores::kMix) {

@@ -10,20 +10,21 @@
 namespace deepgemm_ascend::npu_model {
 
 namespace {
-constexpr int64_t kRows = 16, kC0Bytes = 32, kFractalBytes = 512, kCFractalFloats = 256;
+constexpr int64_t kCubeRows = 16, kCubeC0Bytes = 32, kCubeFractalBytes = 512, kCFractalFloats = 256;
 
 bool fp8(CubeType t) { return t == CubeType::kE4M3 || t == CubeType::kE5M2; }
 
-constexpr int kMxBlockK = 32, kMxScalesPerUnit = 2, kMxUnitBytes = 32, kUe8m0Bias = 127;
+constexpr int kMxBlockK = 32, kMxScalesPerUnit = 2, kCubeMxUnitBytes = 32, kUe8m0Bias = 127;
 
 // Operand values of a Nz (A) / Zn (B) L0 tile: rows x k, c0 values of K per 32 B row.
 std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_t k) {
-  const int64_t r16 = (rows + kRows - 1) / kRows, c0 = kC0Bytes * 8 / cube_type_bits(t);
-  const int64_t per_fractal = kFractalBytes * 8 / cube_type_bits(t);
+  const int64_t r16 = (rows + kCubeRows - 1) / kCubeRows, c0 = kCubeC0Bytes * 8 / cube_type_bits(t);
+  const int64_t per_fractal = kCubeFractalBytes * 8 / cube_type_bits(t);
   std::vector<double> v(size_t(rows * k));
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t x = 0; x < k; ++x)
-      v[size_t(r * k + x)] = cube_value(p, t, (x / c0 * r16 + r / kRows) * per_fractal + (r % kRows) * c0 + x % c0);
+      v[size_t(r * k + x)] =
+          cube_value(p, t, (x / c0 * r16 + r / kCubeRows) * per_fractal + (r % kCubeRows) * c0 + x % c0);
   return v;
 }
 
@@ -31,10 +32,11 @@ std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_
 // rounded once.
 template <class Sum>
 void accumulate(float* c, const Mad& op, Sum sum) {
-  const int64_t m16 = (op.m + kRows - 1) / kRows;
+  const int64_t m16 = (op.m + kCubeRows - 1) / kCubeRows;
   for (int64_t i = 0; i < op.m; ++i)
     for (int64_t j = 0; j < op.n; ++j) {
-      float& out = c[(j / kRows * m16 + i / kRows) * kCFractalFloats + (i % kRows) * kRows + j % kRows];
+      float& out =
+          c[(j / kCubeRows * m16 + i / kCubeRows) * kCFractalFloats + (i % kCubeRows) * kCubeRows + j % kCubeRows];
       out = float(sum(i, j, op.init ? 0.0 : double(out)));
     }
 }
@@ -43,12 +45,13 @@ void accumulate(float* c, const Mad& op, Sum sum) {
 void note_operands(Accesses* acc, const float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
                    const Mad& op) {
   const auto tile = [&](int64_t rows, CubeType t) {
-    const int64_t c0 = kC0Bytes * 8 / cube_type_bits(t);
-    return size_t((rows + kRows - 1) / kRows * ((op.k + c0 - 1) / c0) * kFractalBytes);
+    const int64_t c0 = kCubeC0Bytes * 8 / cube_type_bits(t);
+    return size_t((rows + kCubeRows - 1) / kCubeRows * ((op.k + c0 - 1) / c0) * kCubeFractalBytes);
   };
   note(acc, a, tile(op.m, ta), false);
   note(acc, b, tile(op.n, tb), false);
-  const size_t c_bytes = size_t((op.m + kRows - 1) / kRows * ((op.n + kRows - 1) / kRows) * kCFractalFloats) * sizeof(float);
+  const int64_t m16 = (op.m + kCubeRows - 1) / kCubeRows, n16 = (op.n + kCubeRows - 1) / kCubeRows;
+  const size_t c_bytes = size_t(m16 * n16 * kCFractalFloats) * sizeof(float);
   if (!op.init) note(acc, c, c_bytes, false);
   note(acc, c, c_bytes, true);
 }
@@ -58,8 +61,8 @@ double ue8m0(uint8_t e) { return e == 0xFF ? NAN : std::ldexp(1.0, int(e) - kUe8
 // The scale of row r and K group g in an L0 MX scale buffer for k values of K.
 double mx_scale(const uint8_t* s, int64_t r, int64_t g, int64_t k) {
   const int64_t units_per_block = (k + kMxBlockK * kMxScalesPerUnit - 1) / (kMxBlockK * kMxScalesPerUnit);
-  const int64_t unit = (r / kRows) * units_per_block + g / kMxScalesPerUnit;
-  return ue8m0(s[unit * kMxUnitBytes + (r % kRows) * kMxScalesPerUnit + g % kMxScalesPerUnit]);
+  const int64_t unit = (r / kCubeRows) * units_per_block + g / kMxScalesPerUnit;
+  return ue8m0(s[unit * kCubeMxUnitBytes + (r % kCubeRows) * kMxScalesPerUnit + g % kMxScalesPerUnit]);
 }
 }  // namespace
 
@@ -108,9 +111,9 @@ void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const ui
   DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv", "GEMV is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   note_operands(acc, c, a, ta, b, tb, op);
-  const size_t units = size_t(op.k / (kMxBlockK * kMxScalesPerUnit)) * kMxUnitBytes;
-  note(acc, sa, size_t((op.m + kRows - 1) / kRows) * units, false);
-  note(acc, sb, size_t((op.n + kRows - 1) / kRows) * units, false);
+  const size_t units = size_t(op.k / (kMxBlockK * kMxScalesPerUnit)) * kCubeMxUnitBytes;
+  note(acc, sa, size_t((op.m + kCubeRows - 1) / kCubeRows) * units, false);
+  note(acc, sb, size_t((op.n + kCubeRows - 1) / kCubeRows) * units, false);
   const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
   accumulate(c, op, [&](int64_t i, int64_t j, double s) {
     for (int64_t x = 0; x < op.k; ++x)

@@ -7,9 +7,12 @@
 
 namespace deepgemm_ascend::npu_model {
 
+// The b32 (float, int32) elements of one vector register.
+inline constexpr size_t kB32Elements = kVregBytes / sizeof(uint32_t);
+
 template <class F>
 void VectorCore::binary(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge, F op) const {
-  for (size_t i = 0; i < kVregBytes / sizeof(float); ++i) {
+  for (size_t i = 0; i < kB32Elements; ++i) {
     if (active(mask, i, Width::kB32)) dst.set<float>(i, op(a.get<float>(i), b.get<float>(i)));
     else if (merge == Merge::kZeroing) dst.set<float>(i, 0.0f);
   }
@@ -19,7 +22,7 @@ template <class F>
 void VectorCore::unary_f32(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge, const char* what, F op) const {
   DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", what, " supports ZEROING only");
   Vreg out;  // dst may be src
-  for (size_t i = 0; i < kVregBytes / sizeof(float); ++i)
+  for (size_t i = 0; i < kB32Elements; ++i)
     if (active(mask, i, Width::kB32)) out.set<float>(i, op(src.get<float>(i)));
   dst = out;
 }

@@ -14,7 +14,6 @@ namespace deepgemm_ascend::npu_model {
 
 namespace {
 
-constexpr size_t kB32Elements = kVregBytes / sizeof(uint32_t);
 constexpr size_t kBlocks = kVregBytes / kUbBlockBytes;
 constexpr uint32_t kSignBit = 0x80000000u;
 constexpr float kE4M3Overflow = 464.0f;  // the midpoint to 512: from here RINT rounds past the largest value

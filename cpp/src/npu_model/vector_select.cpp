@@ -8,8 +8,6 @@ namespace deepgemm_ascend::npu_model {
 
 namespace {
 
-constexpr size_t kB32Elements = kVregBytes / sizeof(uint32_t);
-
 // The element index vci writes to element i.
 size_t index_of(size_t i, Order order) { return order == Order::kIncrease ? i : kB32Elements - 1 - i; }
 

@@ -42,7 +42,7 @@ static bool request_amx_permission() {
 }
 #endif
 
-static CpuFeatures detect() {
+static CpuFeatures detect_features() {
   CpuFeatures f;
 #if DGA_X86
   unsigned a, b, c, d;
@@ -96,7 +96,7 @@ std::vector<std::string> CpuFeatures::names() const {
 }
 
 const CpuFeatures& cpu_features() {
-  static const CpuFeatures f = detect();
+  static const CpuFeatures f = detect_features();
   return f;
 }
 

@@ -48,7 +48,7 @@ int64_t cache_size(int level, int sysconf_name) {
   return v > 0 ? int64_t(v) : sysfs_cache(level);
 }
 
-HostCaches detect() {
+HostCaches detect_caches() {
   HostCaches c;
   c.l1d = cache_size(1, _SC_LEVEL1_DCACHE_SIZE);
   c.l2 = cache_size(2, _SC_LEVEL2_CACHE_SIZE);
@@ -84,7 +84,7 @@ tile::BufferSpec make_spec() {
 }  // namespace
 
 const HostCaches& host_caches() {
-  static const HostCaches c = detect();
+  static const HostCaches c = detect_caches();
   return c;
 }
 
