@@ -57,6 +57,10 @@ function(dga_add_npu_model)
               ${model_dir}/model_entries.cpp ${model_dir}/cpu_debug_runtime.cpp
               ${DGA_ASC_DEVKIT}/cpudebug/src/acl_stub/kernel_fp16.cpp ${stub_dir}/stub_fun.h)
   dga_npu_model_sources(dga_npu_model_kernels)
+  # The devkit's headers (most of each launcher's compile) parsed once for the family translation units.
+  target_precompile_headers(dga_npu_model_kernels PRIVATE <kernel_operator.h>)
+  set_source_files_properties(${model_dir}/cpu_debug_runtime.cpp ${DGA_ASC_DEVKIT}/cpudebug/src/acl_stub/kernel_fp16.cpp
+                              TARGET_DIRECTORY dga_npu_model_kernels PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   add_library(dga_npu_model SHARED ${model_dir}/model_glue.cpp ${model_dir}/model_group.cpp ${model_dir}/model_vector.cpp
               $<TARGET_OBJECTS:dga_npu_model_kernels>)
   target_include_directories(dga_npu_model PRIVATE ${model_dir})

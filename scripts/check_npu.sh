@@ -178,16 +178,16 @@ if [ "${1:-}" != "--mutations" ]; then
 fi
 
 # Mutation test: each planted error in a copy of the primitive layer must fail the step with the
-# compiler's precise message; the unmodified copy must pass.
+# compiler's precise message; the unmodified copy must pass. The cases run two at a time (queue).
 work=$gen
 mutate() {  # mutate <name> <file> <sed expression> <expected message>
-  local name=$1 file=$2 expr=$3 expect=$4 out
-  rm -rf "$work/k"; cp -r "$root/cpp/kernels/ascend" "$work/k"
+  local name=$1 file=$2 expr=$3 expect=$4 out k
+  k="$work/$(md5sum <<< "$name" | cut -c1-12)"; cp -r "$root/cpp/kernels/ascend" "$k"
   if [ -n "$expr" ]; then
-    sed -i "$expr" "$work/k/$file"
-    cmp -s "$work/k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
+    sed -i "$expr" "$k/$file"
+    cmp -s "$k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
   fi
-  if out=$(compile g++ "$work/k/gemm_bf16.asc" "$work/k" 2>&1); then
+  if out=$(compile g++ "$k/gemm_bf16.asc" "$k" 2>&1); then
     [ -z "$expr" ] && { echo "control (no mutation): passes"; return; }
     echo "mutation '$name' was NOT caught:"; echo "$out"; exit 1
   fi
@@ -195,15 +195,19 @@ mutate() {  # mutate <name> <file> <sed expression> <expected message>
   grep -q -- "$expect" <<< "$out" || { echo "mutation '$name' failed without '$expect':"; echo "$out"; exit 1; }
   echo "mutation '$name': the step fails as expected ($(echo "$out" | grep -m1 -o "error: .*" | cut -c1-110))"
 }
-mutate "control" npu_primitives.hpp "" ""
-mutate "misspelt params field" npu_primitives.hpp 's/p\.dstNzC0Stride = /p.dstNzCOStride = /' "has no member named"
-mutate "unknown enum value" npu_primitives.hpp 's/QuantMode_t::F322BF16/QuantMode_t::F322BF61/' "F322BF61"
-mutate "wrong template argument" npu_primitives.hpp 's/AscendC::LoadData(l0, l1, /AscendC::LoadData<int8_t>(l0, l1, /' \
-  "no matching function"
-# A JIT tiling whose stages overflow the 950's buffers fails its static_assert.
-jit_source bf16 512 512 256 128 "$work/jit_too_big.asc"
-if out=$(compile g++ "$work/jit_too_big.asc" "$root/cpp/kernels/ascend" 2>&1); then
-  echo "an oversized JIT tiling was NOT caught"; exit 1
-fi
-grep -q "do not fit" <<< "$out" || { echo "oversized JIT tiling failed without its static_assert:"; echo "$out"; exit 1; }
-echo "mutation 'JIT tiling larger than the 950 buffers': the step fails as expected (static_assert)"
+too_big() {  # a JIT tiling whose stages overflow the 950's buffers fails its static_assert
+  local out
+  jit_source bf16 512 512 256 128 "$work/jit_too_big.asc"
+  if out=$(compile g++ "$work/jit_too_big.asc" "$root/cpp/kernels/ascend" 2>&1); then
+    echo "an oversized JIT tiling was NOT caught"; exit 1
+  fi
+  grep -q "do not fit" <<< "$out" || { echo "oversized JIT tiling failed without its static_assert:"; echo "$out"; exit 1; }
+  echo "mutation 'JIT tiling larger than the 950 buffers': the step fails as expected (static_assert)"
+}
+queue mutate "control" npu_primitives.hpp "" ""
+queue mutate "misspelt params field" npu_primitives.hpp 's/p\.dstNzC0Stride = /p.dstNzCOStride = /' "has no member named"
+queue mutate "unknown enum value" npu_primitives.hpp 's/QuantMode_t::F322BF16/QuantMode_t::F322BF61/' "F322BF61"
+queue mutate "wrong template argument" npu_primitives.hpp \
+  's/AscendC::LoadData(l0, l1, /AscendC::LoadData<int8_t>(l0, l1, /' "no matching function"
+queue too_big
+run_queue

@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="comma-separated scale recipes of the fp8 kernels: block = (1,128,128) fp32 scales, "
                             "mx = (1,1,32) UE8M0, fp8xfp4 = FP8 A (1,128) x FP4 B (1,32) UE8M0 (default: block)")
     bench.add_argument("--ranks", default=8, type=_int_at_least(1),
-                       help="ranks (spawned processes) of the collective kernels: mega_moe (default: 8)")
+                       help="ranks (local processes) of the collective kernels: mega_moe (default: 8)")
     bench.add_argument("--out-dtype", default="bf16", choices=["bf16", "fp32"], help="output dtype (default: bf16)")
     bench.add_argument("--repeat", default=5, type=_int_at_least(1),
                        help="minimum timed runs per implementation; the median is reported (default: 5)")

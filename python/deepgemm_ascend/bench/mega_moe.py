@@ -1,6 +1,6 @@
 """Benchmark entry of Mega MoE: the fused kernel against the unfused pipeline built from the library's
 own kernels (all_to_all dispatch over gloo, M-grouped FP8 x FP4 GEMMs, the SwiGLU stage, all_to_all
-back, combine), both on `--ranks` spawned ranks in the same run.
+back, combine), both on `--ranks` local ranks in the same run.
 
 `--shapes "T,H,I"` = tokens per rank, hidden, intermediate. Experts: 4 per rank, top-6 routing of
 randn scores, activation clamp 10 (upstream's CLI defaults, scaled down for the host). Each timed
