@@ -6,15 +6,19 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/data_move.hpp"
+#include "deepgemm_ascend/npu_model/load2d.hpp"
 
 namespace deepgemm_ascend::npu_model {
 
 namespace {
-constexpr int64_t kCubeRows = 16, kCubeC0Bytes = 32, kCubeFractalBytes = 512, kCFractalFloats = 256;
+// The fractal and MX scale unit sizes of data_move.hpp / load2d.hpp, signed for the index arithmetic below.
+constexpr int64_t kCubeRows = 16, kCubeC0Bytes = int64_t(kC0Bytes), kCubeFractalBytes = int64_t(kFractalBytes),
+                  kCFractalFloats = 256;
 
 bool fp8(CubeType t) { return t == CubeType::kE4M3 || t == CubeType::kE5M2; }
 
-constexpr int kMxBlockK = 32, kMxScalesPerUnit = 2, kCubeMxUnitBytes = 32, kUe8m0Bias = 127;
+constexpr int kMxBlockK = 32, kMxScalesPerUnit = 2, kCubeMxUnitBytes = int(kMxUnitBytes), kUe8m0Bias = 127;
 
 // Operand values of a Nz (A) / Zn (B) L0 tile: rows x k, c0 values of K per 32 B row.
 std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_t k) {

@@ -26,9 +26,9 @@ def _worker(rank, world, init_file, cores_per_rank, fn, args, queue):
 
 
 def run_ranks_outcomes(world, fn, *args, timeout=600, cores_per_rank=None):
-    """Runs fn(rank, world, group, *args) on `world` processes (started by a fork server). Returns one (ok, value) per
-    rank: (True, result), (False, traceback text), or (False, None) for a rank that exited without
-    reporting. fn must be importable (module level); ranks still running after `timeout` seconds are
+    """Runs fn(rank, world, group, *args) on `world` processes (started by a fork server). Returns one
+    (ok, value) per rank: (True, result), (False, traceback text), or (False, None) for a rank that exited
+    without reporting. fn must be importable (module level); ranks still running after `timeout` seconds are
     killed and reported as RuntimeError."""
     import queue as queue_mod
     import time
