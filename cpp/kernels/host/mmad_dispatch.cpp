@@ -36,11 +36,21 @@ bool avx512_active() {
   return false;
 #endif
 }
+// The AVX2 helpers run where the active ISA is AVX2 (every AVX-512 CPU has AVX2 too, but there the
+// AVX-512 helpers are chosen).
+bool avx2_active() {
+#if DGA_HOST_X86
+  return runtime::active_host_isa() == runtime::HostIsa::kAvx2;
+#else
+  return false;
+#endif
+}
 }  // namespace
 
 WidenRowsFn widen_rows_fn() {
 #if DGA_HOST_X86
   if (avx512_active()) return &widen_rows_avx512;
+  if (avx2_active()) return &widen_rows_avx2;
 #endif
   return &widen_rows_scalar;
 }
@@ -48,6 +58,7 @@ WidenRowsFn widen_rows_fn() {
 InterleaveFn interleave_k_pairs_fn() {
 #if DGA_HOST_X86
   if (avx512_active()) return &interleave_k_pairs_avx512;
+  if (avx2_active()) return &interleave_k_pairs_avx2;
 #endif
   return &interleave_k_pairs_scalar;
 }

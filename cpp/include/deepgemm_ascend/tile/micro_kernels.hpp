@@ -46,6 +46,8 @@ using WidenRowsFn = void (*)(OperandFormat fmt, const uint8_t* in, int64_t in_st
                              int64_t out_stride);
 void widen_rows_scalar(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride);
+void widen_rows_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                     int64_t out_stride);
 void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride);
 WidenRowsFn widen_rows_fn();
@@ -54,6 +56,7 @@ WidenRowsFn widen_rows_fn();
 // values apart): pair word p (K values 2p, 2p + 1) of row n goes to out[p * 16 + n].
 using InterleaveFn = void (*)(const uint16_t* f, int64_t stride, uint32_t* out);
 void interleave_k_pairs_scalar(const uint16_t* f, int64_t stride, uint32_t* out);
+void interleave_k_pairs_avx2(const uint16_t* f, int64_t stride, uint32_t* out);
 void interleave_k_pairs_avx512(const uint16_t* f, int64_t stride, uint32_t* out);
 InterleaveFn interleave_k_pairs_fn();
 
