@@ -164,7 +164,7 @@ TEST(HeuristicsUsage, HandComputedBf16Tiling) {
   // Buffers filled exactly to capacity still fit.
   EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
   EXPECT_TRUE(h::fits(t, d, h::ArchLimits::of<arch::Ascend910B>()));
-  // The host's default L0B is an eighth of its default L2.
+  // The host's default L0B is a quarter of its default L2.
   EXPECT_EQ(h::fits(t, d, h::ArchLimits::of<arch::Host>()), u.l0b <= arch::Host::kL0BBytes);
 }
 
@@ -225,10 +225,10 @@ TEST(HeuristicsFits, RejectsL1Overflow) {
 
 TEST(HeuristicsFits, RejectsL0ABOverflowAndBadKSplit) {
   const h::GemmDesc d = desc(4096, 4096, 4096, 1);
-  const h::GemmTiling big_a{256, 16, 256, 256, 2, 2};  // L0A 256 KiB
+  const h::GemmTiling big_a{256, 16, 512, 512, 2, 2};  // L0A 512 KiB
   ASSERT_GT(expected_usage(big_a, d).l0a, uint64_t(arch::Host::kL0ABytes));
   EXPECT_FALSE(h::fits(big_a, d, h::ArchLimits::of<arch::Host>()));
-  const h::GemmTiling big_b{16, 256, 256, 256, 2, 2};  // L0B 256 KiB
+  const h::GemmTiling big_b{16, 256, 512, 512, 2, 2};  // L0B 512 KiB
   ASSERT_GT(expected_usage(big_b, d).l0b, uint64_t(arch::Host::kL0BBytes));
   EXPECT_FALSE(h::fits(big_b, d, h::ArchLimits::of<arch::Host>()));
   const h::GemmTiling bad_split{64, 64, 96, 64, 2, 2};  // block_k not a multiple of l0_k

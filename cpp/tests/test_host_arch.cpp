@@ -1,4 +1,4 @@
-// The host Arch follows the machine's caches: L1 = L2, L0A = L0B = L2 / 8, L0C = L2 / 4 (within bounds).
+// The host Arch follows the machine's caches: L1 = L2, L0A = L0B = L0C = L2 / 4 (within bounds).
 #include <gtest/gtest.h>
 
 #include <algorithm>

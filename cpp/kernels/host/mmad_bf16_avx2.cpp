@@ -7,8 +7,8 @@
 // Register tile: kRows rows x 16 columns = 2 * kRows ymm accumulators (12), two B vectors, one A
 // broadcast and the mask: the 16 ymm registers. Per K value: 12 FMAs (6 cycles on two FMA pipes) on
 // 2 B vectors (one shift or mask each) and 6 broadcasts (loads). Tiles of rows cross A's 16-row fractals
-// freely (Nz rows of one K block, and L0C rows of one column block, are contiguous); the last tile of an
-// m_pad that is not a multiple of kRows has m_pad % kRows (4 or 2) rows.
+// freely (Nz rows of one K block, and L0C rows of one column block, are contiguous); the rows that do not
+// fill a 6-row tile run as 4-row tiles (8 accumulators, still enough to cover the FMA latency).
 #include <immintrin.h>
 
 #include <vector>
@@ -23,6 +23,7 @@ namespace {
 constexpr int64_t B = kCubeBlock;
 constexpr int64_t kPairs = B / kKPair;
 constexpr int kRows = 6;
+constexpr int kTailRows = 4;  // rows of the last tiles when m_pad is not a multiple of kRows
 constexpr int kLanes = 8;   // fp32 lanes of a ymm
 constexpr int kHalves = 2;  // two 8-lane halves of a 16-column block
 
@@ -44,10 +45,15 @@ inline void fma_into(__m256& acc, __m256 a, __m256 b) { __asm__("vfmadd231ps %2,
 template <int kR>
 inline void register_tile(const MmadArgs& o, const float* a, int64_t m0, int64_t nb) {
   const __m256i mask = _mm256_set1_epi32(int32_t(0xFFFF0000u));
+  const bool scaled = o.row_scale != nullptr;
+  float* cf = o.c + (nb * o.m_pad + m0) * B;
+  // Unscaled accumulation continues from c, so every element sums its K products in K order however
+  // the GEMM splits K into L0 steps (results do not depend on the tiling, e.g. on the core count).
   __m256 acc[kR][kHalves];
 #pragma GCC unroll 6
   for (int r = 0; r < kR; ++r)
-    _Pragma("GCC unroll 2") for (int h = 0; h < kHalves; ++h) acc[r][h] = _mm256_setzero_ps();
+    _Pragma("GCC unroll 2") for (int h = 0; h < kHalves; ++h)
+      acc[r][h] = o.init || scaled ? _mm256_setzero_ps() : _mm256_loadu_ps(cf + r * B + h * kLanes);
   const __m256i* bp = reinterpret_cast<const __m256i*>(o.b + nb * o.k_pad * B);
   a += m0 * B;
   for (int64_t kb = 0; kb < o.k_pad / B; ++kb, a += o.m_pad * B) {
@@ -69,17 +75,15 @@ inline void register_tile(const MmadArgs& o, const float* a, int64_t m0, int64_t
       }
     }
   }
-  float* cf = o.c + (nb * o.m_pad + m0) * B;
-  const bool scaled = o.row_scale != nullptr;
 #pragma GCC unroll 6
   for (int r = 0; r < kR; ++r)
     _Pragma("GCC unroll 2") for (int h = 0; h < kHalves; ++h) {
-      float* out = cf + r * B + h * 8;
+      float* out = cf + r * B + h * kLanes;
       if (!scaled) {
-        _mm256_storeu_ps(out, o.init ? acc[r][h] : _mm256_add_ps(acc[r][h], _mm256_loadu_ps(out)));
+        _mm256_storeu_ps(out, acc[r][h]);
         continue;
       }
-      const __m256 s = _mm256_mul_ps(_mm256_loadu_ps(o.col_scale + nb * B + h * 8), _mm256_set1_ps(o.row_scale[m0 + r]));
+      const __m256 s = _mm256_mul_ps(_mm256_loadu_ps(o.col_scale + nb * B + h * kLanes), _mm256_set1_ps(o.row_scale[m0 + r]));
       _mm256_storeu_ps(out, o.init ? _mm256_mul_ps(acc[r][h], s) : _mm256_fmadd_ps(acc[r][h], s, _mm256_loadu_ps(out)));
     }
 }
@@ -88,15 +92,14 @@ inline void register_tile(const MmadArgs& o, const float* a, int64_t m0, int64_t
 
 void mmad_bf16_avx2(const MmadArgs& o) {
   const float* a = widen_a(o);
-  const int64_t full = o.m_pad / kRows, tail = o.m_pad % kRows;
+  // m_pad is a multiple of 16, so m_pad % 6 is 0, 2 or 4. A 2-row tail (4 accumulators) could not hide
+  // the FMA latency: the last 8 rows run as two 4-row tiles instead (8 accumulators).
+  const int64_t tail = o.m_pad % kRows == 2 ? 2 * kTailRows : o.m_pad % kRows;
+  const int64_t full = (o.m_pad - tail) / kRows;
   // Each column block sweeps every row, so its B columns (k_pad x 16 bf16) stay in L1d.
   for (int64_t nb = 0; nb < o.n_pad / B; ++nb) {
     for (int64_t p = 0; p < full; ++p) register_tile<kRows>(o, a, p * kRows, nb);
-    switch (tail) {  // m_pad is a multiple of 16: 0, 2 or 4
-      case 4: register_tile<4>(o, a, full * kRows, nb); break;
-      case 2: register_tile<2>(o, a, full * kRows, nb); break;
-      default: break;
-    }
+    for (int64_t m = full * kRows; m < o.m_pad; m += kTailRows) register_tile<kTailRows>(o, a, m, nb);
   }
 }
 
