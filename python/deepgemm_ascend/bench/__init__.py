@@ -154,16 +154,24 @@ def run_bench(kernels: Sequence[KernelBench], options: BenchOptions, progress: s
                 raise
             except Exception as exc:  # keep going: one broken case must not hide the others
                 row = _error_row(entry, case, exc)
-            if peak_tflops and isinstance(row.get("ours_tflops"), (int, float)):
-                row["peak_frac"] = row["ours_tflops"] / peak_tflops
             rows.append(row)
             gc.collect()  # free the operands of large shapes before the next case
             meter.finish(row)
     finally:
         torch.set_num_threads(old_threads)
         meter.close()
+    if peak_tflops:
+        set_peak_fractions(rows, peak_tflops)
     return rows
 
 
+def set_peak_fractions(rows: List[dict], peak_tflops: float) -> None:
+    """Gives each row with TFLOPS `peak_frac`, its fraction of `peak_tflops` (runtime.measure_host_peak)."""
+    for row in rows:
+        if isinstance(row.get("ours_tflops"), (int, float)):
+            row["peak_frac"] = row["ours_tflops"] / peak_tflops
+
+
 __all__ = ["BenchOptions", "KernelBench", "KERNELS", "DIFF_THRESHOLD", "available_kernels", "resolve_kernels",
-           "default_device", "machine_info", "cpu_busy_fraction", "geomean_ratio", "plan", "run_bench", "Progress"]
+           "default_device", "machine_info", "cpu_busy_fraction", "geomean_ratio", "plan", "run_bench", "set_peak_fractions",
+           "Progress"]
