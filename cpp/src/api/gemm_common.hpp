@@ -90,6 +90,11 @@ layout::MatrixRef npu_widen_fp4(const core::TensorView& like, const layout::Matr
 // NPU target: an fp32 [rows, cols] row-major view of the device workspace of `like`'s device (valid until
 // the next workspace request of this thread's stream: one per call).
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols);
+// A row-major fp32 [rows, cols] view of `t` (e.g. that workspace) starting `offset` values in.
+inline core::TensorView fp32_rows(core::TensorView t, int64_t offset, int64_t rows, int64_t cols) {
+  t.offset = offset, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.strides[0] = cols, t.strides[1] = 1;
+  return t;
+}
 
 // GEMMs of NPU tensors on the ACL backend (the validated problems; on the current NPU stream): BF16, or
 // FP8 / FP4 with UE8M0 MX scales (problem.scaling; anything else raises NotImplementedError).

@@ -32,11 +32,6 @@ void require_contiguous(const TensorView& t, const char* arg) {
   DGA_REQUIRE(t.is_contiguous(), kValue, arg, "must be contiguous, got strides ", t.strides_str());
 }
 
-TensorView rows_view(TensorView t, int64_t offset, int64_t rows, int64_t cols) {  // [rows, cols] of fp32 t
-  t.offset = offset, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.strides[0] = cols, t.strides[1] = 1;
-  return t;
-}
-
 // On the NPU target (FP8 or FP4): the logits are summed in fp32 on the device (the vector cores of a group
 // add their halves of the heads), through an fp32 workspace for bf16 logits or bf16 weights. The ranges are
 // read by the kernel (no host sync) and not validated on the host. Normal mode: columns outside a row's range
@@ -49,8 +44,8 @@ void npu_mqa(const TensorView& q, const TensorView* sfq, const TensorView& kv, c
   const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
   const int64_t acc_n = f32_out ? 0 : s * width, w_n = f32_w ? 0 : s * heads;
   const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
-  const TensorView acc = f32_out ? logits : rows_view(ws, 0, s, width);
-  const TensorView w32 = f32_w ? weights : rows_view(ws, acc_n, s, heads);
+  const TensorView acc = f32_out ? logits : api::fp32_rows(ws, 0, s, width);
+  const TensorView w32 = f32_w ? weights : api::fp32_rows(ws, acc_n, s, heads);
   if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc);
   api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits, sfq, compressed ? width : 0});

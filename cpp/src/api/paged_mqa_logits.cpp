@@ -31,11 +31,6 @@ void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
 // with a block id outside the cache is not read. The logits are summed in fp32 on the device (through the
 // workspace for bf16 logits); every column at or past a row's length is -inf, with or without cleaning
 // (upstream leaves them unspecified without).
-TensorView fp32_rows(TensorView t, int64_t offset, int64_t rows, int64_t cols) {  // [rows, cols] of fp32 t
-  t.offset = offset, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.strides[0] = cols, t.strides[1] = 1;
-  return t;
-}
-
 void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const TensorView& weights,
                    const TensorView& context_lens, const TensorView& block_table, const TensorView& logits,
                    const TensorView* sfq) {
@@ -43,8 +38,8 @@ void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const Tensor
   const int64_t rows = logits.shape[0], width = logits.shape[1], heads = weights.shape[1];
   const int64_t acc_n = f32_out ? 0 : rows * width, w_n = f32_w ? 0 : rows * heads;
   const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
-  const TensorView acc = f32_out ? logits : fp32_rows(ws, 0, rows, width);
-  const TensorView w32 = f32_w ? weights : fp32_rows(ws, acc_n, rows, heads);
+  const TensorView acc = f32_out ? logits : api::fp32_rows(ws, 0, rows, width);
+  const TensorView w32 = f32_w ? weights : api::fp32_rows(ws, acc_n, rows, heads);
   if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc, &context_lens);
   api::npu_paged_mqa_logits({&q, &kv_cache, &w32, &context_lens, &block_table, &acc, sfq});
