@@ -82,3 +82,21 @@ TEST(Widen, OddRowCountsMatchTheScalarReference) {
   }
   deepgemm_ascend::runtime::reset_host_isa();
 }
+
+// Rows packed back to back in a buffer of exactly their size (8 bytes per e2m1 row, 16 per 8-bit row): an
+// implementation must not read past a row's codes (the sanitizer build sees any read beyond the buffer).
+TEST(Widen, ReadsOnlyTheRowsCodes) {
+  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
+    deepgemm_ascend::runtime::set_host_isa(isa);
+    for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) {
+      const int64_t row_bytes = f == OperandFormat::kE2M1 ? 8 : 16, rows = 3;
+      std::vector<uint8_t> in(size_t(rows * row_bytes));
+      for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 53 + 7);
+      std::vector<uint16_t> got(size_t(rows * 16), 0xBEEF), want(got);
+      host::widen_rows_fn()(f, in.data(), row_bytes, rows, got.data(), 16);
+      host::widen_rows_scalar(f, in.data(), row_bytes, rows, want.data(), 16);
+      EXPECT_EQ(got, want);
+    }
+  }
+  deepgemm_ascend::runtime::reset_host_isa();
+}

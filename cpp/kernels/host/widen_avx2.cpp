@@ -42,12 +42,14 @@ const Table& table(OperandFormat fmt) {
 
 // 16 codes of one row (16 bytes, or 8 bytes of nibbles, low first) as two ymm of 32-bit lanes.
 inline void row_codes(const uint8_t* p, bool nibbles, __m256i (&codes)[2]) {
-  __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  if (nibbles) {
+  __m128i bytes;
+  if (nibbles) {  // read only the row's 8 bytes
     const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
     const __m128i lo = _mm_and_si128(packed, _mm_set1_epi8(0x0F));
     const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0F));
     bytes = _mm_unpacklo_epi8(lo, hi);
+  } else {
+    bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   }
   codes[0] = _mm256_cvtepu8_epi32(bytes);
   codes[1] = _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, kLanes));
