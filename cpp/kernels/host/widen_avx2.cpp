@@ -1,5 +1,5 @@
 // AVX2 widening of 8-bit / packed 4-bit codes to bf16: a gather from a table of every code's bf16 (the
-// scalar reference's own results, src/tile/widen.cpp, made once), so the two paths agree bit for bit by
+// scalar reference's own results, host::widened_codes), so the two paths agree bit for bit by
 // construction. 8 codes per gather, one row of 16 per round.
 #include <immintrin.h>
 
@@ -10,7 +10,7 @@ namespace deepgemm_ascend::tile::host {
 
 namespace {
 
-constexpr int kCodes = 256;  // 8-bit codes; e2m1 uses the first 16
+constexpr int kCodes = kWidenCodes;  // 8-bit codes; e2m1 uses the first 16
 constexpr int kLanes = 8;    // 32-bit lanes of a ymm
 
 struct Table {
@@ -19,18 +19,8 @@ struct Table {
 
 Table make_table(OperandFormat fmt) {
   Table t{};
-  uint16_t out[kCodes];
-  if (fmt == OperandFormat::kE2M1) {
-    uint8_t codes[kWidenRun / 2];  // codes 0 .. 15, two per byte, low nibble first
-    for (int i = 0; i < kWidenRun / 2; ++i) codes[i] = uint8_t(2 * i | (2 * i + 1) << 4);
-    widen_rows_scalar(fmt, codes, 0, 1, out, 0);
-    for (int c = 0; c < kWidenRun; ++c) t.bf16[c] = out[c];
-  } else {
-    uint8_t codes[kCodes];
-    for (int c = 0; c < kCodes; ++c) codes[c] = uint8_t(c);
-    widen_rows_scalar(fmt, codes, kWidenRun, kCodes / kWidenRun, out, kWidenRun);
-    for (int c = 0; c < kCodes; ++c) t.bf16[c] = out[c];
-  }
+  const uint16_t* bf16 = widened_codes(fmt);
+  for (int c = 0; c < kCodes; ++c) t.bf16[c] = bf16[c];
   return t;
 }
 

@@ -25,20 +25,11 @@ struct Table {
 
 Table make_table(OperandFormat fmt) {
   alignas(64) uint16_t values[kMagnitudes8] = {};
+  const bool e2m1 = fmt == OperandFormat::kE2M1;
+  const uint16_t* bf16 = widened_codes(fmt);
+  for (int m = 0; m < (e2m1 ? kMagnitudes4 : kMagnitudes8); ++m) values[m] = bf16[m];
   Table t{};
-  if (fmt == OperandFormat::kE2M1) {
-    uint8_t codes[kWidenRun / 2];  // magnitudes 0 .. 7 (sign clear), two per byte, low nibble first
-    for (int i = 0; i < kWidenRun / 2; ++i) codes[i] = uint8_t((2 * i) % kMagnitudes4 | ((2 * i + 1) % kMagnitudes4) << 4);
-    uint16_t out[kWidenRun];
-    widen_rows_scalar(fmt, codes, 0, 1, out, 0);
-    for (int m = 0; m < kMagnitudes4; ++m) values[m] = out[m];
-    t.sign_shift = 3;
-  } else {
-    uint8_t codes[kMagnitudes8];
-    for (int m = 0; m < kMagnitudes8; ++m) codes[m] = uint8_t(m);
-    widen_rows_scalar(fmt, codes, kWidenRun, kMagnitudes8 / kWidenRun, values, kWidenRun);
-    t.sign_shift = 7;
-  }
+  t.sign_shift = e2m1 ? 3 : 7;
   for (int i = 0; i < 4; ++i) t.part[i] = _mm512_load_si512(values + i * kLanes);
   return t;
 }

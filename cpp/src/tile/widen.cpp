@@ -79,6 +79,35 @@ void widen_rows_scalar(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
   }
 }
 
+namespace {
+
+struct CodeTable {
+  uint16_t bf16[kWidenCodes] = {};
+};
+
+CodeTable make_code_table(OperandFormat fmt) {
+  CodeTable t;
+  if (fmt == OperandFormat::kE2M1) {
+    uint8_t codes[kWidenRun / 2];  // codes 0 .. 15, two per byte, low nibble first
+    for (int i = 0; i < kWidenRun / 2; ++i) codes[i] = uint8_t(2 * i | (2 * i + 1) << 4);
+    widen_e2m1(codes, 0, 1, t.bf16, 0);
+  } else {
+    uint8_t codes[kWidenCodes];
+    for (int c = 0; c < kWidenCodes; ++c) codes[c] = uint8_t(c);
+    widen_rows_scalar(fmt, codes, kWidenRun, kWidenCodes / kWidenRun, t.bf16, kWidenRun);
+  }
+  return t;
+}
+
+}  // namespace
+
+const uint16_t* widened_codes(OperandFormat fmt) {
+  static const CodeTable e4m3 = make_code_table(OperandFormat::kE4M3),
+                         e5m2 = make_code_table(OperandFormat::kE5M2),
+                         e2m1 = make_code_table(OperandFormat::kE2M1);
+  return (fmt == OperandFormat::kE4M3 ? e4m3 : fmt == OperandFormat::kE5M2 ? e5m2 : e2m1).bf16;
+}
+
 }  // namespace host
 
 void widen_rows(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,

@@ -52,6 +52,12 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
                        int64_t out_stride);
 WidenRowsFn widen_rows_fn();
 
+// Every code's bf16 as the scalar reference widens it, made once per format: entry c is code c (an
+// 8-bit code, or a 4-bit code in entries 0 .. 15; the sign is the top bit, so the magnitudes come
+// first). The ISA kernels build their lookups from it, so they agree with the reference bit for bit.
+inline constexpr int kWidenCodes = 256;
+const uint16_t* widened_codes(OperandFormat fmt);
+
 // The L0B K-pair interleave of one 16 x 16 fractal of bf16 (16 rows of N, 16 K values each, rows `stride`
 // values apart): pair word p (K values 2p, 2p + 1) of row n goes to out[p * 16 + n].
 using InterleaveFn = void (*)(const uint16_t* f, int64_t stride, uint32_t* out);
