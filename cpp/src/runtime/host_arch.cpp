@@ -81,6 +81,16 @@ tile::BufferSpec make_spec() {
   return s;
 }
 
+// Whether the active micro-kernel's per-call accumulator loads and stores cost enough to steer the tiling
+// (arch/host.hpp, measured per ISA).
+bool accumulator_traffic_per_l0_step(HostIsa isa) {
+  switch (isa) {
+    case HostIsa::kAmxBf16: return arch::Host::kAmxAccumulatorTrafficPerL0Step;
+    case HostIsa::kAvx2: return arch::Host::kAvx2AccumulatorTrafficPerL0Step;
+    default: return arch::Host::kAccumulatorTrafficPerL0Step;
+  }
+}
+
 }  // namespace
 
 const HostCaches& host_caches() {
@@ -112,8 +122,7 @@ heuristics::ArchLimits host_arch_limits() {
   l.l0a = s.bytes[int(tile::Pos::kL0A)];
   l.l0b = s.bytes[int(tile::Pos::kL0B)];
   l.l0c = s.bytes[int(tile::Pos::kL0C)];
-  if (active_host_isa() == HostIsa::kAmxBf16)
-    l.accumulator_traffic_per_l0_step = arch::Host::kAmxAccumulatorTrafficPerL0Step;
+  l.accumulator_traffic_per_l0_step = accumulator_traffic_per_l0_step(active_host_isa());
   return l;
 }
 

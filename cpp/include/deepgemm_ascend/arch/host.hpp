@@ -52,12 +52,6 @@ struct Host : CubeFormat, MxFormat {
 
   static constexpr int kMaxBlockDim = 65535;
 
-  // Declared peak FLOP per cycle per core of each host ISA path (bf16 inputs, fp32 accumulate).
-  static constexpr int kAmxBf16FlopsPerCycle = 1024;
-  static constexpr int kAvx512Bf16FlopsPerCycle = 128;  // two 512-bit VDPBF16PS per cycle
-  static constexpr int kAvx2FmaFlopsPerCycle = 32;      // two 256-bit FMAs per cycle
-  static constexpr int kScalarFlopsPerCycle = 2;
-  static constexpr double kNominalGhz = 2.1;            // used when the clock cannot be read
   // About 0.4 TFLOPS of AVX512-BF16 per core over about 10 GB/s of DRAM bandwidth per core
   // (shared/reference/host_baseline.md: 19.9 GB/s copy bandwidth with 2 threads).
   static constexpr double kRidgeFlopsPerByte = 40.0;
@@ -66,13 +60,18 @@ struct Host : CubeFormat, MxFormat {
   // Widening one FP8/FP4 operand value to bf16 on its way L1 -> L0 (AVX-512: ~0.75 cycles per value
   // for the widen and the L0B K-pair interleave, at 128 FLOP per cycle), in FLOP of the micro-kernel.
   static constexpr double kWidenFlopsPerValue = 96.0;
-  // The vector micro-kernels load and store their fp32 accumulators from the L0C tile once per L0 K step
-  // (register tiles of 8 x 32 values). The AMX one keeps a 32 x 32 block in tile registers for the whole
-  // L0 K run and its 1 KB tile loads and stores overlap the tile products: its choice ignores that
-  // traffic (measured on a Xeon with AMX: 256 x 256 tiles beat the 128 x 128 ones the term picks by
-  // 20-27 % on the large benchmark shapes).
+  // The AVX-512 micro-kernel loads and stores its fp32 accumulators from the L0C tile once per L0 K
+  // step (register tiles of 8 x 32 values); the score counts that traffic, which favours long L0 K runs
+  // over large tiles. Measured per ISA where it was wrong:
+  //  * AMX keeps a 32 x 32 block in tile registers for the whole L0 K run and its 1 KB tile loads and
+  //    stores overlap the tile products (Xeon with AMX: 256 x 256 tiles beat the 128 x 128 ones the term
+  //    picks by 20-27 % on the large benchmark shapes);
+  //  * the AVX2 kernel's 6 x 16 register tile loads and stores its 12 accumulator registers once per
+  //    call against 192 FLOP per K value of the call (Zen 3: 128 x 256 tiles at l0_k = 128 beat the
+  //    128 x 128 ones at l0_k = 256 by 10-14 % on the decode shapes, 0-3 % on the large ones).
   static constexpr bool kAccumulatorTrafficPerL0Step = true;
   static constexpr bool kAmxAccumulatorTrafficPerL0Step = false;
+  static constexpr bool kAvx2AccumulatorTrafficPerL0Step = false;
 };
 
 }  // namespace deepgemm_ascend::arch
