@@ -67,6 +67,26 @@ TEST(Widen, ActiveIsaIsExactForEveryCode) {
   deepgemm_ascend::runtime::reset_host_isa();
 }
 
+// Bit for bit, NaN payloads included: every 8-bit code (16 rows of 16) and every e2m1 code.
+TEST(Widen, ActiveIsaMatchesTheScalarBitsForEveryCode) {
+  std::vector<uint8_t> codes(256);
+  for (int c = 0; c < 256; ++c) codes[size_t(c)] = uint8_t(c);
+  std::vector<uint8_t> nibbles(16 * 8);
+  for (int i = 0; i < 16 * 8; ++i) nibbles[size_t(i)] = uint8_t((2 * i) % 16 | ((2 * i + 1) % 16) << 4);
+  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
+    deepgemm_ascend::runtime::set_host_isa(isa);
+    for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) {
+      const bool e2m1 = f == OperandFormat::kE2M1;
+      const uint8_t* in = e2m1 ? nibbles.data() : codes.data();
+      std::vector<uint16_t> got(256, 0xBEEF), want(256, 0xBEEF);
+      host::widen_rows_fn()(f, in, e2m1 ? 8 : 16, 16, got.data(), 16);
+      host::widen_rows_scalar(f, in, e2m1 ? 8 : 16, 16, want.data(), 16);
+      EXPECT_EQ(got, want) << deepgemm_ascend::runtime::name(isa);
+    }
+  }
+  deepgemm_ascend::runtime::reset_host_isa();
+}
+
 TEST(Widen, OddRowCountsMatchTheScalarReference) {
   std::vector<uint8_t> in(5 * 32);
   for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 37 + 11);
