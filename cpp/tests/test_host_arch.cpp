@@ -1,9 +1,11 @@
-// The host Arch follows the machine's caches: L1 = L2, L0A = L0B = L0C = L2 / 4 (within bounds).
+// The host Arch follows the machine's caches: L1 = L2, L0A = L0B = L2 / 4, L0C = L2 / 2 (within bounds);
+// the tiler sees each micro-kernel's share of them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "deepgemm_ascend/arch/host.hpp"
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 
 namespace rt = deepgemm_ascend::runtime;
@@ -29,11 +31,22 @@ TEST(HostArch, BuffersFollowTheCacheRules) {
   EXPECT_EQ(s.event_ids, Host::kUserEventIds);
 }
 
-TEST(HostArch, HeuristicsSeeTheSameCapacities) {
-  const auto l = rt::host_arch_limits();
+TEST(HostArch, HeuristicsSeeEachKernelsShareOfTheCapacities) {
+  const rt::HostCaches& c = rt::host_caches();
   const auto& s = rt::host_buffer_spec();
-  EXPECT_EQ(l.l1, s.bytes[int(Pos::kL1)]);
-  EXPECT_EQ(l.l0a, s.bytes[int(Pos::kL0A)]);
-  EXPECT_EQ(l.l0b, s.bytes[int(Pos::kL0B)]);
-  EXPECT_EQ(l.l0c, s.bytes[int(Pos::kL0C)]);
+  const Host::KernelTiling* rules[] = {&Host::kAvx512Tiling, &Host::kAvx2Tiling, &Host::kAvx512Tiling, &Host::kAmxTiling};
+  for (const rt::HostIsa isa : rt::supported_host_isas()) {
+    const Host::KernelTiling* rule = rules[int(isa)];
+    rt::set_host_isa(isa);
+    const auto l = rt::host_arch_limits();
+    EXPECT_EQ(l.l1, s.bytes[int(Pos::kL1)]);
+    EXPECT_EQ(l.l0a, s.bytes[int(Pos::kL0A)]);
+    EXPECT_EQ(l.l0b, s.bytes[int(Pos::kL0B)]);
+    EXPECT_EQ(l.l0c, std::clamp<int64_t>(c.l2 / rule->l0c_per_l2, Host::kMinL0Bytes, Host::kMaxL1Bytes));
+    EXPECT_LE(l.l0c, s.bytes[int(Pos::kL0C)]);
+    EXPECT_EQ(l.max_block_mn, rule->max_block_mn);
+    EXPECT_EQ(l.max_block_k, rule->max_block_k);
+    EXPECT_EQ(l.accumulator_traffic_per_l0_step, rule->accumulator_traffic_per_l0_step);
+  }
+  rt::reset_host_isa();
 }

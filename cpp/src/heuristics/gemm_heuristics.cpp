@@ -17,7 +17,8 @@ using layout::ceil_div;
 using layout::kFractalRows;
 
 namespace {
-constexpr int64_t kBlockMN[] = {16, 32, 64, 128, 256};
+constexpr int64_t kBlockMN[] = {16, 32, 64, 128, 256, 512};  // up to ArchLimits::max_block_mn
+constexpr int64_t kLargestMultiple = 256;  // set_block_size_multiple_of's range (upstream's block sizes)
 constexpr int64_t kBlockK[] = {64, 128, 256, 512};
 constexpr int64_t kL0K[] = {16, 32, 64, 128, 256, 512};
 constexpr int kStages = 2;  // double buffering on L1 and L0
@@ -48,7 +49,7 @@ std::atomic<int64_t> g_block_m_multiple{1}, g_block_n_multiple{1};
 }  // namespace
 
 void set_block_size_multiple_of(int64_t m, int64_t n) {
-  constexpr int64_t kLargest = kBlockMN[std::size(kBlockMN) - 1];
+  constexpr int64_t kLargest = kLargestMultiple;
   for (const auto& [v, arg] : {std::pair{m, "block_m"}, std::pair{n, "block_n"}})
     DGA_REQUIRE(v >= 1 && v <= kLargest && (v & (v - 1)) == 0, kValue, "new_value", "the ", arg,
                 " multiple must be a power of two in [1, ", kLargest, "] (the tile sizes are), got ", v);
@@ -61,6 +62,7 @@ std::pair<int64_t, int64_t> block_size_multiple_of() { return {g_block_m_multipl
 bool fits(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   if (t.block_m % g_block_m_multiple.load() != 0 || t.block_n % g_block_n_multiple.load() != 0) return false;
   if (t.block_m > arch.mmad_max_dim || t.block_n > arch.mmad_max_dim || t.l0_k > arch.mmad_max_dim) return false;
+  if (t.block_m > arch.max_block_mn || t.block_n > arch.max_block_mn || t.block_k > arch.max_block_k) return false;
   if (t.block_k % t.l0_k != 0) return false;
   if (d.promote_k > 0 && t.l0_k != d.promote_k) return false;
   if (d.max_tile_values > 0 && t.block_m * t.block_n > d.max_tile_values) return false;

@@ -81,13 +81,12 @@ tile::BufferSpec make_spec() {
   return s;
 }
 
-// Whether the active micro-kernel's per-call accumulator loads and stores cost enough to steer the tiling
-// (arch/host.hpp, measured per ISA).
-bool accumulator_traffic_per_l0_step(HostIsa isa) {
+// How the active micro-kernel wants its tiles (arch/host.hpp, measured per ISA).
+const arch::Host::KernelTiling& kernel_tiling(HostIsa isa) {
   switch (isa) {
-    case HostIsa::kAmxBf16: return arch::Host::kAmxAccumulatorTrafficPerL0Step;
-    case HostIsa::kAvx2: return arch::Host::kAvx2AccumulatorTrafficPerL0Step;
-    default: return arch::Host::kAccumulatorTrafficPerL0Step;
+    case HostIsa::kAmxBf16: return arch::Host::kAmxTiling;
+    case HostIsa::kAvx2: return arch::Host::kAvx2Tiling;
+    default: return arch::Host::kAvx512Tiling;
   }
 }
 
@@ -122,7 +121,15 @@ heuristics::ArchLimits host_arch_limits() {
   l.l0a = s.bytes[int(tile::Pos::kL0A)];
   l.l0b = s.bytes[int(tile::Pos::kL0B)];
   l.l0c = s.bytes[int(tile::Pos::kL0C)];
-  l.accumulator_traffic_per_l0_step = accumulator_traffic_per_l0_step(active_host_isa());
+  using H = arch::Host;
+  const H::KernelTiling& kt = kernel_tiling(active_host_isa());
+  static_assert(H::kAmxTiling.l0c_per_l2 >= H::kL0CPerL2 && H::kAvx2Tiling.l0c_per_l2 >= H::kL0CPerL2 &&
+                    H::kAvx512Tiling.l0c_per_l2 >= H::kL0CPerL2,
+                "a kernel's L0C budget must fit the L0C buffer");
+  l.l0c = std::min<uint64_t>(l.l0c, clamp_bytes(host_caches().l2 / kt.l0c_per_l2, H::kMinL0Bytes, H::kMaxL1Bytes));
+  l.accumulator_traffic_per_l0_step = kt.accumulator_traffic_per_l0_step;
+  l.max_block_mn = kt.max_block_mn;
+  l.max_block_k = kt.max_block_k;
   return l;
 }
 

@@ -14,6 +14,9 @@ struct CubeFormat {
   static constexpr uint32_t kFractalBytes = kFractalRows * kC0Bytes;
   static constexpr uint32_t kL0CFractalBytes = 1024;
   static constexpr int kMmadMaxDim = 4095;  // m, n, k of one Mmad (§4)
+  // The largest GEMM tile the tiler considers: block_m / block_n, and the K of one L1 stage.
+  static constexpr int64_t kMaxBlockMN = 256;
+  static constexpr int64_t kMaxBlockK = 512;
   // Back-to-back Mmads on fewer output fractals than this need a PIPE_M barrier between them; counted
   // as (m / 16) * (n / 16) with integer division of the actual m and n (ISA Mmad).
   static constexpr uint32_t kMmadBarrierFreeFractals = 10;

@@ -6,7 +6,7 @@
 //       256x256 register sweeps measured 425 GFLOPS/core at l0_k = 32 and 481 at l0_k = 128;
 //       on a 512 KB-L2 Zen 3 (AVX2) a quarter instead of an eighth took the GEMMs from 64x64 tiles to
 //       128x128 and made them 16-32 % faster (docs/PERFORMANCE.md);
-//   L0C = the fp32 accumulator tile, a quarter of L2.
+//   L0C = the fp32 accumulator tile, half of L2 (each micro-kernel's tiles use a share, KernelTiling).
 // runtime/host_arch.hpp applies these rules to the caches read at run time; the byte counts below are
 // the defaults when the caches cannot be read. The fractal geometry and event-id limits mirror the NPU
 // so that kernels validated here respect them.
@@ -23,7 +23,8 @@ struct Host : CubeFormat, MxFormat {
 
   static constexpr uint32_t kDefaultL1dBytes = 48 * 1024;
   static constexpr uint32_t kDefaultL2Bytes = 1024 * 1024;
-  static constexpr uint32_t kL0CPerL2 = 4;  // L0C = L2 / 4
+  static constexpr uint32_t kAmxL0CPerL2 = 2;
+  static constexpr uint32_t kL0CPerL2 = kAmxL0CPerL2;  // L0C = L2 / 2: the largest budget of any kernel
   static constexpr uint32_t kL0PerL2 = 4;   // L0A = L0B = L2 / 4
   static constexpr uint32_t kL1Bytes = kDefaultL2Bytes;
   static constexpr uint32_t kL0ABytes = kDefaultL2Bytes / kL0PerL2;
@@ -60,18 +61,31 @@ struct Host : CubeFormat, MxFormat {
   // Widening one FP8/FP4 operand value to bf16 on its way L1 -> L0 (AVX-512: ~0.75 cycles per value
   // for the widen and the L0B K-pair interleave, at 128 FLOP per cycle), in FLOP of the micro-kernel.
   static constexpr double kWidenFlopsPerValue = 96.0;
-  // The AVX-512 micro-kernel loads and stores its fp32 accumulators from the L0C tile once per L0 K
-  // step (register tiles of 8 x 32 values); the score counts that traffic, which favours long L0 K runs
-  // over large tiles. Measured per ISA where it was wrong:
-  //  * AMX keeps a 32 x 32 block in tile registers for the whole L0 K run and its 1 KB tile loads and
-  //    stores overlap the tile products (Xeon with AMX: 256 x 256 tiles beat the 128 x 128 ones the term
-  //    picks by 20-27 % on the large benchmark shapes);
-  //  * the AVX2 kernel's 6 x 16 register tile loads and stores its 12 accumulator registers once per
-  //    call against 192 FLOP per K value of the call (Zen 3: 128 x 256 tiles at l0_k = 128 beat the
-  //    128 x 128 ones at l0_k = 256 by 10-14 % on the decode shapes, 0-3 % on the large ones).
-  static constexpr bool kAccumulatorTrafficPerL0Step = true;
-  static constexpr bool kAmxAccumulatorTrafficPerL0Step = false;
-  static constexpr bool kAvx2AccumulatorTrafficPerL0Step = false;
+  // How each micro-kernel wants its GEMM tiles (docs/PERFORMANCE.md has the measurements):
+  //  * accumulator_traffic_per_l0_step: the score counts the fp32 accumulators loaded and stored once
+  //    per L0 K step, which favours long L0 K runs over large tiles. True of the AVX-512 kernel (register
+  //    tiles of 8 x 32 values); AMX keeps a 32 x 32 block in tile registers for the whole L0 K run (Xeon:
+  //    256 x 256 tiles beat the 128 x 128 ones the term picks by 20-27 %); the AVX2 kernel's 6 x 16
+  //    register tile loads its 12 accumulator registers once per call against 192 FLOP per K value
+  //    (Zen 3: 128 x 256 tiles at l0_k = 128 beat 128 x 128 at l0_k = 256 by 10-14 % on decode shapes).
+  //  * l0c_per_l2 (the L0C tile budget), max_block_mn, max_block_k: AMX runs 512 x 512 tiles with an L0C of
+  //    half the L2, and L1 K stages of 128 (Xeon with AMX, 2 MiB L2: 4096^3 1.2x faster than 256 x 256 x 512;
+  //    K stages of 256 and 512 were 5-20 % slower on every benchmark shape, 64 was 3-5 % slower): the
+  //    host's copies do not overlap the tile products, so what was copied must still be in L2 when it is
+  //    used. The AVX kernels keep the limits they were measured with.
+  struct KernelTiling {
+    bool accumulator_traffic_per_l0_step;
+    uint32_t l0c_per_l2;
+    int64_t max_block_mn, max_block_k;
+  };
+  static constexpr KernelTiling kAvx512Tiling{true, 4, 256, 512};
+  static constexpr KernelTiling kAvx2Tiling{false, 4, 256, 512};
+  static constexpr KernelTiling kAmxTiling{false, kAmxL0CPerL2, 512, 128};
+  // The arch-wide values (ArchLimits::of<Host>()) are the largest any kernel may use; host_arch_limits()
+  // narrows them to the active kernel's.
+  static constexpr bool kAccumulatorTrafficPerL0Step = kAvx512Tiling.accumulator_traffic_per_l0_step;
+  static constexpr int64_t kMaxBlockMN = kAmxTiling.max_block_mn;
+  static constexpr int64_t kMaxBlockK = kAvx512Tiling.max_block_k;
 };
 
 }  // namespace deepgemm_ascend::arch

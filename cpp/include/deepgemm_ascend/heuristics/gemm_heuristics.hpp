@@ -17,6 +17,7 @@ struct ArchLimits {
   uint64_t l1, l0a, l0b, l0c;
   uint32_t l1_align;
   int64_t mmad_max_dim;
+  int64_t max_block_mn, max_block_k;  // the largest block_m / block_n and block_k considered
   double ridge_flops_per_byte;
   int swizzle_band;
   bool copies_overlap_compute;
@@ -27,7 +28,8 @@ struct ArchLimits {
   template <class Arch>
   static constexpr ArchLimits of() {
     return {Arch::kName,       Arch::kL1Bytes,      Arch::kL0ABytes,           Arch::kL0BBytes,    Arch::kL0CBytes,
-            Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand,
+            Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kMaxBlockMN,
+            Arch::kMaxBlockK,  Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand,
             Arch::kCopiesOverlapCompute, Arch::kWidenFlopsPerValue, Arch::kAccumulatorTrafficPerL0Step,
             PerfModel::of<Arch>()};
   }
