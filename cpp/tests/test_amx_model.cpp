@@ -67,6 +67,19 @@ struct ModelTiles {
   static void prefetch(const void*, int) {}
 };
 
+// L0A as load_l1_to_l0a writes it for AMX, from the Nz L0A the scalar kernel reads.
+std::vector<uint16_t> k32(const std::vector<uint16_t>& nz, int64_t m_pad, int64_t k_pad) {
+  namespace host = deepgemm_ascend::tile::host;
+  std::vector<uint16_t> out(nz.size(), 0xFFFF);
+  for (int64_t kb = 0; kb < k_pad / 16; ++kb) {
+    const host::L0AFractal f = host::l0a_fractal(kb, m_pad, k_pad, host::kK32Group);
+    for (int64_t r = 0; r < m_pad; ++r)
+      std::memcpy(&out[size_t(f.offset + r * f.row_stride)], &nz[size_t((kb * m_pad + r) * 16)], 32);
+  }
+  for (uint16_t v : out) EXPECT_NE(v, 0xFFFF) << "a K32 position no fractal fills";
+  return out;
+}
+
 void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init, bool scaled = false) {
   auto a = dga_test::random_bf16(size_t(m_pad * k_pad), 11), b = dga_test::random_bf16(size_t(n_pad * k_pad), 12);
   std::vector<float> c_model(size_t(m_pad * n_pad)), c_ref;
@@ -77,7 +90,7 @@ void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init,
   for (size_t i = 0; i < cols.size(); ++i) cols[i] = 0.25f * float(1 + i % 5);
   const float* rs = scaled ? rows.data() : nullptr;
   const float* cs = scaled ? cols.data() : nullptr;
-  amx::mmad_bf16<ModelTiles>({c_model.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
+  amx::mmad_bf16<ModelTiles>({c_model.data(), k32(a, m_pad, k_pad).data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
   deepgemm_ascend::tile::host::mmad_bf16_scalar({c_ref.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
   for (size_t i = 0; i < c_ref.size(); ++i)
     ASSERT_NEAR(c_model[i], c_ref[i], 1e-3f * (1.0f + std::fabs(c_ref[i]))) << "element " << i;

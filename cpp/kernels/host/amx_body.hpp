@@ -2,12 +2,12 @@
 // AMX hardware (amx_ops.hpp) and, in the tests, on an exact software model of the AMX tiles.
 //
 // One tile product covers 32 K values (TDPBF16PS takes as long for 16), i.e. two fractals of K:
-//   A tile  = 16 rows x 32 bf16 (64-byte rows): the L0A Nz fractals kb, kb + 1 of a row block side by
-//             side, from a per-call copy of L0A with 32 K values per row (K32 below);
+//   A tile  = 16 rows x 32 bf16 (64-byte rows): the L0A fractals kb, kb + 1 of a row block side by
+//             side, as load_l1_to_l0a writes L0A for this kernel (K32: micro_kernels.hpp, l0a_fractal);
 //   B tile  = two consecutive L0B fractals: 16 K pairs x 16 columns x 2 (64-byte rows, contiguous);
 //   C tile  = one L0C fractal: 16 x 16 fp32 (64-byte rows, contiguous).
 // Tiles 0-3 hold a 2 x 2 block of C fractals, 4-5 two A tiles, 6-7 two B tiles. An odd last K fractal
-// is paired with zeros (A's copy has them; B's last pair is staged with a zero half).
+// is paired with zeros (its A rows and its B fractal are staged with a zero half).
 #pragma once
 
 #include <cstdint>
@@ -37,25 +37,6 @@ inline constexpr TileShape kTileShapes[8] = {
     {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes},
     {int(kBlock), kARowBytes}, {int(kBlock), kARowBytes}, {kBRows, kBRowBytes},       {kBRows, kBRowBytes}};
 
-// L0A (Nz: fractal column kb holds rows 0 .. m_pad - 1 x K [16 kb, 16 kb + 16)) as K32: row r of K step
-// s at (s * m_pad + r) * 32, its K [32 s, 32 s + 32), zeros past k_pad. One buffer per thread.
-inline const uint16_t* a_k32(const MmadArgs& x) {
-  thread_local std::vector<uint16_t> buf;
-  const int64_t steps = (x.k_pad + kTileK - 1) / kTileK, kbs = x.k_pad / kBlock;
-  buf.resize(size_t(steps * x.m_pad * kTileK));
-  for (int64_t s = 0; s < steps; ++s)
-    for (int64_t half = 0; half < 2; ++half) {
-      const int64_t kb = 2 * s + half;
-      uint16_t* out = buf.data() + s * x.m_pad * kTileK + half * kBlock;
-      const uint16_t* in = x.a + kb * x.m_pad * kBlock;
-      for (int64_t r = 0; r < x.m_pad; ++r) {
-        if (kb < kbs) std::memcpy(out + r * kTileK, in + r * kBlock, kBlock * 2);
-        else std::memset(out + r * kTileK, 0, kBlock * 2);
-      }
-    }
-  return buf.data();
-}
-
 // Scaled products leave the tiles through this fractal and are promoted into c: one row's 16 values
 // in a plain loop (vectorised where the file is compiled with AVX-512F, as the hardware kernel is).
 inline void promote_fractal(const MmadArgs& x, const float* part, float* c, int64_t mb, int64_t nb) {
@@ -71,7 +52,19 @@ inline void promote_fractal(const MmadArgs& x, const float* part, float* c, int6
   }
 }
 
-// C fractals (mb .. mb+MB-1) x (nb .. nb+NB-1), MB, NB in {1, 2}; a: L0A as K32.
+// Stages the odd last K fractal of A's row blocks mb .. mb + MB - 1 (16 wide in K32) as tiles of 32 K
+// values with a zero second half.
+template <int MB>
+void stage_a_last(const MmadArgs& x, int64_t mb, uint16_t (&a_last)[2][kBlock * kTileK]) {
+  const L0AFractal f = l0a_fractal(x.k_pad / kBlock - 1, x.m_pad, x.k_pad, kK32Group);
+  for (int i = 0; i < MB; ++i)
+    for (int64_t r = 0; r < kBlock; ++r) {
+      std::memcpy(a_last[i] + r * kTileK, x.a + f.offset + ((mb + i) * kBlock + r) * f.row_stride, kBlock * 2);
+      std::memset(a_last[i] + r * kTileK + kBlock, 0, kBlock * 2);
+    }
+}
+
+// C fractals (mb .. mb+MB-1) x (nb .. nb+NB-1), MB, NB in {1, 2}; a: L0A in K32.
 template <class Ops, int MB, int NB>
 void block(const MmadArgs& x, const uint16_t* a, int64_t mb, int64_t nb) {
   const int64_t frac = kBlock * kBlock, m_pad = x.m_pad, k_pad = x.k_pad;
@@ -85,25 +78,30 @@ void block(const MmadArgs& x, const uint16_t* a, int64_t mb, int64_t nb) {
       if (x.init || scaled) Ops::zero(kCTile0 + i * 2 + j);
       else Ops::load(kCTile0 + i * 2 + j, c_at(i, j), kCRowBytes);
     }
-  uint16_t b_last[2][kBlock * kTileK];  // an odd last K fractal of B, with a zero second half
+  uint16_t a_last[2][kBlock * kTileK], b_last[2][kBlock * kTileK];  // an odd last K fractal, zero-padded
   for (int64_t s = 0; s < steps; ++s) {
     // The tile registers are not renamed: a load waits for the products that read its tile, so the
     // operands of a later K step are fetched into the L1 cache now (the L0 tiles live in L2).
     if (s + kPrefetchSteps < steps) {
-      for (int i = 0; i < MB; ++i) Ops::prefetch(a_at(s + kPrefetchSteps, i), kTileBytes);
+      if (2 * (s + kPrefetchSteps) + 1 != kbs)  // the odd last fractal is staged, not loaded in place
+        for (int i = 0; i < MB; ++i) Ops::prefetch(a_at(s + kPrefetchSteps, i), kTileBytes);
       for (int j = 0; j < NB; ++j) Ops::prefetch(b_at(s + kPrefetchSteps, j), kTileBytes);
     }
+    const uint16_t* as[2] = {a_at(s, 0), MB > 1 ? a_at(s, 1) : nullptr};
     const uint16_t* bs[2] = {b_at(s, 0), NB > 1 ? b_at(s, 1) : nullptr};
-    if (2 * s + 1 == kbs)
+    if (2 * s + 1 == kbs) {
+      stage_a_last<MB>(x, mb, a_last);
+      for (int i = 0; i < MB; ++i) as[i] = a_last[i];
       for (int j = 0; j < NB; ++j) {
         std::memcpy(b_last[j], bs[j], frac * 2);
         std::memset(b_last[j] + frac, 0, frac * 2);
         bs[j] = b_last[j];
       }
+    }
     // Each load right before its first product: the next step's load of a tile waits only for the
     // products that read it, while the others run (A0 B0 C00 B1 C01 A1 C10 C11).
     for (int i = 0; i < MB; ++i) {
-      Ops::load(kATile0 + i, a_at(s, i), kARowBytes);
+      Ops::load(kATile0 + i, as[i], kARowBytes);
       for (int j = 0; j < NB; ++j) {
         if (i == 0) Ops::load(kBTile0 + j, bs[j], kBRowBytes);
         Ops::dpbf16(kCTile0 + i * 2 + j, kATile0 + i, kBTile0 + j);
@@ -124,7 +122,7 @@ void block(const MmadArgs& x, const uint16_t* a, int64_t mb, int64_t nb) {
 
 template <class Ops>
 void mmad_bf16(const MmadArgs& x) {
-  const uint16_t* a = a_k32(x);
+  const uint16_t* a = x.a;
   Ops::configure(kTileShapes);
   const int64_t mbs = x.m_pad / kBlock, nbs = x.n_pad / kBlock;
   for (int64_t nb = 0; nb < nbs; nb += 2)

@@ -6,24 +6,28 @@ namespace deepgemm_ascend::tile::host {
 
 namespace {
 // The cube micro-kernel of each host ISA and the calibration loop of its instruction, chosen together.
+// The cube micro-kernel of each host ISA, the calibration loop of its instruction and its L0A K grouping,
+// chosen together.
 struct Cube {
   MmadBf16Fn mmad;
   PeakLoopFn peak;
+  int l0a_k_group;
 };
 Cube cube() {
   switch (runtime::active_host_isa()) {
 #if DGA_HOST_X86
-    case runtime::HostIsa::kAmxBf16: return {&mmad_bf16_amx, &peak_loop_amx};
-    case runtime::HostIsa::kAvx512Bf16: return {&mmad_bf16_avx512bf16, &peak_loop_avx512bf16};
-    case runtime::HostIsa::kAvx2: return {&mmad_bf16_avx2, &peak_loop_avx2};
+    case runtime::HostIsa::kAmxBf16: return {&mmad_bf16_amx, &peak_loop_amx, kK32Group};
+    case runtime::HostIsa::kAvx512Bf16: return {&mmad_bf16_avx512bf16, &peak_loop_avx512bf16, kNzKGroup};
+    case runtime::HostIsa::kAvx2: return {&mmad_bf16_avx2, &peak_loop_avx2, kNzKGroup};
 #endif
-    default: return {&mmad_bf16_scalar, &peak_loop_scalar};
+    default: return {&mmad_bf16_scalar, &peak_loop_scalar, kNzKGroup};
   }
 }
 }  // namespace
 
 MmadBf16Fn mmad_bf16() { return cube().mmad; }
 PeakLoopFn peak_loop_fn() { return cube().peak; }
+int l0a_k_group() { return cube().l0a_k_group; }
 
 namespace {
 // The AVX-512 helper kernels run wherever the active ISA is AMX-BF16 or AVX512-BF16: every CPU with

@@ -50,15 +50,24 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
   const int64_t bytes = src_g.rows_pad * k_pad * int64_t(sizeof(uint16_t));
   core.check_extent(dst, uint64_t(bytes), "load_l1_to_l0a");
   check_source(core, src, src_g, k_off, k_pad, "load_l1_to_l0a");
-  if (fmt == OperandFormat::kBF16) {
+  const int group = host::l0a_k_group();
+  if (fmt == OperandFormat::kBF16 && group == host::kNzKGroup) {
     // Nz keeps each C0 column block contiguous over all rows, so a K range is one contiguous run.
     std::memcpy(dst.addr, src.addr + src_g.offset(0, k_off) * int64_t(sizeof(uint16_t)), size_t(bytes));
     return;
   }
   auto* out = dst.as<uint16_t>();
-  for (int64_t kb = 0; kb < k_pad / kCubeBlock; ++kb)
-    widen_block(src, src_g, 0, src_g.rows_pad, k_off + kb * kCubeBlock, fmt, out + kb * src_g.rows_pad * kCubeBlock,
-                kCubeBlock);
+  for (int64_t kb = 0; kb < k_pad / kCubeBlock; ++kb) {
+    const host::L0AFractal f = host::l0a_fractal(kb, src_g.rows_pad, k_pad, group);
+    const int64_t k = k_off + kb * kCubeBlock;
+    if (fmt != OperandFormat::kBF16) {
+      widen_block(src, src_g, 0, src_g.rows_pad, k, fmt, out + f.offset, f.row_stride);
+      continue;
+    }
+    const auto* in = src.as<const uint16_t>() + src_g.offset(0, k);  // rows of 16 values, C0 apart
+    for (int64_t r = 0; r < src_g.rows_pad; ++r)
+      std::memcpy(out + f.offset + r * f.row_stride, in + r * kCubeBlock, kCubeBlock * sizeof(uint16_t));
+  }
 }
 
 void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,

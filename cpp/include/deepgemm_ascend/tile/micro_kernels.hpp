@@ -3,7 +3,8 @@
 //   unscaled: c (=|+=) a * b
 //   scaled:   c (=|+=) (a * b) x row_scale[m] x col_scale[n]   (promotion of one K block, in fp32)
 //
-// c: L0C Nz fp32 [m_pad x n_pad]; a: L0A Nz bf16 [m_pad x k_pad]; b: L0B bf16 [k_pad x n_pad].
+// c: L0C Nz fp32 [m_pad x n_pad]; a: L0A bf16 [m_pad x k_pad] in the kernel's K grouping (below);
+// b: L0B bf16 [k_pad x n_pad].
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,25 @@ void mmad_bf16_amx(const MmadArgs& args);
 
 // The micro-kernel of the active host ISA.
 MmadBf16Fn mmad_bf16();
+
+// L0A's K grouping: how many K values of a row lie side by side. 16 is Nz (the NPU's order: fractal
+// column kb holds rows 0 .. m_pad - 1 x K [16 kb, 16 kb + 16)), which the AVX and scalar kernels read;
+// AMX reads 32 (one tile row): fractal columns 2s and 2s + 1 side by side, row r of K step s at
+// (s * m_pad + r) * 32, and an odd last fractal column after them as in Nz. load_l1_to_l0a writes it.
+inline constexpr int kNzKGroup = 16, kK32Group = 32;
+int l0a_k_group();  // the active micro-kernel's
+
+// Where fractal column kb of an L0A of m_pad rows and k_pad K values lies in grouping `group`: the
+// offset of its row 0 and the distance between rows, in values.
+struct L0AFractal {
+  int64_t offset, row_stride;
+};
+inline L0AFractal l0a_fractal(int64_t kb, int64_t m_pad, int64_t k_pad, int group) {
+  constexpr int64_t kFrac = kNzKGroup;
+  const bool odd_last = group == kK32Group && (k_pad / kFrac) % 2 == 1 && kb == k_pad / kFrac - 1;
+  if (group == kNzKGroup || odd_last) return {kb * m_pad * kFrac, kFrac};
+  return {(kb / 2) * m_pad * kK32Group + (kb % 2) * kFrac, kK32Group};
+}
 
 // Calibration loops: `iters` rounds of each micro-kernel's multiply instruction on registers only (no
 // memory traffic, enough independent chains to hide its latency); return the FLOP done.
