@@ -63,6 +63,9 @@ struct ModelTiles {
         std::memcpy(C.data[m] + 4 * n, &acc, 4);
       }
   }
+  static void promote_row(const float* p, const float* cols, float row, bool init, float* c) {
+    amx::promote_row(p, cols, row, init, c);
+  }
   static void release() { configured = false; }
   static void prefetch(const void*, int) {}
 };

@@ -37,19 +37,21 @@ inline constexpr TileShape kTileShapes[8] = {
     {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes}, {int(kBlock), kCRowBytes},
     {int(kBlock), kARowBytes}, {int(kBlock), kARowBytes}, {kBRows, kBRowBytes},       {kBRows, kBRowBytes}};
 
-// Scaled products leave the tiles through this fractal and are promoted into c: one row's 16 values
-// in a plain loop (vectorised where the file is compiled with AVX-512F, as the hardware kernel is).
-inline void promote_fractal(const MmadArgs& x, const float* part, float* c, int64_t mb, int64_t nb) {
+// Scaled products leave the tiles through this fractal and are promoted into c, one row of 16 values at
+// a time by Ops::promote_row (the hardware kernel: one AVX-512 register; the model: promote_row below).
+inline void promote_row(const float* __restrict p, const float* __restrict cols, float row, bool init,
+                        float* __restrict cr) {
+  if (init)
+    for (int64_t n = 0; n < kBlock; ++n) cr[n] = p[n] * (row * cols[n]);
+  else
+    for (int64_t n = 0; n < kBlock; ++n) cr[n] += p[n] * (row * cols[n]);
+}
+
+template <class Ops>
+void promote_fractal(const MmadArgs& x, const float* part, float* c, int64_t mb, int64_t nb) {
   const float* cols = x.col_scale + nb * kBlock;
-  for (int64_t r = 0; r < kBlock; ++r) {
-    const float row = x.row_scale[mb * kBlock + r];
-    const float* p = part + r * kBlock;
-    float* cr = c + r * kBlock;
-    if (x.init)
-      for (int64_t n = 0; n < kBlock; ++n) cr[n] = p[n] * (row * cols[n]);
-    else
-      for (int64_t n = 0; n < kBlock; ++n) cr[n] += p[n] * (row * cols[n]);
-  }
+  for (int64_t r = 0; r < kBlock; ++r)
+    Ops::promote_row(part + r * kBlock, cols, x.row_scale[mb * kBlock + r], x.init, c + r * kBlock);
 }
 
 // Stages the odd last K fractal of A's row blocks mb .. mb + MB - 1 (16 wide in K32) as tiles of 32 K
@@ -116,7 +118,7 @@ void block(const MmadArgs& x, const uint16_t* a, int64_t mb, int64_t nb) {
         continue;
       }
       Ops::store(kCTile0 + i * 2 + j, part, kCRowBytes);
-      promote_fractal(x, part, c_at(i, j), mb + i, nb + j);
+      promote_fractal<Ops>(x, part, c_at(i, j), mb + i, nb + j);
     }
 }
 

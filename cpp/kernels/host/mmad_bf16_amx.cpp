@@ -63,6 +63,11 @@ struct HardwareTiles {
       default: _tile_dpbf16ps(3, 5, 7); break;
     }
   }
+  // c (=|+=) p * (row * cols), 16 values: amx::promote_row in one register.
+  static void promote_row(const float* p, const float* cols, float row, bool init, float* c) {
+    const __m512 v = _mm512_loadu_ps(p), s = _mm512_mul_ps(_mm512_set1_ps(row), _mm512_loadu_ps(cols));
+    _mm512_storeu_ps(c, init ? _mm512_mul_ps(v, s) : _mm512_fmadd_ps(v, s, _mm512_loadu_ps(c)));
+  }
   static void release() { _tile_release(); }
   static void prefetch(const void* p, int bytes) {
     for (int o = 0; o < bytes; o += kCacheLine) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T0);
