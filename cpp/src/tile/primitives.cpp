@@ -1,6 +1,7 @@
 #include "deepgemm_ascend/tile/primitives.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
@@ -122,6 +123,28 @@ void store_segment(Out* out, const float* src, const Out* c, int64_t len, Cast c
     for (int64_t j = 0; j < len; ++j) out[j] = cast(src[j]);
 }
 
+// The bf16 case of a whole fractal row, the common one: with clones for the wider x86 vectors, picked at
+// load time (the conversion needs 32 -> 16-bit packing that baseline x86-64 does not vectorise).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DGA_ROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define DGA_ROW_CLONES
+#endif
+DGA_ROW_CLONES void store_bf16_row16(uint16_t* __restrict out, const float* __restrict src,
+                                     const uint16_t* __restrict c) {
+  if (c)
+    for (int64_t j = 0; j < kCubeBlock; ++j) out[j] = core::float_to_bf16(src[j] + core::bf16_to_float(c[j]));
+  else
+    for (int64_t j = 0; j < kCubeBlock; ++j) out[j] = core::float_to_bf16(src[j]);
+}
+
+template <class Out, class Cast, class Widen>
+void store_segment_or_row(Out* out, const float* src, const Out* c, int64_t len, Cast cast, Widen widen) {
+  if constexpr (std::is_same_v<Out, uint16_t>)
+    if (len == kCubeBlock) return store_bf16_row16(out, src, c);
+  store_segment(out, src, c, len, cast, widen);
+}
+
 template <class Out, class Cast, class Widen>
 void fixpipe_rows(const FixpipeDst& dst, const float* l0c, const L0CGeometry& g, Cast cast, Widen widen) {
   const auto& d = dst.d;
@@ -129,7 +152,7 @@ void fixpipe_rows(const FixpipeDst& dst, const float* l0c, const L0CGeometry& g,
     Out* out = d.at<Out>(m, 0);
     const Out* c = dst.c ? dst.c->at<const Out>(m, 0) : nullptr;
     for (int64_t n0 = 0; n0 < d.cols; n0 += kCubeBlock)
-      store_segment(out + n0, l0c + g.offset(m, n0), c ? c + n0 : nullptr, std::min(kCubeBlock, d.cols - n0), cast,
+      store_segment_or_row(out + n0, l0c + g.offset(m, n0), c ? c + n0 : nullptr, std::min(kCubeBlock, d.cols - n0), cast,
                     widen);
   }
 }

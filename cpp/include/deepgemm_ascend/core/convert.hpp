@@ -30,10 +30,11 @@ DGA_HOST_DEVICE float bits_float(uint32_t u) {
 
 // ---- bfloat16 -------------------------------------------------------------------------------
 DGA_HOST_DEVICE uint16_t float_to_bf16(float f) {
-  uint32_t u = float_bits(f);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x0040u);  // quiet NaN
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
+  // Branch-free (a select, not a branch), so that loops of conversions vectorise.
+  const uint32_t u = float_bits(f);
+  const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  const uint32_t quiet_nan = (u >> 16) | 0x0040u;
+  return uint16_t((u & 0x7FFFFFFFu) > 0x7F800000u ? quiet_nan : rounded);
 }
 DGA_HOST_DEVICE float bf16_to_float(uint16_t h) { return bits_float(uint32_t(h) << 16); }
 
