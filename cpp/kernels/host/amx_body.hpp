@@ -10,9 +10,9 @@
 // is paired with zeros (its A rows and its B fractal are staged with a zero half).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
@@ -28,6 +28,9 @@ inline constexpr int kBRows = int(kTileK / kKPair);
 inline constexpr int kCTile0 = 0, kATile0 = 4, kBTile0 = 6;
 inline constexpr int kTileBytes = int(kBlock) * kARowBytes;   // one A or B tile (1 KB)
 inline constexpr int64_t kPrefetchSteps = 2;                   // K steps the operand prefetch runs ahead
+// Fractal row blocks per pass over B (64 rows: 16 KB of A at l0_k = 128, beside one B column pair's 8 KB in a
+// 48 KB L1d). Xeon with AMX, against one pass over all rows: 1.04-1.08x on the large shapes, 4 row pairs 1.03x.
+inline constexpr int64_t kPassRowBlocks = 4;
 
 // Shapes of the 8 tiles (rows, bytes per row) for Ops::configure.
 struct TileShape {
@@ -127,14 +130,17 @@ void mmad_bf16(const MmadArgs& x) {
   const uint16_t* a = x.a;
   Ops::configure(kTileShapes);
   const int64_t mbs = x.m_pad / kBlock, nbs = x.n_pad / kBlock;
-  for (int64_t nb = 0; nb < nbs; nb += 2)
-    for (int64_t mb = 0; mb < mbs; mb += 2) {
-      const bool two_m = mb + 1 < mbs, two_n = nb + 1 < nbs;
-      if (two_m && two_n) block<Ops, 2, 2>(x, a, mb, nb);
-      else if (two_m) block<Ops, 2, 1>(x, a, mb, nb);
-      else if (two_n) block<Ops, 1, 2>(x, a, mb, nb);
-      else block<Ops, 1, 1>(x, a, mb, nb);
-    }
+  // Row blocks in passes of kPassRowBlocks: their A rows stay in the L1 cache while every B column pair
+  // goes by, so B is read from L2 once per pass instead of A once per column pair.
+  for (int64_t pass = 0; pass < mbs; pass += kPassRowBlocks)
+    for (int64_t nb = 0; nb < nbs; nb += 2)
+      for (int64_t mb = pass; mb < std::min(mbs, pass + kPassRowBlocks); mb += 2) {
+        const bool two_m = mb + 1 < mbs, two_n = nb + 1 < nbs;
+        if (two_m && two_n) block<Ops, 2, 2>(x, a, mb, nb);
+        else if (two_m) block<Ops, 2, 1>(x, a, mb, nb);
+        else if (two_n) block<Ops, 1, 2>(x, a, mb, nb);
+        else block<Ops, 1, 1>(x, a, mb, nb);
+      }
   Ops::release();
 }
 
