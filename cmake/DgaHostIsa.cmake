@@ -6,11 +6,12 @@ function(dga_add_host_isa_sources target)
                                    ${PROJECT_SOURCE_DIR}/cpp/kernels/host/mmad_dispatch.cpp)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     set(_dir ${PROJECT_SOURCE_DIR}/cpp/kernels/host)
-    target_sources(${target} PRIVATE ${_dir}/mmad_bf16_avx2.cpp ${_dir}/mmad_bf16_avx512bf16.cpp ${_dir}/mmad_bf16_amx.cpp
+    target_sources(${target} PRIVATE ${_dir}/mmad_bf16_avx2.cpp ${_dir}/mmad_bf16_avx512.cpp ${_dir}/mmad_bf16_avx512bf16.cpp ${_dir}/mmad_bf16_amx.cpp
                                      ${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp
                                      ${_dir}/widen_avx2.cpp ${_dir}/interleave_avx2.cpp)
     set_source_files_properties(${_dir}/mmad_bf16_avx2.cpp ${_dir}/widen_avx2.cpp ${_dir}/interleave_avx2.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx2;-mfma")
+    set_source_files_properties(${_dir}/mmad_bf16_avx512.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mfma")
     set_source_files_properties(${_dir}/mmad_bf16_avx512bf16.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512bf16;-mfma")
     # Every AMX CPU has AVX-512F (the AMX ISA requires it at run time): the promotion loops vectorise.

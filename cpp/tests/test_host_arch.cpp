@@ -34,7 +34,8 @@ TEST(HostArch, BuffersFollowTheCacheRules) {
 TEST(HostArch, HeuristicsSeeEachKernelsShareOfTheCapacities) {
   const rt::HostCaches& c = rt::host_caches();
   const auto& s = rt::host_buffer_spec();
-  const Host::KernelTiling* rules[] = {&Host::kAvx512Tiling, &Host::kAvx2Tiling, &Host::kAvx512Tiling, &Host::kAmxTiling};
+  const Host::KernelTiling* rules[] = {&Host::kAvx512Tiling, &Host::kAvx2Tiling, &Host::kAvx512FmaTiling, &Host::kAvx512Tiling,
+                                       &Host::kAmxTiling};
   for (const rt::HostIsa isa : rt::supported_host_isas()) {
     const Host::KernelTiling* rule = rules[int(isa)];
     rt::set_host_isa(isa);

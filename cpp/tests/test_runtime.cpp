@@ -428,10 +428,15 @@ TEST(RuntimeIsa, SupportedListIsBestFirstAndEndsWithScalar) {
   const bool has_avx512 = std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512Bf16) != isas.end();
   if (has_avx512) EXPECT_TRUE(f.avx512f && f.avx512_bf16);
   if (!f.avx512_bf16) EXPECT_FALSE(has_avx512);
+  const bool has_avx512f = std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512) != isas.end();
+  EXPECT_EQ(has_avx512f, f.avx512f && f.avx512bw && f.avx512vl && f.fma);
+  if (has_avx512f && std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx2) != isas.end())
+    EXPECT_LT(std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512) - isas.begin(),
+              std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx2) - isas.begin());
 }
 
 TEST(RuntimeIsa, ParseNamesAndRejectBogus) {
-  for (auto isa : {rt::HostIsa::kScalar, rt::HostIsa::kAvx2, rt::HostIsa::kAvx512Bf16, rt::HostIsa::kAmxBf16})
+  for (auto isa : {rt::HostIsa::kScalar, rt::HostIsa::kAvx2, rt::HostIsa::kAvx512, rt::HostIsa::kAvx512Bf16, rt::HostIsa::kAmxBf16})
     EXPECT_EQ(rt::parse_host_isa(rt::name(isa)), isa) << rt::name(isa);
   try {
     rt::parse_host_isa("bogus");
@@ -448,7 +453,7 @@ TEST(RuntimeIsa, ForcingAnUnavailableIsaIsARuntimeError) {
   auto supported = [&](rt::HostIsa i) { return std::find(isas.begin(), isas.end(), i) != isas.end(); };
   if (!rt::cpu_features().amx_bf16) EXPECT_FALSE(supported(rt::HostIsa::kAmxBf16));
   int rejected = 0;
-  for (auto isa : {rt::HostIsa::kAmxBf16, rt::HostIsa::kAvx512Bf16, rt::HostIsa::kAvx2}) {
+  for (auto isa : {rt::HostIsa::kAmxBf16, rt::HostIsa::kAvx512Bf16, rt::HostIsa::kAvx512, rt::HostIsa::kAvx2}) {
     if (supported(isa)) continue;
     ++rejected;
     try {

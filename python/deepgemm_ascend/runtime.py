@@ -70,7 +70,7 @@ def set_ignore_compile_dims(new_value):
 
 
 def set_host_isa(isa):
-    """Force the host micro-kernel ISA ('amx', 'avx512bf16', 'avx2' or 'scalar'); None restores the default."""
+    """Force the host micro-kernel ISA ('amx', 'avx512bf16', 'avx512', 'avx2' or 'scalar'); None restores the default."""
     if isa is None:
         _C.reset_host_isa()
     else:

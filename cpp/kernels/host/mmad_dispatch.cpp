@@ -5,7 +5,6 @@
 namespace deepgemm_ascend::tile::host {
 
 namespace {
-// The cube micro-kernel of each host ISA and the calibration loop of its instruction, chosen together.
 // The cube micro-kernel of each host ISA, the calibration loop of its instruction and its L0A K grouping,
 // chosen together.
 struct Cube {
@@ -18,6 +17,7 @@ Cube cube() {
 #if DGA_HOST_X86
     case runtime::HostIsa::kAmxBf16: return {&mmad_bf16_amx, &peak_loop_amx, kK32Group};
     case runtime::HostIsa::kAvx512Bf16: return {&mmad_bf16_avx512bf16, &peak_loop_avx512bf16, kNzKGroup};
+    case runtime::HostIsa::kAvx512: return {&mmad_bf16_avx512, &peak_loop_avx512, kNzKGroup};
     case runtime::HostIsa::kAvx2: return {&mmad_bf16_avx2, &peak_loop_avx2, kNzKGroup};
 #endif
     default: return {&mmad_bf16_scalar, &peak_loop_scalar, kNzKGroup};
@@ -30,12 +30,12 @@ PeakLoopFn peak_loop_fn() { return cube().peak; }
 int l0a_k_group() { return cube().l0a_k_group; }
 
 namespace {
-// The AVX-512 helper kernels run wherever the active ISA is AMX-BF16 or AVX512-BF16: every CPU with
-// either has AVX-512F.
+// The AVX-512 helper kernels (AVX-512F/BW/VL) run wherever the active ISA is AMX-BF16, AVX512-BF16 or
+// AVX-512: every CPU with either of the first two has them, and the third requires them.
 bool avx512_active() {
 #if DGA_HOST_X86
   const auto isa = runtime::active_host_isa();
-  return isa == runtime::HostIsa::kAmxBf16 || isa == runtime::HostIsa::kAvx512Bf16;
+  return isa == runtime::HostIsa::kAmxBf16 || isa == runtime::HostIsa::kAvx512Bf16 || isa == runtime::HostIsa::kAvx512;
 #else
   return false;
 #endif

@@ -21,6 +21,7 @@ const char* name(HostIsa isa) {
   switch (isa) {
     case HostIsa::kScalar: return "scalar";
     case HostIsa::kAvx2: return "avx2";
+    case HostIsa::kAvx512: return "avx512";
     case HostIsa::kAvx512Bf16: return "avx512bf16";
     case HostIsa::kAmxBf16: return "amx";
   }
@@ -28,9 +29,9 @@ const char* name(HostIsa isa) {
 }
 
 HostIsa parse_host_isa(const std::string& s) {
-  for (HostIsa i : {HostIsa::kScalar, HostIsa::kAvx2, HostIsa::kAvx512Bf16, HostIsa::kAmxBf16})
+  for (HostIsa i : {HostIsa::kScalar, HostIsa::kAvx2, HostIsa::kAvx512, HostIsa::kAvx512Bf16, HostIsa::kAmxBf16})
     if (s == name(i)) return i;
-  core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s, "' (expected amx, avx512bf16, avx2 or scalar)");
+  core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s, "' (expected amx, avx512bf16, avx512, avx2 or scalar)");
 }
 
 #if DGA_X86
@@ -107,6 +108,7 @@ static bool built_and_runs(HostIsa isa) {
 #if DGA_X86
     case HostIsa::kAmxBf16: return f.amx_tile && f.amx_bf16 && f.os_amx && f.avx512f;  // its helpers use AVX-512F
     case HostIsa::kAvx512Bf16: return f.avx512f && f.avx512_bf16;
+    case HostIsa::kAvx512: return f.avx512f && f.avx512bw && f.avx512vl && f.fma;  // its helpers use BW and VL
     case HostIsa::kAvx2: return f.avx2 && f.fma;
 #endif
     default: return false;
@@ -115,7 +117,7 @@ static bool built_and_runs(HostIsa isa) {
 
 std::vector<HostIsa> supported_host_isas() {
   std::vector<HostIsa> v;
-  for (HostIsa i : {HostIsa::kAmxBf16, HostIsa::kAvx512Bf16, HostIsa::kAvx2, HostIsa::kScalar})
+  for (HostIsa i : {HostIsa::kAmxBf16, HostIsa::kAvx512Bf16, HostIsa::kAvx512, HostIsa::kAvx2, HostIsa::kScalar})
     if (built_and_runs(i)) v.push_back(i);
   return v;
 }

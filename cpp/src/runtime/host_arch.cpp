@@ -86,6 +86,7 @@ const arch::Host::KernelTiling& kernel_tiling(HostIsa isa) {
   switch (isa) {
     case HostIsa::kAmxBf16: return arch::Host::kAmxTiling;
     case HostIsa::kAvx2: return arch::Host::kAvx2Tiling;
+    case HostIsa::kAvx512: return arch::Host::kAvx512FmaTiling;
     default: return arch::Host::kAvx512Tiling;
   }
 }
@@ -124,6 +125,7 @@ heuristics::ArchLimits host_arch_limits() {
   using H = arch::Host;
   const H::KernelTiling& kt = kernel_tiling(active_host_isa());
   static_assert(H::kAmxTiling.l0c_per_l2 >= H::kL0CPerL2 && H::kAvx2Tiling.l0c_per_l2 >= H::kL0CPerL2 &&
+                    H::kAvx512FmaTiling.l0c_per_l2 >= H::kL0CPerL2 &&
                     H::kAvx512Tiling.l0c_per_l2 >= H::kL0CPerL2,
                 "a kernel's L0C budget must fit the L0C buffer");
   l.l0c = std::min<uint64_t>(l.l0c, clamp_bytes(host_caches().l2 / kt.l0c_per_l2, H::kMinL0Bytes, H::kMaxL1Bytes));

@@ -80,6 +80,7 @@ struct Host : CubeFormat, MxFormat {
   };
   static constexpr KernelTiling kAvx512Tiling{true, 4, 256, 512};
   static constexpr KernelTiling kAvx2Tiling{false, 4, 256, 512};
+  static constexpr KernelTiling kAvx512FmaTiling{false, 4, 256, 512};  // like AVX2: a 12 x 32 register tile
   static constexpr KernelTiling kAmxTiling{false, kAmxL0CPerL2, 512, 128};
   // The arch-wide values (ArchLimits::of<Host>()) are the largest any kernel may use; host_arch_limits()
   // narrows them to the active kernel's.

@@ -6,7 +6,9 @@
 
 namespace deepgemm_ascend::runtime {
 
-enum class HostIsa { kScalar, kAvx2, kAvx512Bf16, kAmxBf16 };
+// kAvx512: AVX-512F fp32 FMAs on widened bf16 (CPUs with AVX-512 but no AVX512-BF16, e.g. Ice Lake);
+// kAvx512Bf16: VDPBF16PS; kAmxBf16: AMX tiles.
+enum class HostIsa { kScalar, kAvx2, kAvx512, kAvx512Bf16, kAmxBf16 };
 
 const char* name(HostIsa isa);
 
@@ -24,7 +26,7 @@ const CpuFeatures& cpu_features();
 
 // ISAs that have a micro-kernel in this build and run on this CPU, best first.
 std::vector<HostIsa> supported_host_isas();
-// The ISA in use: set_host_isa(), else DGA_HOST_ISA (amx|avx512bf16|avx2|scalar), else the best.
+// The ISA in use: set_host_isa(), else DGA_HOST_ISA (amx|avx512bf16|avx512|avx2|scalar), else the best.
 // Forcing an ISA this CPU or build cannot run raises a RuntimeError.
 HostIsa active_host_isa();
 void set_host_isa(HostIsa isa);

@@ -27,6 +27,7 @@ using MmadBf16Fn = void (*)(const MmadArgs&);
 
 void mmad_bf16_scalar(const MmadArgs& args);
 void mmad_bf16_avx2(const MmadArgs& args);
+void mmad_bf16_avx512(const MmadArgs& args);
 void mmad_bf16_avx512bf16(const MmadArgs& args);
 void mmad_bf16_amx(const MmadArgs& args);
 
@@ -57,6 +58,7 @@ inline L0AFractal l0a_fractal(int64_t kb, int64_t m_pad, int64_t k_pad, int grou
 using PeakLoopFn = double (*)(int64_t iters);
 double peak_loop_scalar(int64_t iters);
 double peak_loop_avx2(int64_t iters);
+double peak_loop_avx512(int64_t iters);
 double peak_loop_avx512bf16(int64_t iters);
 double peak_loop_amx(int64_t iters);
 PeakLoopFn peak_loop_fn();  // the active host ISA's
