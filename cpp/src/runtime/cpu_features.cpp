@@ -17,6 +17,12 @@
 
 namespace deepgemm_ascend::runtime {
 
+namespace {
+// Every host ISA, best first: the order supported_host_isas() keeps.
+constexpr HostIsa kHostIsasBestFirst[] = {HostIsa::kAmxBf16, HostIsa::kAvx512Bf16, HostIsa::kAvx512, HostIsa::kAvx2,
+                                          HostIsa::kScalar};
+}  // namespace
+
 const char* name(HostIsa isa) {
   switch (isa) {
     case HostIsa::kScalar: return "scalar";
@@ -29,7 +35,7 @@ const char* name(HostIsa isa) {
 }
 
 HostIsa parse_host_isa(const std::string& s) {
-  for (HostIsa i : {HostIsa::kScalar, HostIsa::kAvx2, HostIsa::kAvx512, HostIsa::kAvx512Bf16, HostIsa::kAmxBf16})
+  for (HostIsa i : kHostIsasBestFirst)
     if (s == name(i)) return i;
   core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s, "' (expected amx, avx512bf16, avx512, avx2 or scalar)");
 }
@@ -117,7 +123,7 @@ static bool built_and_runs(HostIsa isa) {
 
 std::vector<HostIsa> supported_host_isas() {
   std::vector<HostIsa> v;
-  for (HostIsa i : {HostIsa::kAmxBf16, HostIsa::kAvx512Bf16, HostIsa::kAvx512, HostIsa::kAvx2, HostIsa::kScalar})
+  for (HostIsa i : kHostIsasBestFirst)
     if (built_and_runs(i)) v.push_back(i);
   return v;
 }
