@@ -7,6 +7,7 @@
 
 #include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "peak_chains.hpp"
 
 namespace deepgemm_ascend::tile::host {
 
@@ -64,6 +65,18 @@ inline void register_tile(const MmadArgs& o, int64_t mb, int64_t r0, int64_t nb)
   }
 }
 
+// Calibration: 12 independent VDPBF16PS chains (enough to cover its latency on both ports).
+struct Avx512Bf16Peak {
+  using Vec = __m512;
+  static constexpr int kChains = 12;
+  static constexpr double kFlopsPerStep = 16 * kKPair * 2;  // 16 lanes x one K pair x multiply-add
+  static Vec init(int i) { return _mm512_set1_ps(float(i)); }
+  static Vec step(Vec v) {
+    return _mm512_dpbf16_ps(v, (__m512bh)_mm512_set1_epi32(0x3F803F80), (__m512bh)_mm512_set1_epi32(0x3F7F3F7F));
+  }
+  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+};
+
 }  // namespace
 
 void mmad_bf16_avx512bf16(const MmadArgs& o) {
@@ -77,25 +90,6 @@ void mmad_bf16_avx512bf16(const MmadArgs& o) {
     for (int64_t mb = 0; mb < o.m_pad / B; ++mb) register_tile<B, 1>(o, mb, 0, nb);
 }
 
-// Calibration: 12 independent VDPBF16PS chains on registers (enough to cover its latency on both ports).
-double peak_loop_avx512bf16(int64_t iters) {
-  constexpr int kChains = 12;
-  __m512 acc[kChains];
-  // Every loop over the chains fully unrolled: otherwise the array stays in memory and each round stores it.
-#pragma GCC unroll 12
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(float(i));
-  const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3F803F80), y = (__m512bh)_mm512_set1_epi32(0x3F7F3F7F);
-  for (int64_t it = 0; it < iters; ++it) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_dpbf16_ps(acc[i], x, y);
-    __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]));
-  }
-  __m512 s = acc[0];
-#pragma GCC unroll 12
-  for (int i = 1; i < kChains; ++i) s = _mm512_add_ps(s, acc[i]);
-  volatile float sink = _mm512_reduce_add_ps(s);
-  (void)sink;
-  return double(iters) * kChains * 16 * kKPair * 2;  // 16 lanes x one K pair x multiply-add
-}
+double peak_loop_avx512bf16(int64_t iters) { return peak_chains<Avx512Bf16Peak>(iters); }
 
 }  // namespace deepgemm_ascend::tile::host
