@@ -8,6 +8,7 @@
 //     two 8-entry tables of words; the sign bit moves to bf16's.
 #include <immintrin.h>
 
+#include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
 
@@ -39,7 +40,8 @@ struct TableE2m1 {
 
 Table8 make_table8(OperandFormat fmt) {
   const uint16_t* bf16 = widened_codes(fmt);
-  const int man_bits = fmt == OperandFormat::kE4M3 ? 3 : 2, bias = fmt == OperandFormat::kE4M3 ? 7 : 15;
+  const core::MiniFloat& f = fmt == OperandFormat::kE4M3 ? core::kE4M3Format : core::kE5M2Format;
+  const int man_bits = f.man_bits, bias = core::detail::bias(f);
   uint8_t low[16], high[16];
   for (int j = 0; j < kTableWords; ++j)
     for (int b = 0; b < 2; ++b) {

@@ -1,8 +1,9 @@
 #include "deepgemm_ascend/tile/widen.hpp"
 
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
-
 #include <cstring>
+
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
 
 namespace deepgemm_ascend::tile {
 
@@ -12,11 +13,13 @@ namespace {
 // floating-point mode cannot change it): normal codes shift their exponent and mantissa into fp32
 // position and rebias by one multiplication; subnormal codes convert their mantissa integer and
 // scale it. The bf16 result is the top half of the fp32 bits (all mantissas fit in 7 bits).
-template <int kExpBits, int kManBits, bool kIeeeSpecials, bool kNanAllOnes>
+template <core::MiniFloat kFormat>
 struct MiniFormat {
+  static constexpr int kExpBits = kFormat.exp_bits, kManBits = kFormat.man_bits;
+  static constexpr bool kIeeeSpecials = kFormat.has_inf, kNanAllOnes = kFormat.nan_all_ones;
   static constexpr uint32_t kMagMask = (1u << (kExpBits + kManBits)) - 1;
   static constexpr uint32_t kManMask = (1u << kManBits) - 1;
-  static constexpr int kBias = (1 << (kExpBits - 1)) - 1;
+  static constexpr int kBias = core::detail::bias(kFormat);
   static constexpr uint32_t kExpMax = (1u << kExpBits) - 1;
   static constexpr uint32_t kFp32Nan = 0x7FC00000u, kFp32Inf = 0x7F800000u;
 
@@ -40,9 +43,9 @@ struct MiniFormat {
   static constexpr float pow2(int n) { return n <= 0 ? 1.0f : 2.0f * pow2(n - 1); }
 };
 
-using E4M3 = MiniFormat<4, 3, false, true>;
-using E5M2 = MiniFormat<5, 2, true, false>;
-using E2M1 = MiniFormat<2, 1, false, false>;
+using E4M3 = MiniFormat<core::kE4M3Format>;
+using E5M2 = MiniFormat<core::kE5M2Format>;
+using E2M1 = MiniFormat<core::kE2M1Format>;
 
 template <class F>
 inline void widen_bytes(const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out, int64_t out_stride) {
