@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
@@ -421,7 +422,9 @@ TEST(RuntimeIsa, SupportedListIsBestFirstAndEndsWithScalar) {
   EXPECT_EQ(std::set<rt::HostIsa>(isas.begin(), isas.end()).size(), isas.size());
   if (!std::getenv("DGA_HOST_ISA")) {
     rt::reset_host_isa();
-    EXPECT_EQ(rt::active_host_isa(), isas.front());
+    // The best, except avx512 where its FMA loop does not beat AVX2's (RuntimeIsa.Avx512GivesWayWhereItsFmaLoopDoesNotPay).
+    const bool gives_way = isas.front() == rt::HostIsa::kAvx512 && !rt::avx512_pays(rt::fma_width_race());
+    EXPECT_EQ(rt::active_host_isa(), gives_way ? rt::HostIsa::kAvx2 : isas.front());
   }
   // The declared features agree with the list.
   const auto& f = rt::cpu_features();
@@ -433,6 +436,25 @@ TEST(RuntimeIsa, SupportedListIsBestFirstAndEndsWithScalar) {
   if (has_avx512f && std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx2) != isas.end())
     EXPECT_LT(std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512) - isas.begin(),
               std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx2) - isas.begin());
+}
+
+TEST(RuntimeIsa, Avx512GivesWayWhereItsFmaLoopDoesNotPay) {
+  const double gain = dga::arch::Host::kAvx512MinFmaGain;
+  EXPECT_TRUE(rt::avx512_pays({1.8e11, 1.0e11}));   // two 512-bit FMA units (Ice Lake-class Xeon: 1.6-1.9x)
+  EXPECT_TRUE(rt::avx512_pays({gain * 1e11, 1e11}));
+  EXPECT_FALSE(rt::avx512_pays({0.99 * gain * 1e11, 1e11}));
+  EXPECT_FALSE(rt::avx512_pays({0.9e11, 1.0e11}));  // one 512-bit unit and a lower AVX-512 clock
+  // The race ran on this CPU where it has both kernels, and never where it lacks either.
+  const auto isas = rt::supported_host_isas();
+  auto has = [&](rt::HostIsa i) { return std::find(isas.begin(), isas.end(), i) != isas.end(); };
+  const rt::FmaWidthRace& race = rt::fma_width_race();
+  if (has(rt::HostIsa::kAvx512) && has(rt::HostIsa::kAvx2)) {
+    EXPECT_GT(race.avx512, 0.0);
+    EXPECT_GT(race.avx2, 0.0);
+  } else {
+    EXPECT_EQ(race.avx512, 0.0);
+    EXPECT_EQ(race.avx2, 0.0);
+  }
 }
 
 TEST(RuntimeIsa, ParseNamesAndRejectBogus) {

@@ -148,6 +148,11 @@ def format_info(d: dict) -> str:
         ("CPU vendor", d.get("cpu_vendor")),
         ("CPU features", " ".join(features) or "none detected"),
         ("host ISA", f"{d.get('host_isa')} (available: {', '.join(isas)})"),
+    ]
+    if d.get("avx512_fma_gain") is not None:
+        lines.append(("AVX-512F FMA loop", f"{d['avx512_fma_gain']:.2f}x AVX2's (avx512 is the default from "
+                                            f"{d.get('avx512_min_fma_gain', 0):.2f}x)"))
+    lines += [
         ("AI cores", f"{d.get('ai_cores')} used / {d.get('max_ai_cores')} max"),
         ("host threads", "the process's OpenMP threads" if d.get("host_threads") == "openmp" else "the library's own"),
         ("checked mode", "on" if d.get("checked") else "off"),

@@ -39,6 +39,12 @@ def test_info_fields():
     assert info["version"] == dg.__version__
     assert "host" in info["backends"]
     assert info["host_isa"] in info["host_isas"] and info["host_isas"][-1] == "scalar"
+    # avx512 and avx2 race their FMA loops once; avx512 is the default only where it wins by the margin.
+    both = {"avx512", "avx2"} <= set(info["host_isas"])
+    assert ("avx512_fma_gain" in info) == both
+    if both and info["host_isas"][0] == "avx512" and "DGA_HOST_ISA" not in os.environ:
+        wins = info["avx512_fma_gain"] >= info["avx512_min_fma_gain"]
+        assert info["host_isa"] == ("avx512" if wins else "avx2")
 
 
 def test_measured_host_peak_per_isa():

@@ -20,6 +20,7 @@
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
 #include "deepgemm_ascend/arch/ascend950.hpp"
+#include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/layout/ue8m0_values.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
@@ -147,6 +148,10 @@ nb::dict info() {
   for (auto i : dga::runtime::supported_host_isas()) isas.emplace_back(dga::runtime::name(i));
   d["host_isas"] = isas;
   d["host_isa"] = std::string(dga::runtime::name(dga::runtime::active_host_isa()));
+  if (const auto& race = dga::runtime::fma_width_race(); race.avx2 > 0) {  // CPUs with both avx512 and avx2
+    d["avx512_fma_gain"] = race.avx512 / race.avx2;
+    d["avx512_min_fma_gain"] = dga::arch::Host::kAvx512MinFmaGain;
+  }
   d["ai_cores"] = dga::get_num_ai_cores();
   d["max_ai_cores"] = dga::get_max_ai_cores();
   d["host_threads"] = std::string(dga::runtime::HostBackend::uses_openmp() ? "openmp" : "library");

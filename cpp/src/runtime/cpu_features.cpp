@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -142,11 +143,16 @@ HostIsa checked_isa(HostIsa isa, const char* source) {
 HostIsa env_or_best() {
   static const HostIsa chosen = [] {
     if (const char* e = std::getenv("DGA_HOST_ISA"); e && *e) return checked_isa(parse_host_isa(e), "DGA_HOST_ISA");
-    return supported_host_isas().front();
+    const HostIsa best = supported_host_isas().front();
+    if (best == HostIsa::kAvx512 && built_and_runs(HostIsa::kAvx2) && !avx512_pays(fma_width_race()))
+      return HostIsa::kAvx2;
+    return best;
   }();
   return chosen;
 }
 }  // namespace
+
+bool avx512_pays(const FmaWidthRace& race) { return race.avx512 >= arch::Host::kAvx512MinFmaGain * race.avx2; }
 
 HostIsa active_host_isa() {
   const int f = g_forced.load(std::memory_order_relaxed);

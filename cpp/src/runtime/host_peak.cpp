@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <vector>
 
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
@@ -15,10 +16,41 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kRounds = 5;
 constexpr int64_t kProbeIters = 1 << 12;
+// The FMA width race: rounds of about 0.5 ms per loop (10 or 12 chains x 2^18 iterations), the best of each.
+constexpr int kRaceRounds = 3;
+constexpr int64_t kRaceIters = 1 << 18;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
+
+const FmaWidthRace& fma_width_race() {
+  static const FmaWidthRace race = [] {
+    FmaWidthRace r;
+#if DGA_HOST_X86
+    const std::vector<HostIsa> isas = supported_host_isas();
+    auto runs = [&](HostIsa i) { return std::find(isas.begin(), isas.end(), i) != isas.end(); };
+    if (!runs(HostIsa::kAvx512) || !runs(HostIsa::kAvx2)) return r;
+    auto rate = [](tile::host::PeakLoopFn loop) {
+      const auto t = Clock::now();
+      const double flop = loop(kRaceIters);
+      return flop / std::max(since(t), 1e-9);
+    };
+    // Each loop's rounds together, after one round that settles the clock at the level its vectors run at
+    // (AVX-512 lowers it on many Intel parts within a fraction of a millisecond).
+    auto best = [&](tile::host::PeakLoopFn loop) {
+      double b = 0.0;
+      loop(kRaceIters);
+      for (int i = 0; i < kRaceRounds; ++i) b = std::max(b, rate(loop));
+      return b;
+    };
+    r.avx2 = best(&tile::host::peak_loop_avx2);
+    r.avx512 = best(&tile::host::peak_loop_avx512);
+#endif
+    return r;
+  }();
+  return race;
+}
 
 HostPeak measure_host_peak(double budget_s) {
   const auto start = Clock::now();

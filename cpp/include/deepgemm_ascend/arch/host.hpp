@@ -82,6 +82,10 @@ struct Host : CubeFormat, MxFormat {
   static constexpr KernelTiling kAvx2Tiling{false, 4, 256, 512};
   // The AVX-512F kernel is the AVX2 kernel's scheme on zmm (a 12 x 32 register tile): AVX2's rule until measured.
   static constexpr KernelTiling kAvx512FmaTiling = kAvx2Tiling;
+  // The AVX-512F kernel runs by default only where its FMA loop beats AVX2's by this factor (measured once
+  // per process, runtime::fma_width_race): two 512-bit FMA units give about 2x minus the AVX-512 clock drop
+  // (Ice Lake-class Xeon: 1.6-1.9x); parts with one 512-bit unit (Skylake-SP Silver / Bronze) give at most 1x.
+  static constexpr double kAvx512MinFmaGain = 1.25;
   static constexpr KernelTiling kAmxTiling{false, kAmxL0CPerL2, 512, 128};
   // The arch-wide values (ArchLimits::of<Host>()) are the largest any kernel may use; host_arch_limits()
   // narrows them to the active kernel's.
