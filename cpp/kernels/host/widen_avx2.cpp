@@ -11,6 +11,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
+#include "unpack_nibbles.hpp"
 
 namespace deepgemm_ascend::tile::host {
 
@@ -80,14 +81,6 @@ inline __m256i widen16(__m256i code, const Table8& t) {
   v = _mm256_blendv_epi8(v, _mm256_shuffle_epi8(t.high, idx), high);
   const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(code, _mm256_set1_epi16(kSignBit)), kBf16SignShift);
   return _mm256_or_si256(v, sign);
-}
-
-// 8 bytes of nibbles (low first) -> the row's 16 codes as bytes.
-inline __m128i unpack_nibbles(const uint8_t* p) {
-  const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));  // only the row's 8 bytes
-  const __m128i lo = _mm_and_si128(packed, _mm_set1_epi8(0x0F));
-  const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0F));
-  return _mm_unpacklo_epi8(lo, hi);
 }
 
 void widen_e2m1(const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out, int64_t out_stride) {

@@ -8,6 +8,7 @@
 
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
+#include "unpack_nibbles.hpp"
 
 namespace deepgemm_ascend::tile::host {
 
@@ -53,10 +54,7 @@ inline __m512i lookup(__m512i code, const Table& t) {
 // 16 codes of one row: 16 bytes, or 8 bytes of nibbles (low first), as 16-bit lanes of a ymm.
 inline __m256i row_codes(const uint8_t* p, bool nibbles) {
   if (!nibbles) return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  const __m128i lo = _mm_and_si128(bytes, _mm_set1_epi8(0x0F));
-  const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), _mm_set1_epi8(0x0F));
-  return _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(lo, hi));
+  return _mm256_cvtepu8_epi16(unpack_nibbles(p));
 }
 
 }  // namespace
