@@ -108,7 +108,7 @@ const CpuFeatures& cpu_features() {
   return f;
 }
 
-static bool built_and_runs(HostIsa isa) {
+bool host_isa_runs(HostIsa isa) {
   const auto& f = cpu_features();
   switch (isa) {
     case HostIsa::kScalar: return true;
@@ -125,7 +125,7 @@ static bool built_and_runs(HostIsa isa) {
 std::vector<HostIsa> supported_host_isas() {
   std::vector<HostIsa> v;
   for (HostIsa i : kHostIsasBestFirst)
-    if (built_and_runs(i)) v.push_back(i);
+    if (host_isa_runs(i)) v.push_back(i);
   return v;
 }
 
@@ -134,7 +134,7 @@ constexpr int kAuto = -1;
 std::atomic<int> g_forced{kAuto};
 
 HostIsa checked_isa(HostIsa isa, const char* source) {
-  if (!built_and_runs(isa))
+  if (!host_isa_runs(isa))
     core::fail(core::ErrorKind::kRuntime, source, "host ISA '", name(isa),
                "' is not available (this CPU lacks it or this build has no micro-kernel for it)");
   return isa;
@@ -144,7 +144,7 @@ HostIsa env_or_best() {
   static const HostIsa chosen = [] {
     if (const char* e = std::getenv("DGA_HOST_ISA"); e && *e) return checked_isa(parse_host_isa(e), "DGA_HOST_ISA");
     const HostIsa best = supported_host_isas().front();
-    if (best == HostIsa::kAvx512 && built_and_runs(HostIsa::kAvx2) && !avx512_pays(fma_width_race()))
+    if (best == HostIsa::kAvx512 && host_isa_runs(HostIsa::kAvx2) && !avx512_pays(fma_width_race()))
       return HostIsa::kAvx2;
     return best;
   }();

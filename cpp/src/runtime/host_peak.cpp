@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <vector>
 
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/cpu_features.hpp"
@@ -28,9 +27,7 @@ const FmaWidthRace& fma_width_race() {
   static const FmaWidthRace race = [] {
     FmaWidthRace r;
 #if DGA_HOST_X86
-    const std::vector<HostIsa> isas = supported_host_isas();
-    auto runs = [&](HostIsa i) { return std::find(isas.begin(), isas.end(), i) != isas.end(); };
-    if (!runs(HostIsa::kAvx512) || !runs(HostIsa::kAvx2)) return r;
+    if (!host_isa_runs(HostIsa::kAvx512) || !host_isa_runs(HostIsa::kAvx2)) return r;
     auto rate = [](tile::host::PeakLoopFn loop) {
       const auto t = Clock::now();
       const double flop = loop(kRaceIters);

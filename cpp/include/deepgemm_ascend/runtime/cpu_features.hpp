@@ -24,6 +24,8 @@ struct CpuFeatures {
 
 const CpuFeatures& cpu_features();
 
+// Whether `isa` has a micro-kernel in this build and runs on this CPU.
+bool host_isa_runs(HostIsa isa);
 // ISAs that have a micro-kernel in this build and run on this CPU, best first.
 std::vector<HostIsa> supported_host_isas();
 // The ISA in use: set_host_isa(), else DGA_HOST_ISA (amx|avx512bf16|avx512|avx2|scalar), else the best,
