@@ -1,4 +1,4 @@
-// The L0B K-pair interleave of one fractal, on every ISA implementation: pair word p of row n at out[p*16+n].
+// The K-pair interleave of 16 rows of B, on every ISA implementation: pair word p of row n at out[p*16+n].
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -34,7 +34,8 @@ TEST(Interleave, ScalarPutsPairWordsColumnByColumn) {
 TEST(Interleave, EverySupportedIsaMatches) {
   for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
     deepgemm_ascend::runtime::set_host_isa(isa);
-    for (int64_t stride : {16, 32}) expect_interleaved(host::interleave_k_pairs_fn(), stride);
+    // 16: contiguous rows; the others: rows of a GM matrix (copy_gm_to_l1b).
+    for (int64_t stride : {16, 32, 24, 100}) expect_interleaved(host::interleave_k_pairs_fn(), stride);
   }
   deepgemm_ascend::runtime::reset_host_isa();
 }

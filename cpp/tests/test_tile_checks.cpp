@@ -410,7 +410,7 @@ std::vector<float> run_pipeline(tile::Core& core, const Operands& ops) {
     for (int64_t k0 = 0; k0 < ops.k; k0 += kStep) {
       const tile::LocalTile& s = l1.acquire();
       tile::copy_gm_to_l1(core, s.sub(0, a_bytes), a_g, ops.ra().block(0, k0, ops.m, kStep));
-      tile::copy_gm_to_l1(core, s.sub(a_bytes, b_bytes), b_g, ops.rb().block(0, k0, ops.n, kStep));
+      tile::copy_gm_to_l1b(core, s.sub(a_bytes, b_bytes), b_g, ops.rb().block(0, k0, ops.n, kStep));
       l1.commit();
       const tile::LocalTile& r = l1.consume();
       tile::load_l1_to_l0a(core, l0a.acquire(), r.sub(0, a_bytes), a_g, 0, kStep);

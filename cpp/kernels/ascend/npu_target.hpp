@@ -83,6 +83,11 @@ struct Target {
     if (src.col_stride == 1) copy_gm_to_l1_nd(l1, gm, rows, elems<Elem>(src.cols), elems<Elem>(src.row_stride), l1_rows);
     else copy_gm_to_l1_dn(l1, gm, rows, uint32_t(src.cols), elems<Elem>(src.col_stride), l1_rows);
   }
+  // B's tile: Nz like A's (L1's Nz of [N, K] is what LoadData makes Zn of); the host target uses its own format.
+  __aicore__ static inline void copy_gm_to_l1b(Ctx& ctx, const Tile& dst, const layout::NzGeometry& g,
+                                               const layout::MatrixRef& src) {
+    copy_gm_to_l1(ctx, dst, g, src);
+  }
   __aicore__ static inline void load_l1_to_l0a(Ctx& ctx, const Tile& dst, const Tile& src,
                                                const layout::NzGeometry& src_g, int64_t rows, int64_t k_off,
                                                int64_t k, OperandFormat) {

@@ -1,4 +1,4 @@
-// L0B K-pair interleave of one 16 x 16 fractal with AVX2: the 16 x 8 transpose of 32-bit pair words as
+// K-pair interleave (L0B's order) of 16 x 16 bf16 values with AVX2: the 16 x 8 transpose of 32-bit pair words as
 // two 8 x 8 transposes (rows 0-7 and 8-15), each three rounds of unpacks / lane permutes:
 //   t: 32-bit unpacks of row pairs, u: 64-bit unpacks of t pairs (columns p and p + 4 of four rows),
 //   out: the 128-bit halves of u from the two groups of four rows joined.

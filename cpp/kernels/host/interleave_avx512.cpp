@@ -1,4 +1,4 @@
-// L0B K-pair interleave of one 16 x 16 fractal with AVX-512F: a 16 x 8 transpose of 32-bit pair words,
+// K-pair interleave (L0B's order) of 16 x 16 bf16 values with AVX-512F: a 16 x 8 transpose of 32-bit pair words,
 // three rounds of eight two-source permutes (vpermt2d) on the fractal's eight registers.
 //   round 1: V[r][q]  = words p in [4r, 4r + 4) of rows n in [4q, 4q + 4)   (from input registers 2q, 2q + 1)
 //   round 2: W[s][h]  = words p in [2s, 2s + 2) of rows n in [8h, 8h + 8)   (from V[s / 2][2h], V[s / 2][2h + 1])
@@ -66,12 +66,19 @@ struct Perm {
 
 void interleave_k_pairs_avx512(const uint16_t* f, int64_t stride, uint32_t* out) {
   static const Perm perm;
-  if (stride != kLanes) {
-    interleave_k_pairs_scalar(f, stride, out);
-    return;
-  }
   __m512i z[8], v[2][4], w[4][2];
-  for (int i = 0; i < 8; ++i) z[i] = _mm512_loadu_si512(f + i * 2 * kLanes);
+  // Input register i: rows 2i and 2i + 1 (8 pair words each), one load where they are contiguous (an L1 Nz
+  // fractal), two 256-bit halves otherwise (rows of a GM matrix).
+  if (stride == kLanes) {
+    for (int i = 0; i < 8; ++i) z[i] = _mm512_loadu_si512(f + i * 2 * kLanes);
+  } else {
+    constexpr __mmask8 kLow = 0x0F, kHigh = 0xF0;  // the 64-bit lanes of each 256-bit half
+    for (int i = 0; i < 8; ++i) {
+      const __m512i lo = _mm512_maskz_loadu_epi64(kLow, f + 2 * i * stride);
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(f + (2 * i + 1) * stride));
+      z[i] = _mm512_mask_broadcast_i64x4(lo, kHigh, hi);
+    }
+  }
   // The index of V[r][q] does not depend on q (same relative layout of its two inputs), likewise below.
   for (int r = 0; r < 2; ++r)
     for (int q = 0; q < 4; ++q) v[r][q] = _mm512_permutex2var_epi32(z[2 * q], perm.r1[r], z[2 * q + 1]);

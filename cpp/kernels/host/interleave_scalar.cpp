@@ -1,4 +1,4 @@
-// L0B K-pair interleave of one 16 x 16 fractal, portable: pair word p of row n goes to out[p * 16 + n].
+// K-pair interleave (L0B's order) of 16 x 16 bf16 values, portable: pair word p of row n goes to out[p * 16 + n].
 #include <cstdint>
 
 #include "deepgemm_ascend/tile/cube_format.hpp"

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "sse2_transpose.hpp"
 
 namespace deepgemm_ascend::layout {
 
@@ -81,24 +79,13 @@ void nd_to_nz_cols(const MatrixRef& src, T* dst, const NzGeometry& g) {
   nd_to_nz_cols_scalar(src, dst, g, 0, 0);
 }
 
-// 8 x 8 transpose of 16-bit values (SSE2, every x86-64): out row j gets element j of each input.
+// 8 x 8 transpose of 16-bit values: out row j gets element j of each input.
 #if defined(__SSE2__)
 inline void transpose8x8_u16(const uint16_t* const* in, int64_t in_off, uint16_t* out, int64_t out_stride) {
-  __m128i r[8], t[8], u[8];
+  __m128i r[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in[i] + in_off));
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
-  }
-  for (int h = 0; h < 2; ++h)
-    for (int i = 0; i < 2; ++i) {
-      u[4 * h + 2 * i] = _mm_unpacklo_epi32(t[4 * h + i], t[4 * h + i + 2]);
-      u[4 * h + 2 * i + 1] = _mm_unpackhi_epi32(t[4 * h + i], t[4 * h + i + 2]);
-    }
-  for (int i = 0; i < 4; ++i) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * i) * out_stride), _mm_unpacklo_epi64(u[i], u[i + 4]));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * i + 1) * out_stride), _mm_unpackhi_epi64(u[i], u[i + 4]));
-  }
+  detail::transpose_sse2(r);
+  for (int j = 0; j < 8; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j * out_stride), r[j]);
 }
 
 // 16-bit column-major source: whole 16-column blocks go through 8 x 8 register transposes; column

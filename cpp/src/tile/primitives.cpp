@@ -7,6 +7,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/layout/transform.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/tile/pair_panels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
 
 namespace deepgemm_ascend::tile {
@@ -30,6 +31,12 @@ void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const 
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1");
   layout::nd_to_nz(src, dst.addr, g);
+}
+
+void copy_gm_to_l1b(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
+  core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1b");
+  core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1b");
+  nd_to_pair_panels(src, dst.addr, g);
 }
 
 namespace {
@@ -79,24 +86,18 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
   check_source(core, src, src_g, k_off, dst_g.k_pad, "load_l1_to_l0b");
   if (core.checked() && dst_g.n_pad > src_g.rows_pad)
     core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
-  // One K pair of 16-bit values is one 32-bit word: each 16 x 16 fractal becomes a 16 x 8 word transpose.
-  auto* out = dst.as<uint32_t>();
-  const host::InterleaveFn interleave = host::interleave_k_pairs_fn();
-  uint16_t widened[kCubeBlock * kCubeBlock];
-  for (int64_t nb = 0; nb < dst_g.n_pad / kCubeBlock; ++nb)
-    for (int64_t kb = 0; kb < dst_g.k_pad / kCubeBlock; ++kb) {
-      uint32_t* o = out + dst_g.offset(kb * kCubeBlock, nb * kCubeBlock) / kKPair;
-      const int64_t k = k_off + kb * kCubeBlock;
-      // 16 rows of N x 16 values of K, bf16, rows `stride` apart.
-      const uint16_t* f = src.as<const uint16_t>() + src_g.offset(nb * kCubeBlock, k);
-      int64_t stride = src_g.c0();
-      if (fmt != OperandFormat::kBF16) {
-        widen_block(src, src_g, nb * kCubeBlock, kCubeBlock, k, fmt, widened, kCubeBlock);
-        f = widened;
-        stride = kCubeBlock;
-      }
-      interleave(f, stride, o);
-    }
+  // L1 holds B as K-pair panels (tile/pair_panels.hpp): per 16 columns of N, the K range is one contiguous
+  // run in L0B's order, copied (bf16) or widened value by value.
+  const L0BGeometry panels = pair_panels(src_g);
+  const auto* in = src.as<const uint8_t>();
+  auto* out = dst.as<uint16_t>();
+  const int64_t run = dst_g.k_pad * kCubeBlock;  // values per 16 columns of N
+  for (int64_t n = 0; n < dst_g.n_pad; n += kCubeBlock) {
+    const uint8_t* from = in + panels.offset(k_off, n) * src_g.bits / 8;
+    uint16_t* to = out + dst_g.offset(0, n);
+    if (fmt == OperandFormat::kBF16) std::memcpy(to, from, size_t(run) * sizeof(uint16_t));
+    else widen_rows(fmt, from, kWidenRun * src_g.bits / 8, run / kWidenRun, to, kWidenRun);
+  }
 }
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,

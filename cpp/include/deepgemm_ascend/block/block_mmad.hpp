@@ -4,9 +4,9 @@
 //
 // A is the [rows, K] slice of the logical [M, K] operand, B the [cols, K] slice of the logical
 // [N, K] operand; both may have any strides (the GM->L1 copy reads ND or DN) and any operand format
-// (bf16, fp8, packed fp4: L1 holds them as they are). K is walked in block_k steps through an L1 ring
-// (the next step is copied in before the current one is used), and each L1 step in l0_k steps through
-// one L0 ring whose stages hold the L0A and the L0B operand of one Mmad.
+// (bf16, fp8, packed fp4: L1 holds the codes as they are, B in the target's L1 format of B). K is walked
+// in block_k steps through an L1 ring (the next step is copied in before the current one is used), and
+// each L1 step in l0_k steps through one L0 ring whose stages hold the L0A and the L0B operand of one Mmad.
 //
 // Scaled operands take one of two paths, chosen by the target:
 //  * promotion (the host cube): every l0_k step is one promotion block; its product is scaled by the
@@ -124,7 +124,7 @@ class BlockMmad {
     s.a_g.cols_pad = s.b_g.cols_pad = layout::imax(s.a_g.cols_pad, s.b_g.cols_pad);
     const Tile& l1 = l1_.acquire();
     Target::copy_gm_to_l1(ctx_, Target::sub(l1, 0, carve_.a_bytes), s.a_g, c.a.block(0, k0, c.a.rows, kn));
-    Target::copy_gm_to_l1(ctx_, Target::sub(l1, carve_.a_bytes, carve_.b_bytes), s.b_g,
+    Target::copy_gm_to_l1b(ctx_, Target::sub(l1, carve_.a_bytes, carve_.b_bytes), s.b_g,
                           c.b.block(0, k0, c.b.rows, kn));
     if constexpr (kMx) {
       const int64_t pairs = layout::ceil_div(kn, int64_t(Mx::kMxBaseK)), kb = k0 / Mx::kMxBlockK;

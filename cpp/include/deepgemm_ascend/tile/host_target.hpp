@@ -36,6 +36,10 @@ struct HostTarget {
   static void copy_gm_to_l1(Core& core, const Tile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src) {
     tile::copy_gm_to_l1(core, dst, g, src);
   }
+  // B's tile: in L1 as K-pair panels (tile/pair_panels.hpp), so that the L0B load needs no transpose.
+  static void copy_gm_to_l1b(Core& core, const Tile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src) {
+    tile::copy_gm_to_l1b(core, dst, g, src);
+  }
   // Columns [k_off, k_off + k) of the L1 tile (geometry src_g, `rows` valid rows) into L0A / L0B;
   // k is a multiple of the cube block.
   static void load_l1_to_l0a(Core& core, const Tile& dst, const Tile& src, const layout::NzGeometry& src_g,

@@ -80,8 +80,9 @@ WidenRowsFn widen_rows_fn();
 inline constexpr int kWidenCodes = 256;
 const uint16_t* widened_codes(OperandFormat fmt);
 
-// The L0B K-pair interleave of one 16 x 16 fractal of bf16 (16 rows of N, 16 K values each, rows `stride`
-// values apart): pair word p (K values 2p, 2p + 1) of row n goes to out[p * 16 + n].
+// The K-pair interleave of 16 x 16 bf16 values (16 rows of N, 16 K values each, rows `stride` values apart)
+// into L0B's order, used by the GM -> L1 copy of B (tile/pair_panels.hpp): pair word p (K values 2p,
+// 2p + 1) of row n goes to out[p * 16 + n].
 using InterleaveFn = void (*)(const uint16_t* f, int64_t stride, uint32_t* out);
 void interleave_k_pairs_scalar(const uint16_t* f, int64_t stride, uint32_t* out);
 void interleave_k_pairs_avx2(const uint16_t* f, int64_t stride, uint32_t* out);

@@ -2,8 +2,9 @@
 // each verifies buffer position, alignment, extent and stage ownership before touching memory.
 //
 //   copy_gm_to_l1    MTE2  GM (any strides) -> L1 Nz, tails zero-padded
+//   copy_gm_to_l1b   MTE2  GM (any strides) [N, K] B tile -> L1 K-pair panels (tile/pair_panels.hpp), likewise
 //   load_l1_to_l0a   MTE1  L1 Nz -> L0A Nz (a K range of the L1 tile), widening 8/4-bit to bf16
-//   load_l1_to_l0b   MTE1  L1 Nz of the [N, K] B tile -> L0B cube format, widening likewise
+//   load_l1_to_l0b   MTE1  L1 K-pair panels of the B tile -> L0B cube format (a copy), widening likewise
 //   mmad             M     L0C (=|+=) L0A x L0B, fp32 accumulation; with scales, the product of the
 //                          K block is promoted: L0C (=|+=) (L0A x L0B) x scale_a(row) x scale_b(col)
 //   fixpipe          FIX   L0C -> GM row-major with a cast, optionally adding a GM source C
@@ -20,13 +21,16 @@
 namespace deepgemm_ascend::tile {
 
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src);
+// The B operand's copy: the tile takes g.bytes() as Nz would, in the host's L1 format of B.
+void copy_gm_to_l1b(Core& core, const LocalTile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src);
 
 // Copies columns [k_off, k_off + k_pad) of the L1 tile (geometry src_g, values in format `fmt`) into a
 // bf16 L0A tile of src_g.rows_pad x k_pad (k_off, k_pad multiples of 16).
 void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const layout::NzGeometry& src_g,
                     int64_t k_off, int64_t k_pad, OperandFormat fmt = OperandFormat::kBF16);
 
-// Copies columns [k_off, k_off + dst_g.k_pad) of the L1 B tile (rows = N) into a bf16 L0B tile.
+// Copies columns [k_off, k_off + dst_g.k_pad) of the L1 B tile (rows = N, written by copy_gm_to_l1b) into a
+// bf16 L0B tile.
 void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
                     const layout::NzGeometry& src_g, int64_t k_off, OperandFormat fmt = OperandFormat::kBF16);
 
