@@ -79,10 +79,11 @@ bool k_major(const MatrixRef& src, uint8_t* out, const NzGeometry& g) {
     const int64_t rows = std::clamp<int64_t>(src.rows - n0, 0, kPanelRows);
     const uint8_t* in = base + n0 * stride;
     uint8_t* panel = out + n0 * chunks * kChunk;
-    // Touch the next panel's rows now: its lines arrive while this panel is transposed.
-    for (int64_t i = 0; i < std::min(kPanelRows, src.rows - n0 - kPanelRows); ++i)
-      for (int64_t b = 0; b < row_bytes; b += kCacheLine) __builtin_prefetch(in + (kPanelRows + i) * stride + b, 0, 3);
+    const int64_t ahead = std::min(kPanelRows, src.rows - n0 - kPanelRows);
     for (int64_t j = 0; j < chunks; ++j) {
+      // Touch the next panel's rows a cache line at a time as this panel's chunks are transposed.
+      if (j * kChunk % kCacheLine == 0 && j * kChunk < row_bytes)
+        for (int64_t i = 0; i < ahead; ++i) __builtin_prefetch(in + (kPanelRows + i) * stride + j * kChunk, 0, 3);
       const int64_t bytes = std::clamp<int64_t>(row_bytes - j * kChunk, 0, kChunk);
       uint8_t* o = panel + j * kChunkBytes;
       if (rows == kPanelRows && bytes == kChunk) {
