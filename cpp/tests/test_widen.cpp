@@ -98,6 +98,12 @@ TEST(Widen, OddRowCountsMatchTheScalarReference) {
         host::widen_rows_fn()(f, in.data(), 32, rows, got.data(), 24);
         host::widen_rows_scalar(f, in.data(), 32, rows, want.data(), 24);
         EXPECT_EQ(got, want) << "rows " << rows;
+        // One contiguous run (rows back to back in and out, as an L0B load of K-pair panels widens them).
+        std::vector<uint16_t> run(size_t(rows * 16), 0xBEEF), run_want(run);
+        const int64_t in_stride = f == OperandFormat::kE2M1 ? 8 : 16;
+        host::widen_rows_fn()(f, in.data(), in_stride, rows, run.data(), 16);
+        host::widen_rows_scalar(f, in.data(), in_stride, rows, run_want.data(), 16);
+        EXPECT_EQ(run, run_want) << "contiguous, rows " << rows;
       }
   }
   deepgemm_ascend::runtime::reset_host_isa();

@@ -66,6 +66,10 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
   const Table& t = table(fmt);
   const bool nibbles = fmt == OperandFormat::kE2M1;
   int64_t r = 0;
+  if (!nibbles && in_stride == kWidenRun && out_stride == kWidenRun)  // one contiguous run (L0B's K-pair panels)
+    for (; r + 1 < rows; r += 2)
+      _mm512_storeu_si512(out + r * kWidenRun,
+                          lookup(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + r * kWidenRun))), t));
   for (; r + 1 < rows; r += 2) {
     const __m512i codes = _mm512_inserti64x4(_mm512_castsi256_si512(row_codes(in + r * in_stride, nibbles)),
                                              row_codes(in + (r + 1) * in_stride, nibbles), 1);
