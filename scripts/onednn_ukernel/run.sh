@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds ukernel_vs_ours.cpp against a build of libdeepgemm_ascend and torch's libtorch_cpu, and runs it
-# on the tile shapes of docs/PERFORMANCE.md (issue 18).
+# on the tile shapes of docs/performance/host_speed_issue18.md (issue 18, first part).
 #   usage: scripts/onednn_ukernel/run.sh [build dir]   (default build/release)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
