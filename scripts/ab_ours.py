@@ -3,7 +3,8 @@ takes minutes per call where torch has no fast bf16 GEMM): two installs of deepg
 with and without environment settings, run in alternating subprocesses; each times the call after two
 warm-up calls and keeps its best; printed per shape is the best of all rounds of each side.
 
-  python scripts/ab_ours.py --before DIR [--after DIR] [--after-env "K=V ..."] [--rounds 3] [--kernel bf16|fp8] \\
+  python scripts/ab_ours.py --before DIR [--after DIR] [--after-env "K=V ..."] [--rounds 3] \\
+      [--kernel bf16|fp8|fp8ue8m0|fp8mx] \\
       "128 7168 2048" "2048 7168 2048" ...
 
 DIR is a directory put first on PYTHONPATH (holding a deepgemm_ascend package); no --after means the
@@ -21,10 +22,16 @@ d = torch.empty(m, n, dtype=torch.bfloat16)
 if sys.argv[4] == "bf16":
     a, b = torch.randn(m, k).bfloat16(), torch.randn(n, k).bfloat16()
     call = lambda: dg.bf16_gemm_nt(a, b, d)
-else:
+elif sys.argv[4] == "fp8mx":  # MXFP8: (1, 1, 32), UE8M0 scales
+    from deepgemm_ascend.utils import per_token_cast_to_fp8
+    a = per_token_cast_to_fp8(torch.randn(m, k), use_ue8m0=True, gran_k=32)
+    b = per_token_cast_to_fp8(torch.randn(n, k), use_ue8m0=True, gran_k=32)
+    call = lambda: dg.fp8_gemm_nt(a, b, d, recipe=(1, 1, 32))
+else:  # fp8: (1, 128) / (128, 128); fp8ue8m0: the same with power-of-two scales
     from deepgemm_ascend.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
-    a = per_token_cast_to_fp8(torch.randn(m, k), use_ue8m0=False)
-    b = per_block_cast_to_fp8(torch.randn(n, k), use_ue8m0=False)
+    ue8m0 = sys.argv[4] == "fp8ue8m0"
+    a = per_token_cast_to_fp8(torch.randn(m, k), use_ue8m0=ue8m0)
+    b = per_block_cast_to_fp8(torch.randn(n, k), use_ue8m0=ue8m0)
     call = lambda: dg.fp8_gemm_nt(a, b, d)
 call(); call()
 times = []
@@ -50,7 +57,7 @@ def main():
     parser.add_argument("--after", default="")
     parser.add_argument("--after-env", default="", help="K=V settings for the after side only")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--kernel", choices=["bf16", "fp8"], default="bf16")
+    parser.add_argument("--kernel", choices=["bf16", "fp8", "fp8ue8m0", "fp8mx"], default="bf16")
     parser.add_argument("shapes", nargs="+", help='"M N K"')
     args = parser.parse_args()
     after_env = dict(kv.split("=", 1) for kv in args.after_env.split())
