@@ -90,13 +90,13 @@ struct Target {
   }
   __aicore__ static inline void load_l1_to_l0a(Ctx& ctx, const Tile& dst, const Tile& src,
                                                const layout::NzGeometry& src_g, int64_t rows, int64_t k_off,
-                                               int64_t k, OperandFormat) {
+                                               int64_t k, OperandFormat, const Promotion* /*fold: host only*/) {
     load_l1_to_l0(ctx.template tensor<L0>(dst), ctx.template tensor<Elem>(src), uint32_t(src_g.rows_pad),
                   uint32_t(rows), uint32_t(k_off), uint32_t(k));
   }
   __aicore__ static inline void load_l1_to_l0b(Ctx& ctx, const Tile& dst, const Tile& src,
                                                const layout::NzGeometry& src_g, int64_t cols, int64_t k_off,
-                                               int64_t k, OperandFormat) {
+                                               int64_t k, OperandFormat, const Promotion* /*fold: host only*/) {
     load_l1_to_l0(ctx.template tensor<L0>(dst), ctx.template tensor<Elem>(src), uint32_t(src_g.rows_pad),
                   uint32_t(cols), uint32_t(k_off), uint32_t(k));
   }

@@ -59,6 +59,13 @@ WidenRowsFn widen_rows_fn() {
   return &widen_rows_scalar;
 }
 
+WidenFoldFn widen_fold_fn() {
+#if DGA_HOST_X86
+  if (avx512_active()) return &widen_fold_avx512;
+#endif
+  return nullptr;
+}
+
 InterleaveFn interleave_k_pairs_fn() {
 #if DGA_HOST_X86
   if (avx512_active()) return &interleave_k_pairs_avx512;

@@ -83,3 +83,52 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
 }
 
 }  // namespace deepgemm_ascend::tile::host
+
+namespace deepgemm_ascend::tile::host {
+
+namespace {
+
+constexpr uint16_t kBf16Exponent = 0x7F80;
+
+// v times 2^e per lane, e from step (e << 7, layout/scale_fold.hpp); zero, NaN and Inf unchanged.
+inline __m512i add_exponent(__m512i v, __m512i step) {
+  const __m512i field = _mm512_and_si512(v, _mm512_set1_epi16(int16_t(kBf16Exponent)));
+  const __mmask32 normal = _mm512_cmpneq_epi16_mask(field, _mm512_setzero_si512()) &
+                           _mm512_cmpneq_epi16_mask(field, _mm512_set1_epi16(int16_t(kBf16Exponent)));
+  return _mm512_mask_add_epi16(v, normal, v, step);
+}
+
+// Rows r and r + 1 (16 byte codes each) as the 32 16-bit lanes of a zmm.
+inline __m512i two_rows(const uint8_t* in, int64_t in_stride, int64_t r) {
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + (r + 1) * in_stride));
+  return _mm512_cvtepu8_epi16(_mm256_set_m128i(hi, lo));
+}
+
+}  // namespace
+
+void widen_fold_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                       int64_t out_stride, const uint16_t* step, bool step_per_row) {
+  const Table& t = table(fmt);
+  const __m512i pair_step = step_per_row ? _mm512_setzero_si512() : _mm512_loadu_si512(step);
+  auto steps = [&](int64_t r) {
+    return step_per_row ? _mm512_mask_blend_epi16(__mmask32(0xFFFF0000u), _mm512_set1_epi16(int16_t(step[r])),
+                                                  _mm512_set1_epi16(int16_t(step[r + 1])))
+                        : pair_step;
+  };
+  int64_t r = 0;
+  for (; r + 1 < rows; r += 2) {
+    const __m512i v = add_exponent(lookup(two_rows(in, in_stride, r), t), steps(r));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), _mm512_castsi512_si256(v));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (r + 1) * out_stride), _mm512_extracti64x4_epi64(v, 1));
+  }
+  if (r < rows) {  // an odd last row (an even index: its pair steps are lanes 0 .. 15)
+    const __m512i codes = _mm512_cvtepu8_epi16(
+        _mm256_set_m128i(_mm_setzero_si128(), _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride))));
+    const __m512i s = step_per_row ? _mm512_set1_epi16(int16_t(step[r])) : pair_step;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride),
+                        _mm512_castsi512_si256(add_exponent(lookup(codes, t), s)));
+  }
+}
+
+}  // namespace deepgemm_ascend::tile::host

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
+#include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
 #include "validate.hpp"
@@ -30,12 +31,15 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
                          sb = api::scales(sfb, "sfb", s.n, s.k, recipe_b);
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}, {"sfa", &sfa}, {"sfb", &sfb}});
   const int a_bits = tile::operand_bits(oa.fmt), b_bits = tile::operand_bits(ob.fmt);
+  // Host: power-of-two scales (UE8M0, or fp32 ones that are) fold into the L0 loads instead of promoting every
+  // K block; one pass over the scales decides.
+  const bool fold = !npu && layout::all_scales_fold(sa, s.m, s.k) && layout::all_scales_fold(sb, s.n, s.k);
   const kernel::GemmProblem problem{api::matrix(a, a_bits, ta), api::matrix(b, b_bits, tb), api::epilogue(d, c),
-                                    {true, sa, sb}};
+                                    {true, sa, sb, fold}};
   if (npu) return api::npu_gemm(s, problem, {oa.fmt, ob.fmt}, d, c);
   if (api::trivial_gemm(s, d, c)) return;
   kernel::GemmArgs args{&problem, 1, {}, {oa.fmt, ob.fmt}, true};
-  const int64_t promote_k = std::min(recipe_a.gran_k, recipe_b.gran_k);
+  const int64_t promote_k = fold ? 0 : std::min(recipe_a.gran_k, recipe_b.gran_k);
   api::launch_gemm("fp8_fp4_gemm",
                    {s.m, s.n, s.k, a_bits, b_bits, 16, int(core::itemsize(d.dtype)), c != nullptr, 1, promote_k},
                    args);

@@ -49,10 +49,8 @@ inline void widen_block(const LocalTile& src, const NzGeometry& g, int64_t row0,
   widen_rows(fmt, in, layout::kC0Bytes, rows, out, out_stride);
 }
 
-}  // namespace
-
-void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
-                    int64_t k_pad, OperandFormat fmt) {
+void load_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
+              int64_t k_pad, OperandFormat fmt, const FoldScales& fold) {
   core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0a (src)");
   core.check_access(dst, Pos::kL0A, Pipe::kMTE1, "load_l1_to_l0a (dst)");
   const int64_t bytes = src_g.rows_pad * k_pad * int64_t(sizeof(uint16_t));
@@ -65,6 +63,8 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
     return;
   }
   auto* out = dst.as<uint16_t>();
+  if (fold.s && fmt != OperandFormat::kBF16)
+    return widen_folded_l0a(src.as<const uint8_t>(), src_g, k_off, k_pad, fmt, out, fold);
   for (int64_t kb = 0; kb < k_pad / kCubeBlock; ++kb) {
     const host::L0AFractal f = host::l0a_fractal(kb, src_g.rows_pad, k_pad, group);
     const int64_t k = k_off + kb * kCubeBlock;
@@ -78,8 +78,8 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
   }
 }
 
-void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
-                    const NzGeometry& src_g, int64_t k_off, OperandFormat fmt) {
+void load_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
+              const NzGeometry& src_g, int64_t k_off, OperandFormat fmt, const FoldScales& fold) {
   core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0b (src)");
   core.check_access(dst, Pos::kL0B, Pipe::kMTE1, "load_l1_to_l0b (dst)");
   core.check_extent(dst, uint64_t(dst_g.bytes(sizeof(uint16_t))), "load_l1_to_l0b");
@@ -88,9 +88,10 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
     core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
   // L1 holds B as K-pair panels (tile/pair_panels.hpp): per 16 columns of N, the K range is one contiguous
   // run in L0B's order, copied (bf16) or widened value by value.
-  const L0BGeometry panels = pair_panels(src_g);
   const auto* in = src.as<const uint8_t>();
   auto* out = dst.as<uint16_t>();
+  if (fold.s && fmt != OperandFormat::kBF16) return widen_folded_l0b(in, src_g, k_off, dst_g, fmt, out, fold);
+  const L0BGeometry panels = pair_panels(src_g);
   const int64_t run = dst_g.k_pad * kCubeBlock;  // values per 16 columns of N
   for (int64_t n = 0; n < dst_g.n_pad; n += kCubeBlock) {
     const uint8_t* from = in + panels.offset(k_off, n) * src_g.bits / 8;
@@ -98,6 +99,18 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
     if (fmt == OperandFormat::kBF16) std::memcpy(to, from, size_t(run) * sizeof(uint16_t));
     else widen_rows(fmt, from, kWidenRun * src_g.bits / 8, run / kWidenRun, to, kWidenRun);
   }
+}
+
+}  // namespace
+
+void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
+                    int64_t k_pad, OperandFormat fmt, const FoldScales& fold) {
+  load_l0a(core, dst, src, src_g, k_off, k_pad, fmt, fold);
+}
+
+void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
+                    const NzGeometry& src_g, int64_t k_off, OperandFormat fmt, const FoldScales& fold) {
+  load_l0b(core, dst, dst_g, src, src_g, k_off, fmt, fold);
 }
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,

@@ -8,9 +8,11 @@
 // in block_k steps through an L1 ring (the next step is copied in before the current one is used), and
 // each L1 step in l0_k steps through one L0 ring whose stages hold the L0A and the L0B operand of one Mmad.
 //
-// Scaled operands take one of two paths, chosen by the target:
+// Scaled operands take one of three paths, chosen by the target and the scales:
 //  * promotion (the host cube): every l0_k step is one promotion block; its product is scaled by the
 //    block's row and column scales and added to the fp32 accumulator;
+//  * folding (the host cube, Scaling::fold: every scale an exact power of two): the L0 loads multiply the
+//    widened values by their scales exactly, and the steps accumulate unpromoted, as for an unscaled GEMM;
 //  * MX scales (Target::kMxScales, the 950's MX cube): the UE8M0 scale pairs of the step travel GM -> L1
 //    in the same stage as the operands and L1 -> L0A_MX / L0B_MX with them, and the cube applies them.
 #pragma once
@@ -38,6 +40,9 @@ struct Scaling {
   bool enabled = false;
   layout::ScaleRef a;  // indexed by global row of A (M) and K block
   layout::ScaleRef b;  // indexed by global row of B (N) and K block
+  // Host: every scale is an exact power of two (layout/scale_fold.hpp); the L0 loads fold them into the
+  // widened values and no product is promoted. Never set for the NPU, whose MX cube does this itself.
+  bool fold = false;
 };
 
 using Mx = arch::MxFormat;
@@ -142,15 +147,16 @@ class BlockMmad {
   }
   DGA_DEVICE int64_t l1_pairs() const { return layout::ceil_div(int64_t(t_.block_k), int64_t(Mx::kMxBaseK)); }
 
-  // Columns [k, k + kp) of the step's A and B into an L0 stage (with their MX scales).
+  // Columns [k, k + kp) of the step's A and B into an L0 stage (with their MX scales, or folding the scales
+  // of `fold`).
   DGA_DEVICE void load_l0(const Tile_& c, const L1Step& s, const Tile& l1, const Tile& l1a, const Tile& l1b,
-                          const Tile& l0a, const Tile& l0b, int64_t k, int64_t kp) {
+                          const Tile& l0a, const Tile& l0b, int64_t k, int64_t kp, const tile::Promotion* fold) {
     if constexpr (kMx) {
       Target::load_l1_to_l0_mx(ctx_, l0a, l1a, s.a_g, scales_a(l1), l1_pairs(), c.a.rows, k, kp);
       Target::load_l1_to_l0_mx(ctx_, l0b, l1b, s.b_g, scales_b(l1), l1_pairs(), c.b.rows, k, kp);
     } else {
-      Target::load_l1_to_l0a(ctx_, l0a, l1a, s.a_g, c.a.rows, k, kp, ops_.a);
-      Target::load_l1_to_l0b(ctx_, l0b, l1b, s.b_g, c.b.rows, k, kp, ops_.b);
+      Target::load_l1_to_l0a(ctx_, l0a, l1a, s.a_g, c.a.rows, k, kp, ops_.a, fold);
+      Target::load_l1_to_l0b(ctx_, l0b, l1b, s.b_g, c.b.rows, k, kp, ops_.b, fold);
     }
   }
 
@@ -160,14 +166,15 @@ class BlockMmad {
     const int64_t k_end = layout::align_up(layout::imin(t_.block_k, c.a.cols - s.k0), kKGranule);
     for (int64_t k = 0; k < k_end; k += t_.l0_k) {
       const int64_t kp = layout::imin(t_.l0_k, k_end - k);
+      const tile::Promotion promo{&c.scaling.a, &c.scaling.b, c.m0, c.n0, s.k0 + k};
+      const bool fold = c.scaling.enabled && c.scaling.fold;
       const auto& w = l0_.acquire();
-      load_l0(c, s, l1, l1a, l1b, w.part[0], w.part[1], k, kp);
+      load_l0(c, s, l1, l1a, l1b, w.part[0], w.part[1], k, kp, fold ? &promo : nullptr);
       l0_.commit();
       const auto& r = l0_.consume();
-      const tile::Promotion promo{&c.scaling.a, &c.scaling.b, c.m0, c.n0, s.k0 + k};
-      // Promoted: every step's product; MX hand-off: the product after the tile's last step.
+      // Promoted: every step's product; MX hand-off: the product after the tile's last step; folded: none.
       const bool last = s.k0 + t_.block_k >= c.a.cols && k + kp >= k_end;
-      const bool hand = c.scaling.enabled && (kMx ? Target::kMxHandOff && last : true);
+      const bool hand = c.scaling.enabled && !fold && (kMx ? Target::kMxHandOff && last : true);
       Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, first && k == 0,
                    hand ? &promo : nullptr);
       l0_.release();

@@ -41,14 +41,17 @@ struct HostTarget {
     tile::copy_gm_to_l1b(core, dst, g, src);
   }
   // Columns [k_off, k_off + k) of the L1 tile (geometry src_g, `rows` valid rows) into L0A / L0B;
-  // k is a multiple of the cube block.
+  // k is a multiple of the cube block. With `fold` (block::Scaling::fold), the step's power-of-two scales are
+  // folded into the widened values (tile/scale_fold.hpp) and mmad gets no promotion.
   static void load_l1_to_l0a(Core& core, const Tile& dst, const Tile& src, const layout::NzGeometry& src_g,
-                             int64_t /*rows*/, int64_t k_off, int64_t k, OperandFormat fmt) {
-    tile::load_l1_to_l0a(core, dst, src, src_g, k_off, k, fmt);
+                             int64_t rows, int64_t k_off, int64_t k, OperandFormat fmt, const Promotion* fold) {
+    tile::load_l1_to_l0a(core, dst, src, src_g, k_off, k, fmt,
+                         fold ? FoldScales{fold->a, fold->m0, rows, fold->k} : FoldScales{});
   }
   static void load_l1_to_l0b(Core& core, const Tile& dst, const Tile& src, const layout::NzGeometry& src_g,
-                             int64_t cols, int64_t k_off, int64_t k, OperandFormat fmt) {
-    tile::load_l1_to_l0b(core, dst, {k, layout::align_up(cols, kCubeBlock)}, src, src_g, k_off, fmt);
+                             int64_t cols, int64_t k_off, int64_t k, OperandFormat fmt, const Promotion* fold) {
+    tile::load_l1_to_l0b(core, dst, {k, layout::align_up(cols, kCubeBlock)}, src, src_g, k_off, fmt,
+                         fold ? FoldScales{fold->b, fold->n0, cols, fold->k} : FoldScales{});
   }
   // L0C (=|+=) L0A x L0B over k; with `promo`, the product is scaled per row and column first.
   static void mmad(Core& core, const Tile& c, const L0CGeometry& c_g, const Tile& a, const Tile& b, int64_t rows,

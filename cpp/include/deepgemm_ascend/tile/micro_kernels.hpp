@@ -74,6 +74,16 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
                        int64_t out_stride);
 WidenRowsFn widen_rows_fn();
 
+// Widening of 8-bit codes with power-of-two scales folded in (tile/scale_fold.hpp): each widened value gets an
+// exponent step added (zero, NaN and Inf kept). step_per_row: row r's 16 values take step[r]; else value j of row
+// r takes step[(r % 2) * 16 + j] (L0B's K pairs: 16 columns x 2 values per two rows). Null where the active ISA
+// has none (the caller then widens and folds in two passes).
+using WidenFoldFn = void (*)(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                             int64_t out_stride, const uint16_t* step, bool step_per_row);
+void widen_fold_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                       int64_t out_stride, const uint16_t* step, bool step_per_row);
+WidenFoldFn widen_fold_fn();
+
 // Every code's bf16 as the scalar reference widens it, made once per format: entry c is code c (an
 // 8-bit code, or a 4-bit code in entries 0 .. 15; the sign is the top bit, so the magnitudes come
 // first). The ISA kernels build their lookups from it, so they agree with the reference bit for bit.

@@ -17,6 +17,7 @@
 #include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/fixpipe_dst.hpp"
 #include "deepgemm_ascend/tile/operand.hpp"
+#include "deepgemm_ascend/tile/scale_fold.hpp"
 
 namespace deepgemm_ascend::tile {
 
@@ -25,14 +26,16 @@ void copy_gm_to_l1(Core& core, const LocalTile& dst, const layout::NzGeometry& g
 void copy_gm_to_l1b(Core& core, const LocalTile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src);
 
 // Copies columns [k_off, k_off + k_pad) of the L1 tile (geometry src_g, values in format `fmt`) into a
-// bf16 L0A tile of src_g.rows_pad x k_pad (k_off, k_pad multiples of 16).
+// bf16 L0A tile of src_g.rows_pad x k_pad (k_off, k_pad multiples of 16). With fold.s, the widened values are
+// multiplied by their power-of-two scales (tile/scale_fold.hpp); likewise for L0B.
 void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const layout::NzGeometry& src_g,
-                    int64_t k_off, int64_t k_pad, OperandFormat fmt = OperandFormat::kBF16);
+                    int64_t k_off, int64_t k_pad, OperandFormat fmt = OperandFormat::kBF16, const FoldScales& fold = {});
 
 // Copies columns [k_off, k_off + dst_g.k_pad) of the L1 B tile (rows = N, written by copy_gm_to_l1b) into a
 // bf16 L0B tile.
 void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
-                    const layout::NzGeometry& src_g, int64_t k_off, OperandFormat fmt = OperandFormat::kBF16);
+                    const layout::NzGeometry& src_g, int64_t k_off, OperandFormat fmt = OperandFormat::kBF16,
+                    const FoldScales& fold = {});
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
           int64_t k_pad, bool init, const float* row_scale = nullptr, const float* col_scale = nullptr);

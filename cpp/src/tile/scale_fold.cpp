@@ -1,0 +1,109 @@
+#include "deepgemm_ascend/tile/scale_fold.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "deepgemm_ascend/layout/scale_fold.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/tile/pair_panels.hpp"
+#include "deepgemm_ascend/tile/widen.hpp"
+
+namespace deepgemm_ascend::tile {
+
+namespace {
+
+constexpr uint16_t kBf16Exponent = 0x7F80;  // bf16's exponent field
+constexpr int kBf16MantissaBits = 7;
+constexpr int64_t kPairRow = kCubeBlock * kKPair;  // L0B: the values of one K pair across 16 columns
+
+// What adding the scale's exponent adds to a bf16 code (modulo 2^16: a negative exponent borrows only from
+// the exponent field, which stays normal: layout/scale_fold.hpp).
+inline uint16_t exponent_step(float scale) {
+  const int e = layout::fold_exponent(scale);
+  return e == layout::kNotFoldable ? 0 : uint16_t(unsigned(e) << kBf16MantissaBits);
+}
+
+// Zero, NaN and Inf keep their codes; branch-free so that the loops below vectorise.
+inline uint16_t folded(uint16_t x, uint16_t step) {
+  const uint16_t field = x & kBf16Exponent;
+  return uint16_t(x + (step & uint16_t(-uint16_t(field != 0 && field != kBf16Exponent))));
+}
+
+// The second pass where the ISA has no fused widening (host::widen_fold_fn), with clones for the wider x86
+// vectors picked at load time (the library's baseline is x86-64).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DGA_FOLD_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define DGA_FOLD_CLONES
+#endif
+
+// rows rows of 16 values, row_stride apart, row r taking step[r].
+DGA_FOLD_CLONES void fold_rows(uint16_t* __restrict v, int64_t row_stride, int64_t rows,
+                               const uint16_t* __restrict step) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < kCubeBlock; ++i) v[r * row_stride + i] = folded(v[r * row_stride + i], step[r]);
+}
+
+// n values (a multiple of kPairRow), value i taking step[i % kPairRow].
+DGA_FOLD_CLONES void fold_pairs(uint16_t* __restrict v, int64_t n, const uint16_t* __restrict step) {
+  for (int64_t i = 0; i < n; i += kPairRow)
+    for (int64_t j = 0; j < kPairRow; ++j) v[i + j] = folded(v[i + j], step[j]);
+}
+
+// 16-value rows (`rows`, in_stride bytes and out_stride values apart) widened, then folded.
+void widen_fold(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                int64_t out_stride, const uint16_t* step, bool per_row) {
+  static_assert(kWidenRun == kCubeBlock, "a widened row is a fractal row");
+  const host::WidenFoldFn fused = host::widen_fold_fn();
+  if (fused && operand_bits(fmt) == 8) return fused(fmt, in, in_stride, rows, out, out_stride, step, per_row);
+  widen_rows(fmt, in, in_stride, rows, out, out_stride);
+  if (per_row) fold_rows(out, out_stride, rows, step);
+  else fold_pairs(out, rows * kWidenRun, step);  // (out_stride == 16: a contiguous run)
+}
+
+// The K block of the load's column k and where the next one starts (relative to column 0).
+struct Block {
+  int64_t index, end;
+};
+inline Block block_at(const FoldScales& f, int64_t k, int64_t k_pad) {
+  const int64_t index = (f.k0 + k) / f.s->gran_k;
+  return {index, std::min(k_pad, (index + 1) * f.s->gran_k - f.k0)};
+}
+
+}  // namespace
+
+void widen_folded_l0a(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_off, int64_t k_pad, OperandFormat fmt,
+                      uint16_t* l0a, const FoldScales& f) {
+  const int group = host::l0a_k_group();
+  thread_local std::vector<uint16_t> step;
+  step.assign(size_t(g.rows_pad), 0);  // padding rows: zeros, nothing to fold
+  for (int64_t k = 0; k < k_pad;) {
+    const Block b = block_at(f, k, k_pad);
+    for (int64_t r = 0; r < std::min(f.rows, g.rows_pad); ++r) step[size_t(r)] = exponent_step(f.s->at(f.row0 + r, b.index));
+    for (; k < b.end; k += kCubeBlock) {
+      const host::L0AFractal fr = host::l0a_fractal(k / kCubeBlock, g.rows_pad, k_pad, group);
+      widen_fold(fmt, l1 + g.offset(0, k_off + k) * g.bits / 8, layout::kC0Bytes, g.rows_pad, l0a + fr.offset,
+                 fr.row_stride, step.data(), true);
+    }
+  }
+}
+
+void widen_folded_l0b(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_off, const L0BGeometry& l0b_g,
+                      OperandFormat fmt, uint16_t* l0b, const FoldScales& f) {
+  const L0BGeometry panels = pair_panels(g);
+  uint16_t step[kPairRow];
+  for (int64_t n0 = 0; n0 < l0b_g.n_pad; n0 += kCubeBlock)
+    for (int64_t k = 0; k < l0b_g.k_pad;) {
+      // One K block at a time: a contiguous run of its K pairs, 16 columns x 2 values each.
+      const Block b = block_at(f, k, l0b_g.k_pad);
+      for (int64_t j = 0; j < kPairRow; ++j) {
+        const int64_t n = n0 + j / kKPair;
+        step[j] = n < f.rows ? exponent_step(f.s->at(f.row0 + n, b.index)) : 0;
+      }
+      widen_fold(fmt, l1 + panels.offset(k_off + k, n0) * g.bits / 8, kWidenRun * g.bits / 8,
+                 (b.end - k) * kCubeBlock / kWidenRun, l0b + l0b_g.offset(k, n0), kWidenRun, step, false);
+      k = b.end;
+    }
+}
+
+}  // namespace deepgemm_ascend::tile

@@ -1,0 +1,107 @@
+// Power-of-two scales folded into the widening (layout/scale_fold.hpp, tile/scale_fold.hpp): which scales fold,
+// and the folded L0 tiles equal the unfolded ones times their scales, exactly, on every ISA.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "deepgemm_ascend/arch/arch.hpp"
+#include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/layout/scale_fold.hpp"
+#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/tile/core.hpp"
+#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/tile/primitives.hpp"
+
+namespace dga = deepgemm_ascend;
+namespace tile = dga::tile;
+namespace layout = dga::layout;
+
+namespace scale_fold_test {
+
+using tile::OperandFormat;
+
+// Loads a rows x 96 tile of every code of `fmt` with and without folding (K block of 32, scales 2^e varying by row
+// and block, from k_off 32) and checks folded == unfolded * scale for every value, bit for bit.
+void expect_folded_loads(OperandFormat fmt) {
+  constexpr int64_t kRows = 40, kCols = 160, kOff = 32, kK = 96, kGranK = 32;
+  const int bits = tile::operand_bits(fmt);
+  std::vector<uint8_t> codes(size_t(kRows * kCols * bits / 8));
+  for (size_t i = 0; i < codes.size(); ++i) codes[i] = uint8_t(i * 7 + 3);
+  const layout::MatrixRef src{codes.data(), 0, kRows, kCols, kCols, 1, bits};
+  const int64_t blocks = kCols / kGranK;
+  std::vector<float> sf(size_t(kRows * blocks));
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t b = 0; b < blocks; ++b) sf[size_t(r * blocks + b)] = std::ldexp(1.0f, int((r * 37 + b * 53) % 201) - 100);
+  layout::ScaleRef s{};
+  s.base = sf.data(), s.mn_stride = blocks, s.k_stride = 1, s.gran_mn = 1, s.gran_k = kGranK;
+  ASSERT_TRUE(layout::all_scales_fold(s, kRows, kCols));
+
+  tile::Core core{tile::BufferSpec::of<dga::arch::Host>()};
+  core.begin_kernel("scale_fold", 0, 1, true);
+  const auto g = layout::NzGeometry::fit(kRows, kCols, bits);
+  const tile::L0BGeometry l0b_g{kK, layout::align_up(kRows, 16)};
+  const int64_t l0a_values = g.rows_pad * kK;
+  for (bool b_side : {false, true}) {
+    const tile::BufferScope scope(core);
+    const tile::LocalTile l1 = core.alloc(tile::Pos::kL1, uint32_t(g.bytes()), "l1");
+    const tile::Pos pos = b_side ? tile::Pos::kL0B : tile::Pos::kL0A;
+    const uint32_t bytes = uint32_t(b_side ? l0b_g.bytes(2) : l0a_values * 2);
+    const tile::LocalTile plain = core.alloc(pos, bytes, "plain"), folded = core.alloc(pos, bytes, "folded");
+    const tile::FoldScales fold{&s, 0, kRows, kOff};
+    if (b_side) {
+      tile::copy_gm_to_l1b(core, l1, g, src);
+      tile::load_l1_to_l0b(core, plain, l0b_g, l1, g, kOff, fmt);
+      tile::load_l1_to_l0b(core, folded, l0b_g, l1, g, kOff, fmt, fold);
+    } else {
+      tile::copy_gm_to_l1(core, l1, g, src);
+      tile::load_l1_to_l0a(core, plain, l1, g, kOff, kK, fmt);
+      tile::load_l1_to_l0a(core, folded, l1, g, kOff, kK, fmt, fold);
+    }
+    // Each value's row and K column from its position in the L0 format, then its scale.
+    const auto* p = plain.as<const uint16_t>();
+    const auto* f = folded.as<const uint16_t>();
+    for (int64_t n = 0; n < kRows; ++n)
+      for (int64_t k = 0; k < kK; ++k) {
+        int64_t i;
+        if (b_side) {
+          i = l0b_g.offset(k, n);
+        } else {
+          const auto fr = tile::host::l0a_fractal(k / 16, g.rows_pad, kK, tile::host::l0a_k_group());
+          i = fr.offset + n * fr.row_stride + k % 16;
+        }
+        const float want = dga::core::bf16_to_float(p[i]) * sf[size_t(n * blocks + (kOff + k) / kGranK)];
+        const float got = dga::core::bf16_to_float(f[i]);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(got)) << (b_side ? "L0B" : "L0A") << " row " << n << " k " << k;
+        } else {
+          ASSERT_EQ(std::memcmp(&want, &got, sizeof got), 0) << (b_side ? "L0B" : "L0A") << " row " << n << " k " << k
+                                                             << ": " << got << " vs " << want;
+        }
+      }
+  }
+  core.end_kernel();
+}
+
+}  // namespace scale_fold_test
+
+TEST(ScaleFold, OnlyExactPowersOfTwoWithinTheWindowFold) {
+  EXPECT_EQ(layout::fold_exponent(1.0f), 0);
+  EXPECT_EQ(layout::fold_exponent(0.25f), -2);
+  EXPECT_EQ(layout::fold_exponent(std::ldexp(1.0f, layout::kMaxFoldExponent)), layout::kMaxFoldExponent);
+  EXPECT_EQ(layout::fold_exponent(std::ldexp(1.0f, -layout::kMaxFoldExponent)), -layout::kMaxFoldExponent);
+  for (float s : {0.0f, -1.0f, 3.0f, 1.5f, std::ldexp(1.0f, layout::kMaxFoldExponent + 1),
+                  std::ldexp(1.0f, -layout::kMaxFoldExponent - 1), NAN, INFINITY, 1e-45f})
+    EXPECT_EQ(layout::fold_exponent(s), layout::kNotFoldable) << s;
+}
+
+TEST(ScaleFold, FoldedLoadsAreTheLoadsTimesTheirScalesOnEveryIsa) {
+  for (auto isa : dga::runtime::supported_host_isas()) {
+    SCOPED_TRACE(dga::runtime::name(isa));
+    dga::runtime::set_host_isa(isa);
+    using F = tile::OperandFormat;
+    for (auto fmt : {F::kE4M3, F::kE5M2, F::kE2M1}) scale_fold_test::expect_folded_loads(fmt);
+  }
+  dga::runtime::reset_host_isa();
+}
