@@ -49,8 +49,10 @@ inline void widen_block(const LocalTile& src, const NzGeometry& g, int64_t row0,
   widen_rows(fmt, in, layout::kC0Bytes, rows, out, out_stride);
 }
 
-void load_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
-              int64_t k_pad, OperandFormat fmt, const FoldScales& fold) {
+}  // namespace
+
+void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
+                    int64_t k_pad, OperandFormat fmt, const FoldScales& fold) {
   core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0a (src)");
   core.check_access(dst, Pos::kL0A, Pipe::kMTE1, "load_l1_to_l0a (dst)");
   const int64_t bytes = src_g.rows_pad * k_pad * int64_t(sizeof(uint16_t));
@@ -78,8 +80,8 @@ void load_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGe
   }
 }
 
-void load_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
-              const NzGeometry& src_g, int64_t k_off, OperandFormat fmt, const FoldScales& fold) {
+void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
+                    const NzGeometry& src_g, int64_t k_off, OperandFormat fmt, const FoldScales& fold) {
   core.check_access(src, Pos::kL1, Pipe::kMTE1, "load_l1_to_l0b (src)");
   core.check_access(dst, Pos::kL0B, Pipe::kMTE1, "load_l1_to_l0b (dst)");
   core.check_extent(dst, uint64_t(dst_g.bytes(sizeof(uint16_t))), "load_l1_to_l0b");
@@ -99,18 +101,6 @@ void load_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const 
     if (fmt == OperandFormat::kBF16) std::memcpy(to, from, size_t(run) * sizeof(uint16_t));
     else widen_rows(fmt, from, kWidenRun * src_g.bits / 8, run / kWidenRun, to, kWidenRun);
   }
-}
-
-}  // namespace
-
-void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, const NzGeometry& src_g, int64_t k_off,
-                    int64_t k_pad, OperandFormat fmt, const FoldScales& fold) {
-  load_l0a(core, dst, src, src_g, k_off, k_pad, fmt, fold);
-}
-
-void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, const LocalTile& src,
-                    const NzGeometry& src_g, int64_t k_off, OperandFormat fmt, const FoldScales& fold) {
-  load_l0b(core, dst, dst_g, src, src_g, k_off, fmt, fold);
 }
 
 void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTile& a, const LocalTile& b,
