@@ -6,6 +6,7 @@
 //   e2m1: 8 magnitudes, one vpermw.
 #include <immintrin.h>
 
+#include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
 #include "unpack_nibbles.hpp"
@@ -88,13 +89,12 @@ namespace deepgemm_ascend::tile::host {
 
 namespace {
 
-constexpr uint16_t kBf16Exponent = 0x7F80;
-
-// v times 2^e per lane, e from step (e << 7, layout/scale_fold.hpp); zero, NaN and Inf unchanged.
+// v times 2^e per lane, step holding layout::fold_step's codes; zero, NaN and Inf unchanged.
 inline __m512i add_exponent(__m512i v, __m512i step) {
-  const __m512i field = _mm512_and_si512(v, _mm512_set1_epi16(int16_t(kBf16Exponent)));
+  const __m512i all_ones = _mm512_set1_epi16(int16_t(layout::kBf16ExponentField));
+  const __m512i field = _mm512_and_si512(v, all_ones);
   const __mmask32 normal = _mm512_cmpneq_epi16_mask(field, _mm512_setzero_si512()) &
-                           _mm512_cmpneq_epi16_mask(field, _mm512_set1_epi16(int16_t(kBf16Exponent)));
+                           _mm512_cmpneq_epi16_mask(field, all_ones);
   return _mm512_mask_add_epi16(v, normal, v, step);
 }
 

@@ -12,21 +12,14 @@ namespace deepgemm_ascend::tile {
 
 namespace {
 
-constexpr uint16_t kBf16Exponent = 0x7F80;  // bf16's exponent field
-constexpr int kBf16MantissaBits = 7;
+using layout::fold_step;
+constexpr uint16_t kField = layout::kBf16ExponentField;
 constexpr int64_t kPairRow = kCubeBlock * kKPair;  // L0B: the values of one K pair across 16 columns
-
-// What adding the scale's exponent adds to a bf16 code (modulo 2^16: a negative exponent borrows only from
-// the exponent field, which stays normal: layout/scale_fold.hpp).
-inline uint16_t exponent_step(float scale) {
-  const int e = layout::fold_exponent(scale);
-  return e == layout::kNotFoldable ? 0 : uint16_t(unsigned(e) << kBf16MantissaBits);
-}
 
 // Zero, NaN and Inf keep their codes; branch-free so that the loops below vectorise.
 inline uint16_t folded(uint16_t x, uint16_t step) {
-  const uint16_t field = x & kBf16Exponent;
-  return uint16_t(x + (step & uint16_t(-uint16_t(field != 0 && field != kBf16Exponent))));
+  const uint16_t field = x & kField;
+  return uint16_t(x + (step & uint16_t(-uint16_t(field != 0 && field != kField))));
 }
 
 // The second pass where the ISA has no fused widening (host::widen_fold_fn), with clones for the wider x86
@@ -79,7 +72,7 @@ void widen_folded_l0a(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_
   step.assign(size_t(g.rows_pad), 0);  // padding rows: zeros, nothing to fold
   for (int64_t k = 0; k < k_pad;) {
     const Block b = block_at(f, k, k_pad);
-    for (int64_t r = 0; r < std::min(f.rows, g.rows_pad); ++r) step[size_t(r)] = exponent_step(f.s->at(f.row0 + r, b.index));
+    for (int64_t r = 0; r < std::min(f.rows, g.rows_pad); ++r) step[size_t(r)] = fold_step(f.s->at(f.row0 + r, b.index));
     for (; k < b.end; k += kCubeBlock) {
       const host::L0AFractal fr = host::l0a_fractal(k / kCubeBlock, g.rows_pad, k_pad, group);
       widen_fold(fmt, l1 + g.offset(0, k_off + k) * g.bits / 8, layout::kC0Bytes, g.rows_pad, l0a + fr.offset,
@@ -96,9 +89,9 @@ void widen_folded_l0b(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_
     for (int64_t k = 0; k < l0b_g.k_pad;) {
       // One K block at a time: a contiguous run of its K pairs, 16 columns x 2 values each.
       const Block b = block_at(f, k, l0b_g.k_pad);
-      for (int64_t j = 0; j < kPairRow; ++j) {
-        const int64_t n = n0 + j / kKPair;
-        step[j] = n < f.rows ? exponent_step(f.s->at(f.row0 + n, b.index)) : 0;
+      for (int64_t j = 0; j < kCubeBlock; ++j) {  // column n0 + j's step, for both values of each pair
+        const uint16_t e = n0 + j < f.rows ? fold_step(f.s->at(f.row0 + n0 + j, b.index)) : 0;
+        step[kKPair * j] = step[kKPair * j + 1] = e;
       }
       widen_fold(fmt, l1 + panels.offset(k_off + k, n0) * g.bits / 8, kWidenRun * g.bits / 8,
                  (b.end - k) * kCubeBlock / kWidenRun, l0b + l0b_g.offset(k, n0), kWidenRun, step, false);

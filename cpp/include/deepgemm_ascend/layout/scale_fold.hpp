@@ -30,6 +30,16 @@ inline int fold_exponent(float s) {
   return e >= -kMaxFoldExponent && e <= kMaxFoldExponent ? e : kNotFoldable;
 }
 
+// bf16's exponent field, and what multiplying a bf16 code by a folding scale adds to it: e << 7, modulo 2^16 (a
+// negative e borrows only from the exponent field, which stays normal); 0 for a scale that does not fold. The
+// addition applies to nonzero finite codes only: zero, NaN and Inf (field 0 or all ones) keep their codes.
+inline constexpr uint16_t kBf16ExponentField = 0x7F80;
+inline uint16_t fold_step(float s) {
+  constexpr int kBf16MantissaBits = 7;
+  const int e = fold_exponent(s);
+  return e == kNotFoldable ? 0 : uint16_t(unsigned(e) << kBf16MantissaBits);
+}
+
 // Whether every scale that a rows x k operand reads through s (rows of s: ceil(rows / gran_mn), K blocks:
 // ceil(k / gran_k)) folds.
 bool all_scales_fold(const ScaleRef& s, int64_t rows, int64_t k);
