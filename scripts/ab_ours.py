@@ -4,9 +4,10 @@ with and without environment settings, run in alternating subprocesses; each tim
 warm-up calls and keeps its best; printed per shape is the best of all rounds of each side.
 
   python scripts/ab_ours.py --before DIR [--after DIR] [--after-env "K=V ..."] [--rounds 3] \\
-      [--kernel bf16|fp8|fp8ue8m0|fp8mx] \\
+      [--kernel bf16|fp8|fp8ue8m0|fp8mx|groupedmx] \\
       "128 7168 2048" "2048 7168 2048" ...
 
+groupedmx: `m_grouped_fp8_gemm_nt_contiguous` with MX scales, M rows in 4 equal groups (each aligned).
 DIR is a directory put first on PYTHONPATH (holding a deepgemm_ascend package); no --after means the
 installed package; an empty --before with --after-env compares the installed package against itself."""
 import argparse
@@ -27,6 +28,14 @@ elif sys.argv[4] == "fp8mx":  # MXFP8: (1, 1, 32), UE8M0 scales
     a = per_token_cast_to_fp8(torch.randn(m, k), use_ue8m0=True, gran_k=32)
     b = per_token_cast_to_fp8(torch.randn(n, k), use_ue8m0=True, gran_k=32)
     call = lambda: dg.fp8_gemm_nt(a, b, d, recipe=(1, 1, 32))
+elif sys.argv[4] == "groupedmx":  # M-grouped contiguous MXFP8, 4 groups of M / 4 rows
+    from deepgemm_ascend.utils import per_token_cast_to_fp8
+    groups = 4
+    a = per_token_cast_to_fp8(torch.randn(m, k), use_ue8m0=True, gran_k=32)
+    qb, sb = zip(*[per_token_cast_to_fp8(torch.randn(n, k), use_ue8m0=True, gran_k=32) for _ in range(groups)])
+    b = (torch.stack(qb), torch.stack(sb))
+    ids = torch.arange(m, dtype=torch.int32) // (m // groups)
+    call = lambda: dg.m_grouped_fp8_gemm_nt_contiguous(a, b, d, ids, recipe=(1, 1, 32))
 else:  # fp8: (1, 128) / (128, 128); fp8ue8m0: the same with power-of-two scales
     from deepgemm_ascend.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
     ue8m0 = sys.argv[4] == "fp8ue8m0"
@@ -57,7 +66,7 @@ def main():
     parser.add_argument("--after", default="")
     parser.add_argument("--after-env", default="", help="K=V settings for the after side only")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--kernel", choices=["bf16", "fp8", "fp8ue8m0", "fp8mx"], default="bf16")
+    parser.add_argument("--kernel", choices=["bf16", "fp8", "fp8ue8m0", "fp8mx", "groupedmx"], default="bf16")
     parser.add_argument("shapes", nargs="+", help='"M N K"')
     args = parser.parse_args()
     after_env = dict(kv.split("=", 1) for kv in args.after_env.split())

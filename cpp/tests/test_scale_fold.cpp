@@ -105,3 +105,27 @@ TEST(ScaleFold, FoldedLoadsAreTheLoadsTimesTheirScalesOnEveryIsa) {
   }
   dga::runtime::reset_host_isa();
 }
+
+// all_scales_fold reads UE8M0 codes as stored (pack 1, 2 or 4 K blocks per element, gran_mn rows per scale row)
+// and agrees with fold_exponent on every code at every position; codes beyond the operand's K blocks or rows are
+// not read.
+TEST(ScaleFold, Ue8m0ScansAgreeWithFoldExponentOnEveryCode) {
+  constexpr int64_t kScaleRows = 3, kGranMn = 2, kGranK = 32, kK = 5 * kGranK - 7;  // 5 K blocks
+  constexpr uint8_t kOne = layout::ScaleRef::kBias, kUnread = 0;
+  for (int pack : {1, 2, 4}) {
+    const int64_t elems = (5 + pack - 1) / pack + 1, row_bytes = elems * pack;  // one spare element per row
+    std::vector<uint8_t> codes(size_t((kScaleRows + 1) * row_bytes), kOne);
+    for (int64_t e = 5; e < row_bytes; ++e)
+      for (int64_t r = 0; r <= kScaleRows; ++r) codes[size_t(r * row_bytes + e)] = kUnread;
+    for (int64_t e = 0; e < row_bytes; ++e) codes[size_t(kScaleRows * row_bytes + e)] = kUnread;
+    const layout::ScaleRef s{codes.data(), true, pack, row_bytes, pack, kGranMn, kGranK};
+    ASSERT_TRUE(layout::all_scales_fold(s, kScaleRows * kGranMn, kK)) << "pack " << pack;
+    for (int code = 0; code < 256; ++code) {
+      uint8_t& at = codes[size_t(((code % kScaleRows) * row_bytes) + code % 5)];
+      at = uint8_t(code);
+      const bool want = layout::fold_exponent(layout::ScaleRef::exp2_code(uint8_t(code))) != layout::kNotFoldable;
+      EXPECT_EQ(layout::all_scales_fold(s, kScaleRows * kGranMn, kK), want) << "pack " << pack << " code " << code;
+      at = kOne;
+    }
+  }
+}

@@ -326,33 +326,3 @@ def test_skip_head_mid_validation():
         with pytest.raises(exc, match=match):
             call()
     assert torch.equal(d.view(torch.int16), before.view(torch.int16)), "nothing is written on error"
-
-
-
-@pytest.mark.parametrize("case", ["powers_of_two", "beyond_the_fold_window", "one_not_a_power_of_two"])
-@pytest.mark.parametrize("gran_k", [32, 128])
-def test_power_of_two_scales_fold_and_others_promote(case, gran_k):
-    """Exact power-of-two scales are folded into the widened operands on the host (layout/scale_fold.hpp); a call
-    with any other scale (beyond 2^+-100, or not a power of two) promotes every K block. Both match the float64
-    product of the dequantised operands, with scales spread over 2^-20 .. 2^20 per row and K block."""
-    m, n, k = 40, 72, 11 * gran_k - 16
-    torch.manual_seed(gran_k)
-    blocks = -(-k // gran_k)
-    qa = (torch.randn(m, k) * 8).to(torch.float8_e4m3fn)
-    qb = (torch.randn(n, k) * 8).to(torch.float8_e4m3fn)
-    sfa = torch.exp2(torch.randint(-20, 21, (m, blocks)).float())
-    sfb = torch.exp2(torch.randint(-20, 21, (n, blocks)).float())
-    if case == "beyond_the_fold_window":
-        sfa[3, 1] = 2.0 ** -101
-    elif case == "one_not_a_power_of_two":
-        sfb[5, 2] = 1.5
-    d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
-    # (MX's fp32 scales must be UE8M0 values unless the caller keeps them as they are)
-    dg.fp8_gemm_nt((qa, sfa), (qb, sfb), d, recipe=(1, 1, gran_k), disable_ue8m0_cast=case == "one_not_a_power_of_two")
-    a = qa.double() * sfa.double().repeat_interleave(gran_k, 1)[:, :k]
-    b = qb.double() * sfb.double().repeat_interleave(gran_k, 1)[:, :k]
-    ref, bound = a @ b.T, a.abs() @ b.abs().T
-    got = d.double()
-    assert calc_diff(got, ref) < 1e-5
-    err = (got - ref).abs()
-    assert (err <= 2.0 ** -7 * bound).all(), f"max error / bound {float((err / bound).max()):.3g}"

@@ -31,13 +31,13 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
                          sb = api::scales(sfb, "sfb", s.n, s.k, recipe_b);
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}, {"sfa", &sfa}, {"sfb", &sfb}});
   const int a_bits = tile::operand_bits(oa.fmt), b_bits = tile::operand_bits(ob.fmt);
-  // Host: power-of-two scales (UE8M0, or fp32 ones that are) fold into the L0 loads instead of promoting every
-  // K block; one pass over the scales decides.
-  const bool fold = !npu && layout::all_scales_fold(sa, s.m, s.k) && layout::all_scales_fold(sb, s.n, s.k);
-  const kernel::GemmProblem problem{api::matrix(a, a_bits, ta), api::matrix(b, b_bits, tb), api::epilogue(d, c),
-                                    {true, sa, sb, fold}};
+  kernel::GemmProblem problem{api::matrix(a, a_bits, ta), api::matrix(b, b_bits, tb), api::epilogue(d, c),
+                              {true, sa, sb}};
   if (npu) return api::npu_gemm(s, problem, {oa.fmt, ob.fmt}, d, c);
   if (api::trivial_gemm(s, d, c)) return;
+  // Host: power-of-two scales (UE8M0, or fp32 ones that are) fold into the L0 loads instead of promoting every
+  // K block; one pass over the scales decides.
+  const bool fold = problem.scaling.fold = api::scales_fold(problem);
   kernel::GemmArgs args{&problem, 1, {}, {oa.fmt, ob.fmt}, true};
   const int64_t promote_k = fold ? 0 : std::min(recipe_a.gran_k, recipe_b.gran_k);
   api::launch_gemm("fp8_fp4_gemm",
@@ -85,12 +85,14 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
   const layout::MatrixRef am = api::matrix(a, 8, false), bm = api::matrix(b, 8, false);
   const block::EpilogueArgs e = api::epilogue(d, nullptr);
   const std::vector<int32_t> all_rows(static_cast<size_t>(heads), static_cast<int32_t>(m));
+  // Host: power-of-two scales fold (as in fp8_fp4_gemm); every head reads A's scales and its rows of B's.
+  const bool fold = !npu && layout::all_scales_fold(sa, m, k) && layout::all_scales_fold(sb, n, k);
   // One masked launch per side of the gap: group h is head h (A shared, B and D a head apart).
   const std::tuple<int64_t, int64_t, int64_t> sides[] = {{0, left, 0}, {left, right, left + mid}};  // B row, cols, D col
   for (const auto& [first, cols, col0] : sides) {
     if (cols == 0) continue;
     kernel::MaskedProblems<kernel::HostRows> problems{am, bm, e, 0, (left + right) * bm.row_stride, width, heads,
-                                                      {all_rows.data()}, {true, sa, sb.shifted(first)},
+                                                      {all_rows.data()}, {true, sa, sb.shifted(first), fold},
                                                       0, scale_row_bytes(sb, left + right)};
     problems.b.origin += first * bm.row_stride, problems.b.rows = cols;
     problems.e.d.origin += col0 * e.d.col_stride, problems.e.d.cols = cols;
@@ -100,7 +102,7 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
     }
     kernel::GemmArgs args{nullptr, 0, {}, {F::kE4M3, F::kE4M3}, true};
     api::launch_gemm("fp8_gemm_nt_skip_head_mid",
-                     {m, cols, k, 8, 8, 16, int(core::itemsize(d.dtype)), false, 1, 128}, args, problems);
+                     {m, cols, k, 8, 8, 16, int(core::itemsize(d.dtype)), false, 1, fold ? 0 : 128}, args, problems);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/jit/gemm_jit.hpp"
+#include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
@@ -152,6 +153,17 @@ void run_host_gemm(const char* kernel, kernel::GemmArgs& args) {
   if (runtime::jit_gemm()) return jit::launch_gemm(kernel, args);
   runtime::host_backend().launch(kernel, args.config.num_blocks,
                                  [&args](tile::Core& core) { kernel::gemm<tile::HostTarget>(core, args); });
+}
+
+bool scales_fold(const kernel::GemmProblem& p) {
+  const block::Scaling& s = p.scaling;
+  return s.enabled && layout::all_scales_fold(s.a, p.a.rows, p.a.cols) && layout::all_scales_fold(s.b, p.b.rows, p.a.cols);
+}
+
+bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
+  if (problems.empty() || !std::all_of(problems.begin(), problems.end(), scales_fold)) return false;
+  for (kernel::GemmProblem& p : problems) p.scaling.fold = true;
+  return true;
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {

@@ -54,6 +54,13 @@ void check_recipe(const ScaleRecipe& r, const char* arg);
 // Validates a 2-D scale tensor for `mn` rows and K = k, and describes it for the kernel.
 layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn, int64_t k, const ScaleRecipe& r);
 
+// Host scaled GEMMs: whether every scale that `p` reads (p.a's rows, p.b's rows, K = p.a.cols) is an exact power
+// of two that folds into the widened operands (layout/scale_fold.hpp); false for an unscaled problem.
+bool scales_fold(const kernel::GemmProblem& p);
+// Whether every problem's scales fold; if so, marks them folded (block::Scaling::fold), and the launch takes
+// promote_k 0.
+bool fold_scales(std::vector<kernel::GemmProblem>& problems);
+
 // MQA logits: UE8M0 scales of 32 values, one int32 (4 bytes) per row; launch over a problem list.
 layout::ScaleRef ue8m0_rows(const void* base);
 void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,

@@ -185,8 +185,10 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
       zero_rows(d, end, std::min(m, i + 1 < segs.size() ? segs[i + 1].start : layout::align_up(end, align)));
     }
   }
+  // Power-of-two scales fold into the L0 loads (as in fp8_fp4_gemm) when every segment's do.
+  const bool fold = f.scaled && api::fold_scales(problems);
   launch("m_grouped_gemm_contiguous", problems, f, covered / std::max<int64_t>(1, int64_t(segs.size())), n, k, 2,
-         false, std::min(ra.gran_k, rb.gran_k));
+         false, fold ? 0 : std::min(ra.gran_k, rb.gran_k));
 }
 
 void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
@@ -237,15 +239,19 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
   // Group strides in values (packed FP4: two per byte).
   const auto values = [](const TensorView& t, int bits) { return t.strides[0] * core::itemsize(t.dtype) * 8 / bits; };
-  const kernel::MaskedProblems<kernel::HostRows> problems{
+  kernel::MaskedProblems<kernel::HostRows> problems{
       api::matrix(group_view(a, 0), a_bits, false), api::matrix(group_view(b, 0), b_bits, false),
       api::epilogue(group_view(d, 0), nullptr), values(a, a_bits), values(b, b_bits), values(d, 16), groups,
       {masked_m.as<const int32_t>()}, scaling, sfa_group, sfb_group};
   if (npu) return api::npu_masked_gemm(problems, {f.a.fmt, f.b.fmt}, &masked_m, d, expected_m);
+  // Power-of-two scales fold (as in fp8_fp4_gemm) when every group's do (over its masked_m rows).
+  bool fold = f.scaled;
+  for (int64_t g = 0; fold && g < groups; ++g) fold = api::scales_fold(problems.get(g));
+  problems.scaling.fold = fold;
   kernel::GemmArgs args{nullptr, 0, {}, {f.a.fmt, f.b.fmt}, f.scaled};
   api::launch_gemm("m_grouped_gemm_masked",
                    {std::max<int64_t>(expected_m, 1), n, k, a_bits, b_bits, 16, 2, false, 1,
-                    f.scaled ? std::min(ra.gran_k, rb.gran_k) : 0},
+                    f.scaled && !fold ? std::min(ra.gran_k, rb.gran_k) : 0},
                    args, problems);
 }
 
@@ -421,7 +427,8 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
     problems.push_back({api::matrix(a, a_bits, true).block(0, k0, m, kg), api::matrix(b, b_bits, true).block(0, k0, n, kg),
                         api::epilogue(dg, &cg), s});
   }
-  launch("k_grouped_gemm", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, ra.gran_k);
+  const bool fold = f.scaled && api::fold_scales(problems);  // as in m_grouped_gemm_contiguous
+  launch("k_grouped_gemm", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, fold ? 0 : ra.gran_k);
 }
 
 void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
@@ -482,7 +489,9 @@ void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const Ten
     if (ks[size_t(g)] == 0) api::trivial_gemm({m, n, 0}, group_view(d, g), &cg);
   }
   std::erase_if(problems, [](const kernel::GemmProblem& p) { return p.a.cols == 0; });
-  launch("k_grouped_fp8_gemm_nt", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true, kGranK);
+  const bool fold = api::fold_scales(problems);  // as in m_grouped_gemm_contiguous
+  launch("k_grouped_fp8_gemm_nt", problems, f, m, n, std::max<int64_t>(1, sum_k / groups), 4, true,
+         fold ? 0 : kGranK);
 }
 
 }  // namespace deepgemm_ascend

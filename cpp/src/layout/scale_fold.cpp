@@ -2,11 +2,33 @@
 
 namespace deepgemm_ascend::layout {
 
+namespace {
+
+// UE8M0 codes: 2^(code - bias) folds for code in [bias - kMaxFoldExponent, bias + kMaxFoldExponent] (never 0,
+// the subnormal, nor the NaN code). One row's K blocks, read as stored (pack codes per element).
+bool ue8m0_row_folds(const uint8_t* row, const ScaleRef& s, int64_t blocks) {
+  constexpr unsigned kLow = ScaleRef::kBias - kMaxFoldExponent, kSpan = 2 * kMaxFoldExponent;
+  bool out = false;
+  for (int64_t kb = 0; kb < blocks; ++kb) out |= unsigned(row[(kb / s.pack) * s.k_stride + kb % s.pack]) - kLow > kSpan;
+  return !out;
+}
+
+bool fp32_row_folds(const float* row, const ScaleRef& s, int64_t blocks) {
+  for (int64_t kb = 0; kb < blocks; ++kb)
+    if (fold_exponent(row[kb * s.k_stride]) == kNotFoldable) return false;
+  return true;
+}
+
+}  // namespace
+
 bool all_scales_fold(const ScaleRef& s, int64_t rows, int64_t k) {
   const int64_t blocks = (k + s.gran_k - 1) / s.gran_k;
-  for (int64_t r = 0; r < rows; r += s.gran_mn)
-    for (int64_t kb = 0; kb < blocks; ++kb)
-      if (fold_exponent(s.at(r, kb)) == kNotFoldable) return false;
+  for (int64_t r = 0; r < rows; r += s.gran_mn) {
+    const int64_t row = r / s.gran_mn;
+    const bool folds = s.ue8m0 ? ue8m0_row_folds(static_cast<const uint8_t*>(s.base) + row * s.mn_stride, s, blocks)
+                               : fp32_row_folds(static_cast<const float*>(s.base) + row * s.mn_stride, s, blocks);
+    if (!folds) return false;
+  }
   return true;
 }
 
