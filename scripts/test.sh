@@ -40,7 +40,7 @@ python -m pytest -q python/tests "$@"
 # over the GEMM suites (the host's tile configs), on the emulated 950 below over every kernel.
 step "checked mode"
 DGA_CHECKED=1 python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
-  python/tests/test_grouped_gemm.py
+  python/tests/test_grouped_gemm.py python/tests/test_scale_fold.py
 
 # The emulated Ascend 950: the NPU's buffer budgets, alignments, event ids, core count and tile configs,
 # checked, over every kernel; not the suites that run no host kernel or do not depend on the host arch (the

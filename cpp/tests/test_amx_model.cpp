@@ -3,6 +3,7 @@
 // runs the whole GEMM suite as well).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -117,6 +118,25 @@ TEST(AmxModel, AccumulatesIntoExistingC) {
 TEST(AmxModel, PromotesScaledProducts) {
   compare_with_scalar(48, 48, 32, true, true);
   compare_with_scalar(32, 16, 128, false, true);
+}
+
+// B's 16-column panels further apart than in L0B (read where they lie in L1's K-pair panels): the same bits.
+TEST(AmxModel, ReadsBPanelsAtAnyStride) {
+  constexpr int64_t kGap = 3 * 16 * 16;
+  for (int64_t n : {16, 48})
+    for (int64_t k : {48, 64}) {
+      const int64_t m = 32;
+      const auto a = k32(dga_test::random_bf16(size_t(m * k), 21), m, k), b = dga_test::random_bf16(size_t(n * k), 22);
+      std::vector<uint16_t> wide(size_t(n / 16 * (k * 16 + kGap)), 0x7FC0);  // NaN gaps
+      for (int64_t nb = 0; nb < n / 16; ++nb)
+        std::copy_n(b.begin() + nb * k * 16, k * 16, wide.begin() + nb * (k * 16 + kGap));
+      std::vector<float> packed(size_t(m * n)), spread(size_t(m * n));
+      amx::mmad_bf16<ModelTiles>({packed.data(), a.data(), b.data(), m, n, k, true});
+      deepgemm_ascend::tile::host::MmadArgs args{spread.data(), a.data(), wide.data(), m, n, k, true};
+      args.b_panel = k * 16 + kGap;
+      amx::mmad_bf16<ModelTiles>(args);
+      EXPECT_EQ(packed, spread) << m << "x" << n << "x" << k;
+    }
 }
 
 TEST(AmxModel, ReleasesTileState) {

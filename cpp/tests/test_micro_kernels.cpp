@@ -75,10 +75,22 @@ struct Problem {
   int64_t nz(int64_t m, int64_t n) const { return ((n / B) * s.m + m) * B + n % B; }
 };
 
-std::vector<float> run(host::MmadBf16Fn fn, int group, const Problem& p) {
-  const auto a = p.l0a(group), b = p.l0b();
+// L0B's 16-column panels `gap` values further apart than in L0B itself (as L1's K-pair panels hold them), the
+// gaps NaN: b_panel of the spread copy.
+std::vector<uint16_t> spread(const std::vector<uint16_t>& l0b, int64_t n, int64_t k, int64_t gap) {
+  constexpr uint16_t kNaN = 0x7FC0;
+  std::vector<uint16_t> out(size_t(n / B * (k * B + gap)), kNaN);
+  for (int64_t nb = 0; nb < n / B; ++nb)
+    std::copy_n(l0b.begin() + nb * k * B, k * B, out.begin() + nb * (k * B + gap));
+  return out;
+}
+
+// gap > 0: B read from panels gap values apart (MmadArgs::b_panel).
+std::vector<float> run(host::MmadBf16Fn fn, int group, const Problem& p, int64_t gap = 0) {
+  const auto a = p.l0a(group), b = gap ? spread(p.l0b(), p.s.n, p.s.k, gap) : p.l0b();
   std::vector<float> c = p.c;
   host::MmadArgs args{c.data(), a.data(), b.data(), p.s.m, p.s.n, p.s.k, p.s.init};
+  if (gap) args.b_panel = p.s.k * B + gap;
   if (p.s.scaled) {
     args.row_scale = p.row.data();
     args.col_scale = p.col.data();
@@ -111,6 +123,21 @@ TEST(MicroKernels, EveryIsaMatchesTheFloat64Reference) {
         for (int64_t n = 0; n < cs.n; ++n) bad += !(std::abs(got[p.nz(m, n)] - p.ref(m, n)) <= p.bound(m, n));
       EXPECT_EQ(bad, 0) << rt::name(isa) << " " << cs.m << "x" << cs.n << "x" << cs.k << " init " << cs.init
                         << " scaled " << cs.scaled;
+    }
+  }
+  rt::reset_host_isa();
+}
+
+// B's panels further apart (read where they lie in L1) give the same bits as B packed in L0B, on every ISA.
+TEST(MicroKernels, EveryIsaReadsBPanelsAtAnyStride) {
+  for (const rt::HostIsa isa : rt::supported_host_isas()) {
+    rt::set_host_isa(isa);
+    uint32_t seed = 200;
+    for (const Case& cs : cases()) {
+      const Problem p(cs, seed++);
+      for (int64_t gap : {B * P, 7 * B * B})
+        EXPECT_EQ(run(host::mmad_bf16(), host::l0a_k_group(), p, gap), run(host::mmad_bf16(), host::l0a_k_group(), p))
+            << rt::name(isa) << " " << cs.m << "x" << cs.n << "x" << cs.k << " init " << cs.init << " gap " << gap;
     }
   }
   rt::reset_host_isa();

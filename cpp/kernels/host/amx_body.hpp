@@ -77,7 +77,7 @@ void block(const MmadArgs& x, const uint16_t* a, int64_t mb, int64_t nb) {
   const bool scaled = x.row_scale != nullptr;
   auto c_at = [&](int i, int j) { return x.c + ((nb + j) * m_pad + (mb + i) * kBlock) * kBlock; };
   auto a_at = [&](int64_t s, int i) { return a + (s * m_pad + (mb + i) * kBlock) * kTileK; };
-  auto b_at = [&](int64_t s, int j) { return x.b + (nb + j) * k_pad * kBlock + 2 * s * frac; };
+  auto b_at = [&](int64_t s, int j) { return x.b + (nb + j) * x.b_panel_stride() + 2 * s * frac; };
   for (int i = 0; i < MB; ++i)
     for (int j = 0; j < NB; ++j) {
       if (x.init || scaled) Ops::zero(kCTile0 + i * 2 + j);

@@ -67,7 +67,7 @@ inline void register_tile(const MmadArgs& o, const float* a, int64_t m0, int64_t
 #pragma GCC unroll 4
   for (int j = 0; j < kV; ++j) {
     c[j] = o.c + ((nb + P::block(j)) * o.m_pad + m0) * kBlock + P::lane(j);
-    b[j] = o.b + (nb + P::block(j)) * o.k_pad * kBlock + P::lane(j) * kKPair;
+    b[j] = o.b + (nb + P::block(j)) * o.b_panel_stride() + P::lane(j) * kKPair;
   }
   // Unscaled accumulation continues from c, so every element sums its K products in K order however the GEMM
   // splits K into L0 steps (results do not depend on the tiling, e.g. on the core count).

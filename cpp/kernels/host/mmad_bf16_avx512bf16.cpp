@@ -31,8 +31,8 @@ inline void register_tile(const MmadArgs& o, int64_t mb, int64_t r0, int64_t nb)
   }
   const int32_t* a = reinterpret_cast<const int32_t*>(o.a) + (mb * B + r0) * kPairs;
   const int64_t a_step = o.m_pad * kPairs;  // between K fractals of A, in pairs
-  const uint16_t* b = o.b + nb * o.k_pad * B;
-  const int64_t b_step = o.k_pad * B;       // between column blocks of B
+  const int64_t b_step = o.b_panel_stride();  // between column blocks of B
+  const uint16_t* b = o.b + nb * b_step;
   for (int64_t kb = 0; kb < o.k_pad / B; ++kb, a += a_step, b += B * B) {
 #pragma GCC unroll 8
     for (int p = 0; p < kPairs; ++p) {

@@ -12,7 +12,7 @@ void mmad_bf16_scalar(const MmadArgs& x) {
   const int64_t frac = B * B;
   const bool scaled = x.row_scale != nullptr;
   for (int64_t nb = 0; nb < x.n_pad / B; ++nb) {
-    const uint16_t* bcol = x.b + nb * x.k_pad * B;
+    const uint16_t* bcol = x.b + nb * x.b_panel_stride();
     for (int64_t mb = 0; mb < x.m_pad / B; ++mb) {
       float acc[B][B];
       float* cf = x.c + (nb * x.m_pad + mb * B) * B;

@@ -32,6 +32,7 @@ void Core::begin_kernel(const char* kernel, int block_idx, int block_num, bool c
   std::memset(flags_, 0, sizeof flags_);
   std::memset(id_used_, 0, sizeof id_used_);
   deferred_.clear();
+  l0b_views_.clear();
 }
 
 void Core::end_kernel() {
@@ -62,7 +63,10 @@ Core::Marks Core::mark() const {
   return m;
 }
 
-void Core::release_to(const Marks& m) { std::memcpy(top_, m.top, sizeof top_); }
+void Core::release_to(const Marks& m) {
+  std::memcpy(top_, m.top, sizeof top_);
+  l0b_views_.clear();
+}
 
 int Core::alloc_event_id(Pipe src, Pipe dst, const char* what) {
   uint32_t& used = id_used_[int(src)][int(dst)];

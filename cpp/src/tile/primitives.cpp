@@ -30,12 +30,14 @@ void check_source(const Core& core, const LocalTile& src, const NzGeometry& g, i
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1");
+  core.l0b_views().before_write(dst.addr, dst.addr + g.bytes());
   layout::nd_to_nz(src, dst.addr, g);
 }
 
 void copy_gm_to_l1b(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1b");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1b");
+  core.l0b_views().before_write(dst.addr, dst.addr + g.bytes());
   nd_to_pair_panels(src, dst.addr, g);
 }
 
@@ -89,12 +91,16 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
   if (core.checked() && dst_g.n_pad > src_g.rows_pad)
     core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
   // L1 holds B as K-pair panels (tile/pair_panels.hpp): per 16 columns of N, the K range is one contiguous
-  // run in L0B's order, copied (bf16) or widened value by value.
+  // run in L0B's order, copied (bf16; unchecked runs leave it in L1: tile/l0b_views.hpp) or widened value by value.
   const auto* in = src.as<const uint8_t>();
   auto* out = dst.as<uint16_t>();
+  core.l0b_views().drop(dst.addr);
   if (fold.s && fmt != OperandFormat::kBF16) return widen_folded_l0b(in, src_g, k_off, dst_g, fmt, out, fold);
   const L0BGeometry panels = pair_panels(src_g);
   const int64_t run = dst_g.k_pad * kCubeBlock;  // values per 16 columns of N
+  if (fmt == OperandFormat::kBF16 && !core.checked())
+    return core.l0b_views().set({dst.addr, reinterpret_cast<const uint16_t*>(in) + panels.offset(k_off, 0),
+                                 panels.offset(0, kCubeBlock), run, dst_g.n_pad / kCubeBlock});
   for (int64_t n = 0; n < dst_g.n_pad; n += kCubeBlock) {
     const uint8_t* from = in + panels.offset(k_off, n) * src_g.bits / 8;
     uint16_t* to = out + dst_g.offset(0, n);
@@ -111,8 +117,9 @@ void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTil
   core.check_extent(c, uint64_t(c_g.bytes()), "mmad (c)");
   core.check_extent(a, uint64_t(c_g.m_pad * k_pad * 2), "mmad (a)");
   core.check_extent(b, uint64_t(c_g.n_pad * k_pad * 2), "mmad (b)");
-  host::mmad_bf16()({c.as<float>(), a.as<const uint16_t>(), b.as<const uint16_t>(), c_g.m_pad, c_g.n_pad, k_pad,
-                     init, row_scale, col_scale});
+  const L0BView* view = core.l0b_views().find(b.addr);
+  host::mmad_bf16()({c.as<float>(), a.as<const uint16_t>(), view ? view->data : b.as<const uint16_t>(), c_g.m_pad,
+                     c_g.n_pad, k_pad, init, row_scale, col_scale, view ? view->panel : 0});
 }
 
 namespace {

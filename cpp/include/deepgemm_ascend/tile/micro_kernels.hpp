@@ -4,11 +4,14 @@
 //   scaled:   c (=|+=) (a * b) x row_scale[m] x col_scale[n]   (promotion of one K block, in fp32)
 //
 // c: L0C Nz fp32 [m_pad x n_pad]; a: L0A bf16 [m_pad x k_pad] in the kernel's K grouping (below);
-// b: L0B bf16 [k_pad x n_pad].
+// b: L0B bf16 [k_pad x n_pad]: per 16 columns, a panel of k_pad / 2 K-pair rows (tile/cube_format.hpp),
+// b_panel values from one panel to the next (k_pad x 16 in L0B itself; more where b is read from L1's K-pair
+// panels, tile/pair_panels.hpp).
 #pragma once
 
 #include <cstdint>
 
+#include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/operand.hpp"
 
 namespace deepgemm_ascend::tile::host {
@@ -21,6 +24,9 @@ struct MmadArgs {
   bool init;                           // true: c is overwritten instead of accumulated into
   const float* row_scale = nullptr;    // m_pad values; both null for an unscaled product
   const float* col_scale = nullptr;    // n_pad values
+  int64_t b_panel = 0;                 // values between b's 16-column panels; 0: k_pad x 16
+
+  int64_t b_panel_stride() const { return b_panel != 0 ? b_panel : k_pad * kCubeBlock; }
 };
 
 using MmadBf16Fn = void (*)(const MmadArgs&);
