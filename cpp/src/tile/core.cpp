@@ -32,7 +32,7 @@ void Core::begin_kernel(const char* kernel, int block_idx, int block_num, bool c
   std::memset(flags_, 0, sizeof flags_);
   std::memset(id_used_, 0, sizeof id_used_);
   deferred_.clear();
-  l0b_views_.clear();
+  l0_views_.clear();
 }
 
 void Core::end_kernel() {
@@ -65,7 +65,7 @@ Core::Marks Core::mark() const {
 
 void Core::release_to(const Marks& m) {
   std::memcpy(top_, m.top, sizeof top_);
-  l0b_views_.clear();
+  l0_views_.clear();
 }
 
 int Core::alloc_event_id(Pipe src, Pipe dst, const char* what) {

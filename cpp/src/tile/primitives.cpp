@@ -30,14 +30,14 @@ void check_source(const Core& core, const LocalTile& src, const NzGeometry& g, i
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1");
-  core.l0b_views().before_write(dst.addr, dst.addr + g.bytes());
+  core.l0_views().before_write(dst.addr, dst.addr + g.bytes());
   layout::nd_to_nz(src, dst.addr, g);
 }
 
 void copy_gm_to_l1b(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1b");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1b");
-  core.l0b_views().before_write(dst.addr, dst.addr + g.bytes());
+  core.l0_views().before_write(dst.addr, dst.addr + g.bytes());
   nd_to_pair_panels(src, dst.addr, g);
 }
 
@@ -61,9 +61,13 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
   core.check_extent(dst, uint64_t(bytes), "load_l1_to_l0a");
   check_source(core, src, src_g, k_off, k_pad, "load_l1_to_l0a");
   const int group = host::l0a_k_group();
+  core.l0_views().drop(dst.addr);
   if (fmt == OperandFormat::kBF16 && group == host::kNzKGroup) {
-    // Nz keeps each C0 column block contiguous over all rows, so a K range is one contiguous run.
-    std::memcpy(dst.addr, src.addr + src_g.offset(0, k_off) * int64_t(sizeof(uint16_t)), size_t(bytes));
+    // Nz keeps each C0 column block contiguous over all rows, so a K range is one contiguous run: copied, or
+    // (unchecked runs) left in L1 for mmad (tile/l0_views.hpp).
+    const auto* run = src.as<const uint16_t>() + src_g.offset(0, k_off);
+    if (!core.checked()) return core.l0_views().set({dst.addr, run, 0, bytes / int64_t(sizeof(uint16_t)), 1});
+    std::memcpy(dst.addr, run, size_t(bytes));
     return;
   }
   auto* out = dst.as<uint16_t>();
@@ -91,15 +95,15 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
   if (core.checked() && dst_g.n_pad > src_g.rows_pad)
     core.violation(core::concat("load_l1_to_l0b: ", dst_g.n_pad, " rows requested from an L1 tile of ", src_g.rows_pad));
   // L1 holds B as K-pair panels (tile/pair_panels.hpp): per 16 columns of N, the K range is one contiguous
-  // run in L0B's order, copied (bf16; unchecked runs leave it in L1: tile/l0b_views.hpp) or widened value by value.
+  // run in L0B's order, copied (bf16; unchecked runs leave it in L1: tile/l0_views.hpp) or widened value by value.
   const auto* in = src.as<const uint8_t>();
   auto* out = dst.as<uint16_t>();
-  core.l0b_views().drop(dst.addr);
+  core.l0_views().drop(dst.addr);
   if (fold.s && fmt != OperandFormat::kBF16) return widen_folded_l0b(in, src_g, k_off, dst_g, fmt, out, fold);
   const L0BGeometry panels = pair_panels(src_g);
   const int64_t run = dst_g.k_pad * kCubeBlock;  // values per 16 columns of N
   if (fmt == OperandFormat::kBF16 && !core.checked())
-    return core.l0b_views().set({dst.addr, reinterpret_cast<const uint16_t*>(in) + panels.offset(k_off, 0),
+    return core.l0_views().set({dst.addr, reinterpret_cast<const uint16_t*>(in) + panels.offset(k_off, 0),
                                  panels.offset(0, kCubeBlock), run, dst_g.n_pad / kCubeBlock});
   for (int64_t n = 0; n < dst_g.n_pad; n += kCubeBlock) {
     const uint8_t* from = in + panels.offset(k_off, n) * src_g.bits / 8;
@@ -117,9 +121,9 @@ void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTil
   core.check_extent(c, uint64_t(c_g.bytes()), "mmad (c)");
   core.check_extent(a, uint64_t(c_g.m_pad * k_pad * 2), "mmad (a)");
   core.check_extent(b, uint64_t(c_g.n_pad * k_pad * 2), "mmad (b)");
-  const L0BView* view = core.l0b_views().find(b.addr);
-  host::mmad_bf16()({c.as<float>(), a.as<const uint16_t>(), view ? view->data : b.as<const uint16_t>(), c_g.m_pad,
-                     c_g.n_pad, k_pad, init, row_scale, col_scale, view ? view->panel : 0});
+  const L0View *va = core.l0_views().find(a.addr), *vb = core.l0_views().find(b.addr);
+  host::mmad_bf16()({c.as<float>(), va ? va->data : a.as<const uint16_t>(), vb ? vb->data : b.as<const uint16_t>(),
+                     c_g.m_pad, c_g.n_pad, k_pad, init, row_scale, col_scale, vb ? vb->panel : 0});
 }
 
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "deepgemm_ascend/tile/buffer_spec.hpp"
-#include "deepgemm_ascend/tile/l0b_views.hpp"
+#include "deepgemm_ascend/tile/l0_views.hpp"
 #include "deepgemm_ascend/tile/local_tile.hpp"
 
 namespace deepgemm_ascend::tile {
@@ -65,8 +65,8 @@ class Core {
     return scratch_.data();
   }
 
-  // bf16 L0B tiles left in L1 by load_l1_to_l0b (unchecked runs; tile/l0b_views.hpp).
-  L0BViews& l0b_views() { return l0b_views_; }
+  // bf16 L0 tiles left in L1 by the L1 -> L0 loads (unchecked runs; tile/l0_views.hpp).
+  L0Views& l0_views() { return l0_views_; }
 
   [[noreturn]] void violation(const std::string& what) const;
   void defer_violation(const std::string& what);  // for destructors, reported by end_kernel
@@ -85,7 +85,7 @@ class Core {
   bool checked_ = false;
   std::string deferred_;
   std::vector<float> scratch_;
-  L0BViews l0b_views_;
+  L0Views l0_views_;
 };
 
 // Buffers allocated in a scope are released at its end (their rings must be gone by then).

@@ -5,7 +5,7 @@
 //   copy_gm_to_l1b   MTE2  GM (any strides) [N, K] B tile -> L1 K-pair panels (tile/pair_panels.hpp), likewise
 //   load_l1_to_l0a   MTE1  L1 Nz -> L0A Nz (a K range of the L1 tile), widening 8/4-bit to bf16
 //   load_l1_to_l0b   MTE1  L1 K-pair panels of the B tile -> L0B cube format (a copy; bf16 in unchecked runs:
-//                          left in L1 for mmad, tile/l0b_views.hpp), widening likewise
+//                          left in L1 for mmad, tile/l0_views.hpp, as is a bf16 Nz L0A), widening likewise
 //   mmad             M     L0C (=|+=) L0A x L0B, fp32 accumulation; with scales, the product of the
 //                          K block is promoted: L0C (=|+=) (L0A x L0B) x scale_a(row) x scale_b(col)
 //   fixpipe          FIX   L0C -> GM row-major with a cast, optionally adding a GM source C

@@ -84,7 +84,7 @@ class StageRing {
   }
   void release() {
     state_[read_].owner = Pipe::kNone;
-    for (const LocalTile& t : stages_[read_].part) core_.l0b_views().drop(t.addr);  // their content is dead
+    for (const LocalTile& t : stages_[read_].part) core_.l0_views().drop(t.addr);  // their content is dead
     core_.set_flag(consumer_, producer_, free_id_[read_]);
     read_ = (read_ + 1) % N;
   }

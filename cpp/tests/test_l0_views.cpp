@@ -1,5 +1,5 @@
-// bf16 L0B tiles left in L1 by unchecked runs (tile/l0b_views.hpp): the table's rules, and GEMMs that give the
-// same bits as checked runs, which copy every L0B tile.
+// bf16 L0 tiles left in L1 by unchecked runs (tile/l0_views.hpp): the table's rules, and GEMMs that give the
+// same bits as checked runs, which copy every L0A and L0B tile.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,17 +9,17 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
-#include "deepgemm_ascend/tile/l0b_views.hpp"
+#include "deepgemm_ascend/tile/l0_views.hpp"
 #include "reference.hpp"
 
-namespace l0b_views_test {
+namespace l0_views_test {
 
 namespace dga = deepgemm_ascend;
-using dga::tile::L0BView;
-using dga::tile::L0BViews;
+using dga::tile::L0View;
+using dga::tile::L0Views;
 
 // Panels of `run` values `panel` apart in `l1`, standing for the tile at `tile`.
-L0BView view_of(std::vector<uint16_t>& tile, const std::vector<uint16_t>& l1, int64_t first, int64_t panel,
+L0View view_of(std::vector<uint16_t>& tile, const std::vector<uint16_t>& l1, int64_t first, int64_t panel,
                 int64_t run, int64_t panels) {
   return {reinterpret_cast<std::byte*>(tile.data()), l1.data() + first, panel, run, panels};
 }
@@ -30,11 +30,11 @@ std::vector<uint16_t> iota(size_t n, uint16_t from) {
   return v;
 }
 
-TEST(L0BViews, AViewIsCopiedIntoItsTileOnlyBeforeL1UnderItChangesOrWhenTheTableIsFull) {
+TEST(L0Views, AViewIsCopiedIntoItsTileOnlyBeforeL1UnderItChangesOrWhenTheTableIsFull) {
   const std::vector<uint16_t> l1 = iota(4096, 1);
-  std::vector<std::vector<uint16_t>> tiles(L0BViews::kSlots + 1, std::vector<uint16_t>(64, 0));
+  std::vector<std::vector<uint16_t>> tiles(L0Views::kSlots + 1, std::vector<uint16_t>(64, 0));
   auto bytes = [&](int64_t i) { return reinterpret_cast<const std::byte*>(l1.data() + i); };
-  L0BViews views;
+  L0Views views;
   views.set(view_of(tiles[0], l1, 100, 1000, 32, 2));  // [100, 132) and [1100, 1132)
   EXPECT_EQ(views.find(reinterpret_cast<std::byte*>(tiles[0].data()))->data, l1.data() + 100);
   views.before_write(bytes(0), bytes(100));      // before its first panel: untouched
@@ -46,10 +46,10 @@ TEST(L0BViews, AViewIsCopiedIntoItsTileOnlyBeforeL1UnderItChangesOrWhenTheTableI
   EXPECT_EQ(std::vector<uint16_t>(tiles[0].begin() + 32, tiles[0].end()), iota(32, 1101));
   EXPECT_EQ(views.find(reinterpret_cast<std::byte*>(tiles[0].data())), nullptr);
 
-  for (int i = 0; i < L0BViews::kSlots; ++i) views.set(view_of(tiles[size_t(i)], l1, 64 * i, 64, 64, 1));
+  for (int i = 0; i < L0Views::kSlots; ++i) views.set(view_of(tiles[size_t(i)], l1, 64 * i, 64, 64, 1));
   views.set(view_of(tiles[0], l1, 2000, 64, 64, 1));  // the same tile: replaced, nothing copied
   EXPECT_EQ(tiles[1], std::vector<uint16_t>(64, 0));
-  views.set(view_of(tiles[L0BViews::kSlots], l1, 3000, 64, 64, 1));  // full: the first slot's view is copied
+  views.set(view_of(tiles[L0Views::kSlots], l1, 3000, 64, 64, 1));  // full: the first slot's view is copied
   EXPECT_EQ(tiles[0], iota(64, 2001));
   EXPECT_EQ(views.find(reinterpret_cast<std::byte*>(tiles[0].data())), nullptr);
   views.drop(reinterpret_cast<std::byte*>(tiles[1].data()));  // released: dead, not copied
@@ -71,7 +71,7 @@ std::vector<float> gemm(const std::string& layout, int64_t m, int64_t n, int64_t
   return d;
 }
 
-TEST(L0BViews, GemmsGiveTheSameBitsAsCheckedRunsThatCopy) {
+TEST(L0Views, GemmsGiveTheSameBitsAsCheckedRunsThatCopy) {
   const bool was = dga::runtime::checked_mode();
   for (const char* layout : {"nt", "nn", "tn", "tt"})
     for (auto [m, n, k] : {std::tuple{33, 272, 1000}, std::tuple{130, 96, 2100}, std::tuple{1, 40, 48}}) {
@@ -82,4 +82,4 @@ TEST(L0BViews, GemmsGiveTheSameBitsAsCheckedRunsThatCopy) {
   dga::runtime::set_checked_mode(was);
 }
 
-}  // namespace l0b_views_test
+}  // namespace l0_views_test
