@@ -129,3 +129,27 @@ TEST(ScaleFold, Ue8m0ScansAgreeWithFoldExponentOnEveryCode) {
     }
   }
 }
+
+// fp32 scales, K-contiguous rows (the branch-free scan) and strided ones: all_scales_fold agrees with
+// fold_exponent on powers of two at and beyond the window's edges and on every kind of value that does not fold.
+TEST(ScaleFold, Fp32ScansAgreeWithFoldExponent) {
+  constexpr int64_t kRows = 3, kBlocks = 6, kGranK = 128;
+  const int e = layout::kMaxFoldExponent;
+  const float values[] = {1.0f, std::ldexp(1.0f, e), std::ldexp(1.0f, -e), std::ldexp(1.0f, e + 1),
+                          std::ldexp(1.0f, -e - 1), std::ldexp(1.0f, 127), std::ldexp(1.0f, -149), 0.0f, -0.0f,
+                          -2.0f, 1.5f, 3.0f, NAN, -NAN, INFINITY, -INFINITY, 0x1.000002p0f};
+  for (bool contiguous : {true, false}) {
+    // [rows][blocks] with k_stride 1, or [blocks][rows] (MN-major) with k_stride kRows
+    std::vector<float> sf(size_t(kRows * kBlocks), 0.5f);
+    const layout::ScaleRef s{sf.data(), false, 1, contiguous ? kBlocks : 1, contiguous ? 1 : kRows, 1, kGranK};
+    for (float v : values)
+      for (int64_t at = 0; at < kRows * kBlocks; at += 5) {
+        const int64_t r = at / kBlocks, kb = at % kBlocks;
+        float& x = sf[size_t(contiguous ? r * kBlocks + kb : kb * kRows + r)];
+        x = v;
+        EXPECT_EQ(layout::all_scales_fold(s, kRows, kBlocks * kGranK), layout::fold_exponent(v) != layout::kNotFoldable)
+            << v << (contiguous ? " contiguous" : " strided") << " at " << r << ", " << kb;
+        x = 0.5f;
+      }
+  }
+}

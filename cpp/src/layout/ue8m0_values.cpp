@@ -24,24 +24,44 @@ bool fp32_is_ue8m0(const uint8_t* p) {
   return !(bits & kSignBit) && !(bits & kMantissaBits) && exponent != kNaNExponent;
 }
 
-// Bad values of one row (`cols` elements `col_stride` bytes apart): their count, and the first one's column.
+bool element_ok(const uint8_t* e, DType dtype, int64_t item) {
+  if (dtype == DType::kFP32) return fp32_is_ue8m0(e);
+  for (int64_t b = 0; b < item; ++b)
+    if (e[b] == kNaNExponent) return false;
+  return true;
+}
+
+// Bad elements of one row (`cols` elements `col_stride` bytes apart, `item` bytes each): one branch-free pass
+// per dtype over contiguous rows (what the kernels take), element by element otherwise.
+int64_t count_bad(const uint8_t* row, int64_t cols, int64_t col_stride, DType dtype, int64_t item) {
+  int64_t bad = 0;
+  if (col_stride != item) {
+    for (int64_t c = 0; c < cols; ++c) bad += !element_ok(row + c * col_stride, dtype, item);
+    return bad;
+  }
+  if (dtype == DType::kFP32) {
+    for (int64_t c = 0; c < cols; ++c) bad += !fp32_is_ue8m0(row + c * item);
+    return bad;
+  }
+  const int64_t bytes = cols * item;  // every byte is an exponent; an element is bad if any byte is NaN
+  if (item == 1) {
+    for (int64_t b = 0; b < bytes; ++b) bad += row[b] == kNaNExponent;
+    return bad;
+  }
+  for (int64_t c = 0; c < cols; ++c) bad += !element_ok(row + c * item, dtype, item);
+  return bad;
+}
+
+// Bad values of one row: their count, and the first one's column.
 struct RowScan {
   int64_t bad = 0, first_col = -1;
 };
 
 RowScan scan_row(const uint8_t* row, int64_t cols, int64_t col_stride, DType dtype) {
-  RowScan s;
   const int64_t item = core::itemsize(dtype);
-  for (int64_t c = 0; c < cols; ++c) {
-    const uint8_t* e = row + c * col_stride;
-    bool ok = true;
-    if (dtype == DType::kFP32) {
-      ok = fp32_is_ue8m0(e);
-    } else {
-      for (int64_t b = 0; b < item; ++b) ok = ok && e[b] != kNaNExponent;
-    }
-    if (!ok && s.bad++ == 0) s.first_col = c;
-  }
+  RowScan s{count_bad(row, cols, col_stride, dtype, item)};
+  for (int64_t c = 0; s.bad && s.first_col < 0; ++c)
+    if (!element_ok(row + c * col_stride, dtype, item)) s.first_col = c;
   return s;
 }
 
