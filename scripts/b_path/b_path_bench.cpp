@@ -1,5 +1,5 @@
-// B operand path of the host GEMM, one thread (docs/performance/host_speed_issue18.md, seventh part): GM -> L1 then
-// every L1 -> L0B load of a B matrix in tiles of 256 x 512 (L0 K steps of 256), two ways side by side:
+// B operand path of the host GEMM, one thread (docs/performance/host_speed_issue18_avx512f.md, seventh part):
+// GM -> L1 then every L1 -> L0B load of a B matrix in tiles of 256 x 512 (L0 K steps of 256), two ways side by side:
 //   Nz:          layout::nd_to_nz, then per 16 x 16 fractal the K-pair interleave (widened first for fp8):
 //                the path before K-pair panels, rebuilt here from the library's pieces;
 //   pair panels: tile::nd_to_pair_panels (copy_gm_to_l1b), then per 16 columns of N one contiguous copy

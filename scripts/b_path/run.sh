@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds b_path_bench.cpp against a build of libdeepgemm_ascend and runs it with the B matrix in DRAM and in
-# L2, the GM -> L1 copy alone and with the L0B loads (docs/performance/host_speed_issue18.md, seventh part).
+# L2, the GM -> L1 copy alone and with the L0B loads (docs/performance/host_speed_issue18_avx512f.md, seventh part).
 #   usage: scripts/b_path/run.sh [build dir]   (default build/release)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

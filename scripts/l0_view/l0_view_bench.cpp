@@ -1,6 +1,7 @@
-// The bf16 operands' last hop on the host, one thread (docs/performance/host_speed_issue18.md, eighth part): per L0
-// K step of an M x 512 Nz L1 tile of A and a 256 x 512 L1 tile of B's K-pair panels, the micro-kernel of this
-// CPU's ISA (an AVX or scalar one: L0A in Nz) on an M x 256 x 256 product, three ways side by side:
+// The bf16 operands' last hop on the host, one thread (docs/performance/host_speed_issue18_avx512f.md, eighth
+// part): per L0 K step of an M x 512 Nz L1 tile of A and a 256 x 512 L1 tile of B's K-pair panels, the
+// micro-kernel of this CPU's ISA (an AVX or scalar one: L0A in Nz) on an M x 256 x 256 product, three ways side
+// by side:
 //   copy:   A's and B's K ranges copied into L0A and L0B tiles (as checked runs do), then mmad;
 //   B view: A copied, B read where it lies in L1 (MmadArgs::b_panel, tile/l0_views.hpp);
 //   views:  both read where they lie in L1.

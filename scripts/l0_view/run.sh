@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds l0_view_bench.cpp against a build of libdeepgemm_ascend and runs it (docs/performance/host_speed_issue18.md,
-# eighth part).   usage: scripts/l0_view/run.sh [build dir] [M ...]   (default build/release; M 64 128 256)
+# Builds l0_view_bench.cpp against a build of libdeepgemm_ascend and runs it
+# (docs/performance/host_speed_issue18_avx512f.md, eighth part).
+#   usage: scripts/l0_view/run.sh [build dir] [M ...]   (default build/release; M 64 128 256)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build/release}" && pwd)

@@ -62,6 +62,7 @@ WidenRowsFn widen_rows_fn() {
 WidenFoldFn widen_fold_fn() {
 #if DGA_HOST_X86
   if (avx512_active()) return &widen_fold_avx512;
+  if (avx2_active()) return &widen_fold_avx2;
 #endif
   return nullptr;
 }

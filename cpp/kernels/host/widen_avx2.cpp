@@ -6,9 +6,12 @@
 //     shifted into bf16's exponent and mantissa fields plus the exponent rebias; the 8 lowest magnitudes
 //     (zero, subnormals) and the 8 highest (the top normals, NaN, e5m2's infinities) are looked up in
 //     two 8-entry tables of words; the sign bit moves to bf16's.
+// widen_fold_avx2 (8-bit codes) adds power-of-two scales' exponent steps to the widened values in the same round
+// (tile/scale_fold.hpp).
 #include <immintrin.h>
 
 #include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
 #include "unpack_nibbles.hpp"
@@ -105,6 +108,32 @@ void widen_rows_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, in
   for (int64_t r = 0; r < rows; ++r) {
     const __m256i code = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), widen16(code, t));
+  }
+}
+
+namespace {
+
+// v times 2^e per lane, step holding layout::fold_step's codes; zero, NaN and Inf unchanged.
+inline __m256i add_exponent(__m256i v, __m256i step) {
+  const __m256i all_ones = _mm256_set1_epi16(int16_t(layout::kBf16ExponentField));
+  const __m256i field = _mm256_and_si256(v, all_ones);
+  const __m256i special = _mm256_or_si256(_mm256_cmpeq_epi16(field, _mm256_setzero_si256()),
+                                          _mm256_cmpeq_epi16(field, all_ones));
+  return _mm256_add_epi16(v, _mm256_andnot_si256(special, step));
+}
+
+}  // namespace
+
+void widen_fold_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                     int64_t out_stride, const uint16_t* step, bool step_per_row) {
+  const Table8& t = table8(fmt);
+  __m256i pair_steps[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};  // L0B: rows alternate the halves
+  if (!step_per_row)
+    for (int h = 0; h < 2; ++h) pair_steps[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(step + h * kWidenRun));
+  for (int64_t r = 0; r < rows; ++r) {
+    const __m256i code = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride)));
+    const __m256i s = step_per_row ? _mm256_set1_epi16(int16_t(step[r])) : pair_steps[r % 2];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), add_exponent(widen16(code, t), s));
   }
 }
 

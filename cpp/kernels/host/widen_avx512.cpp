@@ -6,12 +6,6 @@
 //   e2m1: 8 magnitudes, one vpermw.
 #include <immintrin.h>
 
-// GCC 12's AVX-512 headers build masked intrinsics on _mm512_undefined_* values and then warn about them
-// (-Wmaybe-uninitialized inside avx512fintrin.h, GCC bug 105593); the warning is about the headers, not this file.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"

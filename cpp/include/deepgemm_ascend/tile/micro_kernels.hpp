@@ -88,6 +88,8 @@ using WidenFoldFn = void (*)(OperandFormat fmt, const uint8_t* in, int64_t in_st
                              int64_t out_stride, const uint16_t* step, bool step_per_row);
 void widen_fold_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride, const uint16_t* step, bool step_per_row);
+void widen_fold_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                     int64_t out_stride, const uint16_t* step, bool step_per_row);
 WidenFoldFn widen_fold_fn();
 
 // Every code's bf16 as the scalar reference widens it, made once per format: entry c is code c (an
