@@ -62,8 +62,12 @@ std::vector<float> gemm(const std::string& layout, int64_t m, int64_t n, int64_t
   auto a = dga_test::random_bf16(size_t(m * k), 5), b = dga_test::random_bf16(size_t(n * k), 6);
   const bool ta = layout[0] == 't', tb = layout[1] == 'n';
   using dga::core::DType;
-  auto va = ta ? dga_test::view2d(a.data(), DType::kBF16, k, m, m, 1) : dga_test::view2d(a.data(), DType::kBF16, m, k, k, 1);
-  auto vb = tb ? dga_test::view2d(b.data(), DType::kBF16, k, n, n, 1) : dga_test::view2d(b.data(), DType::kBF16, n, k, k, 1);
+  // Logical A [m, k] and B [n, k], stored transposed where the layout letter says so.
+  auto stored = [](std::vector<uint16_t>& v, int64_t rows, int64_t cols, bool t) {
+    return t ? dga_test::view2d(v.data(), DType::kBF16, cols, rows, rows, 1)
+             : dga_test::view2d(v.data(), DType::kBF16, rows, cols, cols, 1);
+  };
+  auto va = stored(a, m, k, ta), vb = stored(b, n, k, tb);
   std::vector<float> d(size_t(m * n), NAN);
   auto vd = dga_test::view2d(d.data(), DType::kFP32, m, n, n, 1);
   dga::runtime::set_checked_mode(checked);

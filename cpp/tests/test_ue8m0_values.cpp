@@ -73,10 +73,12 @@ TEST(Ue8m0Values, ExponentBytesRejectOnlyNaN) {
   }
   bytes[9] = bytes[20] = 0xFF;  // (1, 3) and (3, 2)
   for (DType dt : {DType::kUInt8, DType::kUE8M0}) {
-    const auto msg = value_error([&] { layout::require_ue8m0_values(dga_test::contiguous(bytes.data(), dt, {4, 6}), "sf"); },
-                                 "sf");
-    EXPECT_NE(msg.find("sf: 2 of 24 elements hold exponent byte 255 (NaN), which is not a valid scale (first: sf[1, 3])"),
-              std::string::npos) << msg;
+    const auto t = dga_test::contiguous(bytes.data(), dt, {4, 6});
+    const auto msg = value_error([&] { layout::require_ue8m0_values(t, "sf"); }, "sf");
+    EXPECT_NE(msg.find("sf: 2 of 24 elements hold exponent byte 255 (NaN), which is not a valid scale "
+                       "(first: sf[1, 3])"),
+              std::string::npos)
+        << msg;
   }
   std::vector<int32_t> words(4 * 2, 0x7F7F7F7F);
   layout::require_ue8m0_values(dga_test::contiguous(words.data(), DType::kInt32, {4, 2}), "sf");

@@ -129,7 +129,8 @@ void widen_fold_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, in
   const Table8& t = table8(fmt);
   __m256i pair_steps[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};  // L0B: rows alternate the halves
   if (!step_per_row)
-    for (int h = 0; h < 2; ++h) pair_steps[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(step + h * kWidenRun));
+    for (int h = 0; h < 2; ++h)
+      pair_steps[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(step + h * kWidenRun));
   for (int64_t r = 0; r < rows; ++r) {
     const __m256i code = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride)));
     const __m256i s = step_per_row ? _mm256_set1_epi16(int16_t(step[r])) : pair_steps[r % 2];

@@ -157,7 +157,8 @@ void run_host_gemm(const char* kernel, kernel::GemmArgs& args) {
 
 bool scales_fold(const kernel::GemmProblem& p) {
   const block::Scaling& s = p.scaling;
-  return s.enabled && layout::all_scales_fold(s.a, p.a.rows, p.a.cols) && layout::all_scales_fold(s.b, p.b.rows, p.a.cols);
+  const int64_t k = p.a.cols;
+  return s.enabled && layout::all_scales_fold(s.a, p.a.rows, k) && layout::all_scales_fold(s.b, p.b.rows, k);
 }
 
 bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
