@@ -16,20 +16,15 @@ bool ue8m0_row_folds(const uint8_t* row, const ScaleRef& s, int64_t blocks) {
 }
 
 // fp32: positive, no mantissa bits, exponent field in [bias - kMaxFoldExponent, bias + kMaxFoldExponent] (the sign
-// bit lands above the field, outside the window): fold_exponent's rule, branch-free over contiguous rows.
+// bit lands above the field, outside the window): fold_exponent's rule, branch-free so that rows vectorise.
 bool fp32_row_folds(const float* row, const ScaleRef& s, int64_t blocks) {
   constexpr int kMantissaBits = 23;
   constexpr uint32_t kMantissa = (1u << kMantissaBits) - 1, kLow = ScaleRef::kBias - kMaxFoldExponent,
                      kSpan = 2 * kMaxFoldExponent;
-  if (s.k_stride != 1) {
-    for (int64_t kb = 0; kb < blocks; ++kb)
-      if (fold_exponent(row[kb * s.k_stride]) == kNotFoldable) return false;
-    return true;
-  }
   uint32_t out = 0;
   for (int64_t kb = 0; kb < blocks; ++kb) {
     uint32_t bits;
-    std::memcpy(&bits, row + kb, sizeof bits);
+    std::memcpy(&bits, row + kb * s.k_stride, sizeof bits);
     out |= (bits & kMantissa) | uint32_t((bits >> kMantissaBits) - kLow > kSpan);
   }
   return out == 0;

@@ -35,20 +35,13 @@ bool element_ok(const uint8_t* e, DType dtype, int64_t item) {
 // per dtype over contiguous rows (what the kernels take), element by element otherwise.
 int64_t count_bad(const uint8_t* row, int64_t cols, int64_t col_stride, DType dtype, int64_t item) {
   int64_t bad = 0;
-  if (col_stride != item) {
-    for (int64_t c = 0; c < cols; ++c) bad += !element_ok(row + c * col_stride, dtype, item);
-    return bad;
-  }
-  if (dtype == DType::kFP32) {
+  if (col_stride == item && dtype == DType::kFP32) {
     for (int64_t c = 0; c < cols; ++c) bad += !fp32_is_ue8m0(row + c * item);
-    return bad;
+  } else if (col_stride == item && item == 1) {  // one exponent byte per element
+    for (int64_t c = 0; c < cols; ++c) bad += row[c] == kNaNExponent;
+  } else {
+    for (int64_t c = 0; c < cols; ++c) bad += !element_ok(row + c * col_stride, dtype, item);
   }
-  const int64_t bytes = cols * item;  // every byte is an exponent; an element is bad if any byte is NaN
-  if (item == 1) {
-    for (int64_t b = 0; b < bytes; ++b) bad += row[b] == kNaNExponent;
-    return bad;
-  }
-  for (int64_t c = 0; c < cols; ++c) bad += !element_ok(row + c * item, dtype, item);
   return bad;
 }
 
