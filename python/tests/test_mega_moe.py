@@ -230,6 +230,16 @@ def test_single_rank_matches_unfused_bitwise(fp8, topk):
     assert report[0]["received"] > 0
 
 
+@pytest.mark.parametrize("huge_expert", [None, 1], ids=["all_fold", "one_expert_promotes"])
+def test_single_rank_folds_the_experts_the_unfused_pipeline_folds(huge_expert):
+    # K of 1024 in both GEMMs: folded and promoted K sums round differently here, so the fused and the unfused
+    # results agree bitwise only if both fold exactly the same experts' UE8M0 scales (the grouped GEMM decides per
+    # group, the fused kernel per expert; the huge expert's weight and activation scales do not fold).
+    sc = tm.Scenario(num_experts=8, hidden=1024, inter=1024, tokens=(48,), huge_expert=huge_expert, calls=1)
+    report = tm.check_rank(0, 1, None, [sc])
+    _assert_report(report, True)
+
+
 def test_single_rank_uneven_routing_and_small_ring():
     # Skewed routing and the smallest ring (one expert's worst case): the call runs in several waves.
     t = 300

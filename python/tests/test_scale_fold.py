@@ -3,6 +3,7 @@ grouped FP8 GEMMs: a call whose scales are all exact powers of two within 2^+-10
 block: its config says promote_k=0); any other scale (beyond the window, or not a power of two) makes the call
 promote every K block. Both paths match the float64 product of the dequantised operands, with scales spread over
 2^-20 .. 2^20 per row and K block."""
+import functools
 import os
 import pathlib
 import subprocess
@@ -24,8 +25,8 @@ def codes(*shape):
     return (torch.randn(*shape) * 8).to(torch.float8_e4m3fn)
 
 
-def scales(*shape):
-    return torch.exp2(torch.randint(-20, 21, shape).float())
+def scales(*shape, spread=20):
+    return torch.exp2(torch.randint(-spread, spread + 1, shape).float())
 
 
 def spoil(sf, case):
@@ -153,3 +154,47 @@ def test_the_host_folds_exactly_the_power_of_two_calls():
         assert promote_k[(kernel, "fold")] == {0}, (kernel, out.stderr)
         assert promote_k[(kernel, "beyond_the_fold_window")] == {gran_k}, (kernel, out.stderr)
         assert promote_k[(kernel, "one_not_a_power_of_two")] <= {gran_k}, (kernel, out.stderr)
+
+
+def grouped_call(kernel, spoilt):
+    """The M-grouped MX call of `kernel` (fixed inputs) with the scales of the groups in `spoilt` spoilt; the
+    output rows of every group. Scales within 2^+-6: no K block dominates a sum, whose fp32 rounding then shows in
+    a few bf16 outputs (with these inputs, promoting groups 0 and 2 instead of folding them changes 1-2 of each)."""
+    torch.manual_seed(7)
+    narrow = functools.partial(scales, spread=6)
+    gran_k, n, k = 32, 256, 23 * 32
+    if kernel == "contiguous_mx":
+        sizes, align = [40, 72, 24], dg.get_mk_alignment_for_contiguous_layout()
+        ids, spans = [], []
+        for g, s in enumerate(sizes):
+            spans.append((len(ids), len(ids) + s))
+            ids += [g] * s + [-1] * (-(-s // align) * align - s)
+        qa, qb = codes(len(ids), k), codes(len(sizes), n, k)
+        sfa, sfb = narrow(len(ids), k // gran_k), narrow(len(sizes), n, k // gran_k)
+        for g in spoilt:
+            spoil(sfb[g], "beyond_the_fold_window")
+        d = poison_(torch.empty(len(ids), n, dtype=torch.bfloat16))
+        dg.m_grouped_fp8_gemm_nt_contiguous((qa, sfa), (qb, sfb), d, torch.tensor(ids, dtype=torch.int32),
+                                            recipe=(1, 1, gran_k))
+        return [d[s:e] for s, e in spans]
+    masked = torch.tensor([40, 72, 24], dtype=torch.int32)
+    qa, qb = codes(3, 72, k), codes(3, n, k)
+    sfa, sfb = narrow(3, 72, k // gran_k), narrow(3, n, k // gran_k)
+    for g in spoilt:
+        spoil(sfa[g], "beyond_the_fold_window")
+    d = poison_(torch.empty(3, 72, n, dtype=torch.bfloat16))
+    dg.m_grouped_fp8_gemm_nt_masked((qa, sfa), (qb, sfb), d, masked, expected_m=48, recipe=(1, 1, gran_k))
+    return [d[g, :int(masked[g])] for g in range(3)]
+
+
+@pytest.mark.parametrize("kernel", ["contiguous_mx", "masked_mx"])
+def test_each_group_folds_by_its_own_scales(kernel):
+    """A group's result depends on its own scales only: a group whose scales
+    fold gives the same bits whether or not another group's stop folding, and a group that promotes gives the
+    same bits whichever others fold."""
+    if on_npu_kernels(torch.empty(0)):
+        pytest.skip("the NPU's MX cube applies the scales itself")
+    all_fold, one_promotes, all_promote = (grouped_call(kernel, s) for s in ([], [1], [0, 1, 2]))
+    for g in (0, 2):
+        assert torch.equal(one_promotes[g], all_fold[g]), g
+    assert torch.equal(one_promotes[1], all_promote[1])

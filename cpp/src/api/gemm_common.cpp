@@ -162,9 +162,9 @@ bool scales_fold(const kernel::GemmProblem& p) {
 }
 
 bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
-  if (problems.empty() || !std::all_of(problems.begin(), problems.end(), scales_fold)) return false;
-  for (kernel::GemmProblem& p : problems) p.scaling.fold = true;
-  return true;
+  bool all = !problems.empty();
+  for (kernel::GemmProblem& p : problems) all &= p.scaling.fold = scales_fold(p);
+  return all;
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {

@@ -57,8 +57,9 @@ layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn,
 // Host scaled GEMMs: whether every scale that `p` reads (p.a's rows, p.b's rows, K = p.a.cols) is an exact power
 // of two that folds into the widened operands (layout/scale_fold.hpp); false for an unscaled problem.
 bool scales_fold(const kernel::GemmProblem& p);
-// Whether every problem's scales fold; if so, marks them folded (block::Scaling::fold), and the launch takes
-// promote_k 0.
+// Marks each problem folded (block::Scaling::fold) whose own scales fold; returns whether all do (then the
+// launch takes promote_k 0; otherwise it promotes at the scales' K granularity, and the folded problems among
+// them still fold). A problem's result depends on its own scales only, never on the other problems'.
 bool fold_scales(std::vector<kernel::GemmProblem>& problems);
 
 // MQA logits: UE8M0 scales of 32 values, one int32 (4 bytes) per row; launch over a problem list.

@@ -244,10 +244,15 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
       api::epilogue(group_view(d, 0), nullptr), values(a, a_bits), values(b, b_bits), values(d, 16), groups,
       {masked_m.as<const int32_t>()}, scaling, sfa_group, sfb_group};
   if (npu) return api::npu_masked_gemm(problems, {f.a.fmt, f.b.fmt}, &masked_m, d, expected_m);
-  // Power-of-two scales fold (as in fp8_fp4_gemm) when every group's do (over its masked_m rows).
+  // Power-of-two scales fold (as in fp8_fp4_gemm) per group, over its masked_m rows; promote_k 0 when every
+  // group's do.
+  std::vector<uint8_t> group_fold(size_t(f.scaled ? groups : 0));
   bool fold = f.scaled;
-  for (int64_t g = 0; fold && g < groups; ++g) fold = api::scales_fold(problems.get(g));
-  problems.scaling.fold = fold;
+  for (int64_t g = 0; g < int64_t(group_fold.size()); ++g) {
+    group_fold[size_t(g)] = api::scales_fold(problems.get(g));
+    fold = fold && group_fold[size_t(g)];
+  }
+  problems.group_fold = group_fold.data();
   kernel::GemmArgs args{nullptr, 0, {}, {f.a.fmt, f.b.fmt}, f.scaled};
   api::launch_gemm("m_grouped_gemm_masked",
                    {std::max<int64_t>(expected_m, 1), n, k, a_bits, b_bits, 16, 2, false, 1,

@@ -7,6 +7,7 @@
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "deepgemm_ascend/kernel/mega_moe.hpp"
+#include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "deepgemm_ascend/kernel/npu_params.hpp"
@@ -60,12 +61,16 @@ kernel::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const Tenso
     const ScaleRecipe r{1, kMxGranK};
     ex.sf1 = api::scales(api::index_leading(*l1_sf, e), "l1_weights", 2 * s.intermediate_hidden, s.hidden, r);
     ex.sf2 = api::scales(api::index_leading(*l2_sf, e), "l2_weights", s.hidden, s.intermediate_hidden, r);
+    ex.sf1_folds = layout::all_scales_fold(ex.sf1, 2 * s.intermediate_hidden, s.hidden);
+    ex.sf2_folds = layout::all_scales_fold(ex.sf2, s.hidden, s.intermediate_hidden);
   }
   return ex;
 }
 
-heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n, int64_t k, int cores) {
-  heuristics::GemmDesc d{m, n, k, s.fp8 ? 8 : 16, s.fp8 ? 4 : 16, 16, 2, false, cores, s.fp8 ? kMxGranK : 0, 16};
+// fold: every scale of the GEMM folds (no promotion).
+heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n, int64_t k, int cores, bool fold) {
+  heuristics::GemmDesc d{m, n, k, s.fp8 ? 8 : 16, s.fp8 ? 4 : 16, 16, 2, false, cores, s.fp8 && !fold ? kMxGranK : 0,
+                         16};
   return heuristics::select_gemm_config(d, runtime::host_arch_limits());
 }
 
@@ -186,8 +191,11 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
     args.y = api::mut_matrix(y);
     args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
     args.act = act;
-    args.l1_config = config(s, expected_m, 2 * i, h, runtime::planning_cores());
-    args.l2_config = config(s, expected_m, h, i, runtime::planning_cores());
+    const int plan_cores = runtime::planning_cores();
+    args.l1_config = config(s, expected_m, 2 * i, h, plan_cores, false);
+    args.l2_config = config(s, expected_m, h, i, plan_cores, false);
+    args.l1_fold_config = config(s, expected_m, 2 * i, h, plan_cores, true);
+    args.l2_fold_config = config(s, expected_m, h, i, plan_cores, true);
 
     peers.begin_call(y.size(0));
     kernel::MegaMoeWork work;

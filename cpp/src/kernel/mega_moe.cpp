@@ -5,6 +5,7 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/layout/scale_fold.hpp"
 
 namespace deepgemm_ascend::kernel {
 
@@ -132,6 +133,7 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
       const MegaMoeExpert& ex = args.experts[e];
       const layout::MatrixRef a1{me.at(args.regions.l1_tokens, 0), r0 * hid, m, hid, hid, 1, bits};
       const layout::MatrixRef a2{me.at(args.regions.l2_tokens, 0), r0 * inter, m, inter, inter, 1, bits};
+      w.experts.push_back(e);
       w.l1.push_back(problem(a1, sa1.shifted(r0), ex.w1, ex.sf1, work.h + r0 * 2 * inter, 2 * inter, fp8));
       w.l2.push_back(problem(a2, sa2.shifted(r0), ex.w2, ex.sf2, work.o + r0 * hid, hid, fp8));
     }
@@ -198,7 +200,25 @@ void combine(const tile::Core& core, const MegaMoeArgs& args) {
   }
 }
 
-void run_gemm(tile::Core& core, const GemmArgs& g) {
+// The wave's first or second GEMM on this core, its problems in `local`: an FP8 x FP4 problem folds when its
+// expert's weight scales and its rows' activation scales all fold (every core decides the same, from the
+// scales in the ring after the grid sync that follows their writing).
+void run_gemm(tile::Core& core, const MegaMoeArgs& args, const MegaMoeWave& w, bool second,
+              std::vector<GemmProblem>& local) {
+  GemmArgs g = second ? w.l2_args : w.l1_args;
+  if (g.scaled) {
+    local.assign(g.problems, g.problems + g.num_problems);
+    bool all = true;
+    for (size_t i = 0; i < local.size(); ++i) {
+      GemmProblem& p = local[i];
+      const MegaMoeExpert& ex = args.experts[w.experts[i]];
+      const bool weights_fold = second ? ex.sf2_folds : ex.sf1_folds;
+      p.scaling.fold = weights_fold && layout::all_scales_fold(p.scaling.a, p.a.rows, p.a.cols);
+      all = all && p.scaling.fold;
+    }
+    g.problems = local.data();
+    if (all) g.config = second ? args.l2_fold_config : args.l1_fold_config;
+  }
   tile::BufferScope scope(core);
   gemm<tile::HostTarget>(core, g);
 }
@@ -213,14 +233,15 @@ void mega_moe(tile::Core& core, tile::GridSync& grid, const MegaMoeArgs& args, M
     plan_waves(args, work, h_scratch, o_scratch);
   }
   grid.sync();
+  std::vector<GemmProblem> local;  // this core's problems of the current GEMM
   for (const MegaMoeWave& w : work.waves) {
     gather(core, args, work, w);
     grid.sync();
-    run_gemm(core, w.l1_args);
+    run_gemm(core, args, w, false, local);
     grid.sync();
     activate(core, args, work, w);
     grid.sync();
-    run_gemm(core, w.l2_args);
+    run_gemm(core, args, w, true, local);
     grid.sync();
     scatter(core, args, work, w);
   }

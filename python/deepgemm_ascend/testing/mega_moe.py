@@ -35,12 +35,21 @@ class Weights:
     w2_f64: torch.Tensor  # [E_total, H, I]
 
 
-def make_weights(num_experts, hidden, inter, rank, world, fp8=True, seed=0):
+HUGE_BLOCK = 2.0 ** 105  # a weight block this large gets a UE8M0 scale outside the host's fold window
+
+
+def make_weights(num_experts, hidden, inter, rank, world, fp8=True, seed=0, huge_expert=None):
     """All experts' weights (randn bf16, FP4 per 32 with UE8M0 scales on the FP8 path); this rank's
-    experts in the kernel's form, and every expert dequantised in float64 for the reference."""
+    experts in the kernel's form, and every expert dequantised in float64 for the reference.
+    huge_expert: an expert whose W1 row 0 values [0, 32) and W2 row 0 values [32, 64) are HUGE_BLOCK times
+    larger: some of its weight scales, and without an activation clamp some of its activation scales, then lie
+    outside the host's fold window, so that its GEMMs promote while the other experts' fold."""
     g = torch.Generator().manual_seed(seed)
     w1 = torch.randn(num_experts, 2 * inter, hidden, generator=g).bfloat16()
     w2 = torch.randn(num_experts, hidden, inter, generator=g).bfloat16()
+    if huge_expert is not None:
+        w1[huge_expert, 0, :_GRAN] *= HUGE_BLOCK
+        w2[huge_expert, 0, _GRAN:2 * _GRAN] *= HUGE_BLOCK  # not the columns row 0 of W1 makes huge
     e_local = num_experts // world
     mine = slice(rank * e_local, (rank + 1) * e_local)
     if not fp8:
@@ -226,6 +235,7 @@ class Scenario:
     fp8: bool = True
     clamp: float = None
     calls: int = 2                # repeated calls with fresh inputs on the same buffer
+    huge_expert: int = None       # make_weights' huge_expert
 
 
 def _fused(buf, weights, inp, y, stats, clamp, fp8):
@@ -245,7 +255,7 @@ def check_rank(rank, world, group, scenarios):
         t = sc.tokens[rank % len(sc.tokens)]
         buf = get_symm_buffer_for_mega_moe(group, sc.num_experts, max(sc.tokens), sc.topk, sc.hidden, sc.inter,
                                            mma_type="fp8xfp4" if sc.fp8 else "bf16xbf16")
-        weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=sc.fp8)
+        weights = make_weights(sc.num_experts, sc.hidden, sc.inter, rank, world, fp8=sc.fp8, huge_expert=sc.huge_expert)
         stats = torch.zeros(sc.num_experts // world, dtype=torch.int32)
         stats_ref = torch.zeros_like(stats)
         for call in range(sc.calls):

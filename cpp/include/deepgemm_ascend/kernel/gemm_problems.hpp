@@ -36,6 +36,7 @@ struct MaskedProblems {
   Rows rows;
   block::Scaling scaling{};                       // group 0's scales, if enabled
   int64_t sfa_group = 0, sfb_group = 0;           // bytes from one group's scales to the next
+  const uint8_t* group_fold = nullptr;            // host: per group, whether its scales fold (null: scaling.fold)
 
   DGA_HOST_DEVICE int64_t count() const { return groups; }
   DGA_HOST_DEVICE GemmProblem get(int64_t g) const {
@@ -45,6 +46,7 @@ struct MaskedProblems {
     p.epilogue.d.rows = r;
     p.scaling.a = scaling.a.advanced(g * sfa_group);
     p.scaling.b = scaling.b.advanced(g * sfb_group);
+    if (group_fold != nullptr) p.scaling.fold = group_fold[g] != 0;
     return p;
   }
 

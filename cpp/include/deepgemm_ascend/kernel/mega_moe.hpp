@@ -10,7 +10,9 @@
 //   epilogue            barrier 1 (every slot written), combine y[t] = bf16(sum_k float(slot[k][t]))
 //
 // The GEMMs are the grouped-GEMM kernel over one problem per expert of the wave, so each output row
-// is computed exactly as the library's grouped GEMMs compute it.
+// is computed exactly as the library's grouped GEMMs compute it: with FP8 x FP4, an expert's problem folds
+// its UE8M0 scales when they all fold (its weights' and its rows' activation scales), as
+// m_grouped_fp8_fp4_gemm_nt_contiguous decides per group.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,7 @@ namespace deepgemm_ascend::kernel {
 struct MegaMoeExpert {
   layout::MatrixRef w1, w2;    // logical [2I, H] and [H, I], K-major
   layout::ScaleRef sf1, sf2;   // UE8M0 per 32 along K (FP8 x FP4 only)
+  bool sf1_folds = false, sf2_folds = false;  // every scale of sf1 / sf2 folds (layout/scale_fold.hpp)
 };
 
 struct MegaMoeArgs {
@@ -38,7 +41,9 @@ struct MegaMoeArgs {
   layout::MutMatrixRef y;                  // [T, H] bfloat16, T = this rank's tokens
   int32_t* recv_stats = nullptr;           // [experts_per_rank] or null
   block::SwigluParams act;
-  heuristics::GemmConfig l1_config, l2_config;  // tilings (results do not depend on them)
+  // Tilings (results do not depend on them): FP8 x FP4 GEMMs whose problems all fold take the fold configs
+  // (promote_k 0), the others promote per 32 (the problems among them whose scales fold still fold).
+  heuristics::GemmConfig l1_config, l2_config, l1_fold_config, l2_fold_config;
 };
 
 // One received (token, slot) pair.
@@ -49,6 +54,7 @@ struct MegaMoeRow {
 // Experts [first, last), received rows [row0, row0 + rows): one wave, held in ring rows [0, rows).
 struct MegaMoeWave {
   int64_t first = 0, last = 0, row0 = 0, rows = 0;
+  std::vector<int64_t> experts;    // the local expert of each problem (experts with rows)
   std::vector<GemmProblem> l1, l2;
   GemmArgs l1_args, l2_args;
 };
