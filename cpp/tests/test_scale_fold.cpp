@@ -106,26 +106,33 @@ TEST(ScaleFold, FoldedLoadsAreTheLoadsTimesTheirScalesOnEveryIsa) {
   dga::runtime::reset_host_isa();
 }
 
-// all_scales_fold reads UE8M0 codes as stored (pack 1, 2 or 4 K blocks per element, gran_mn rows per scale row)
-// and agrees with fold_exponent on every code at every position; codes beyond the operand's K blocks or rows are
-// not read.
+// all_scales_fold reads UE8M0 codes as stored (pack 1, 2 or 4 K blocks per element, gran_mn rows per scale row,
+// K-major or MN-major elements) and agrees with fold_exponent on every code at every position; codes beyond the
+// operand's K blocks or rows are not read.
 TEST(ScaleFold, Ue8m0ScansAgreeWithFoldExponentOnEveryCode) {
-  constexpr int64_t kScaleRows = 3, kGranMn = 2, kGranK = 32, kK = 5 * kGranK - 7;  // 5 K blocks
+  constexpr int64_t kScaleRows = 3, kGranMn = 2, kGranK = 32, kBlocks = 5, kK = kBlocks * kGranK - 7;
   constexpr uint8_t kOne = layout::ScaleRef::kBias, kUnread = 0;
-  for (int pack : {1, 2, 4}) {
-    const int64_t elems = (5 + pack - 1) / pack + 1, row_bytes = elems * pack;  // one spare element per row
-    std::vector<uint8_t> codes(size_t((kScaleRows + 1) * row_bytes), kOne);
-    for (int64_t e = 5; e < row_bytes; ++e)
-      for (int64_t r = 0; r <= kScaleRows; ++r) codes[size_t(r * row_bytes + e)] = kUnread;
-    for (int64_t e = 0; e < row_bytes; ++e) codes[size_t(kScaleRows * row_bytes + e)] = kUnread;
-    const layout::ScaleRef s{codes.data(), true, pack, row_bytes, pack, kGranMn, kGranK};
-    ASSERT_TRUE(layout::all_scales_fold(s, kScaleRows * kGranMn, kK)) << "pack " << pack;
-    for (int code = 0; code < 256; ++code) {
-      uint8_t& at = codes[size_t(((code % kScaleRows) * row_bytes) + code % 5)];
-      at = uint8_t(code);
-      const bool want = layout::fold_exponent(layout::ScaleRef::exp2_code(uint8_t(code))) != layout::kNotFoldable;
-      EXPECT_EQ(layout::all_scales_fold(s, kScaleRows * kGranMn, kK), want) << "pack " << pack << " code " << code;
-      at = kOne;
+  for (bool mn_major : {false, true}) {
+    for (int pack : {1, 2, 4}) {
+      // One spare element per row and one spare row, both unread.
+      const int64_t elems = (kBlocks + pack - 1) / pack + 1, rows = kScaleRows + 1;
+      const int64_t mn_stride = mn_major ? pack : elems * pack, k_stride = mn_major ? rows * pack : pack;
+      std::vector<uint8_t> codes(size_t(rows * elems * pack), kUnread);
+      const auto at = [&](int64_t r, int64_t kb) -> uint8_t& {
+        return codes[size_t(r * mn_stride + (kb / pack) * k_stride + kb % pack)];
+      };
+      for (int64_t r = 0; r < kScaleRows; ++r)
+        for (int64_t kb = 0; kb < kBlocks; ++kb) at(r, kb) = kOne;
+      const layout::ScaleRef s{codes.data(), true, pack, mn_stride, k_stride, kGranMn, kGranK};
+      ASSERT_TRUE(layout::all_scales_fold(s, kScaleRows * kGranMn, kK)) << "pack " << pack << " mn " << mn_major;
+      for (int code = 0; code < 256; ++code) {
+        uint8_t& c = at(code % kScaleRows, code % kBlocks);
+        c = uint8_t(code);
+        const bool want = layout::fold_exponent(layout::ScaleRef::exp2_code(uint8_t(code))) != layout::kNotFoldable;
+        EXPECT_EQ(layout::all_scales_fold(s, kScaleRows * kGranMn, kK), want)
+            << "pack " << pack << " mn " << mn_major << " code " << code;
+        c = kOne;
+      }
     }
   }
 }

@@ -7,12 +7,20 @@ namespace deepgemm_ascend::layout {
 namespace {
 
 // UE8M0 codes: 2^(code - bias) folds for code in [bias - kMaxFoldExponent, bias + kMaxFoldExponent] (never 0,
-// the subnormal, nor the NaN code). One row's K blocks, read as stored (pack codes per element).
+// the subnormal, nor the NaN code). One row's K blocks, read as stored: `pack` codes per element, elements
+// k_stride bytes apart (no division per code: it cost 2.4 ns per code).
 bool ue8m0_row_folds(const uint8_t* row, const ScaleRef& s, int64_t blocks) {
   constexpr unsigned kLow = ScaleRef::kBias - kMaxFoldExponent, kSpan = 2 * kMaxFoldExponent;
-  bool out = false;
-  for (int64_t kb = 0; kb < blocks; ++kb) out |= unsigned(row[(kb / s.pack) * s.k_stride + kb % s.pack]) - kLow > kSpan;
-  return !out;
+  unsigned bad = 0;
+  if (s.k_stride == s.pack) {  // K-major: the row's codes side by side
+    for (int64_t kb = 0; kb < blocks; ++kb) bad |= unsigned(unsigned(row[kb]) - kLow > kSpan);
+    return bad == 0;
+  }
+  for (int64_t kb = 0; kb < blocks; kb += s.pack, row += s.k_stride) {
+    const int64_t n = blocks - kb < s.pack ? blocks - kb : s.pack;
+    for (int64_t j = 0; j < n; ++j) bad |= unsigned(unsigned(row[j]) - kLow > kSpan);
+  }
+  return bad == 0;
 }
 
 // fp32: positive, no mantissa bits, exponent field in [bias - kMaxFoldExponent, bias + kMaxFoldExponent] (the sign
