@@ -94,6 +94,9 @@ TEST(ScaleFold, OnlyExactPowersOfTwoWithinTheWindowFold) {
   for (float s : {0.0f, -1.0f, 3.0f, 1.5f, std::ldexp(1.0f, layout::kMaxFoldExponent + 1),
                   std::ldexp(1.0f, -layout::kMaxFoldExponent - 1), NAN, INFINITY, 1e-45f})
     EXPECT_EQ(layout::fold_exponent(s), layout::kNotFoldable) << s;
+  // A UE8M0 code's step is its value's (the L0 loads take it straight from the code).
+  for (int c = 0; c < 256; ++c)
+    EXPECT_EQ(layout::fold_step_code(uint8_t(c)), layout::fold_step(layout::ScaleRef::exp2_code(uint8_t(c)))) << c;
 }
 
 TEST(ScaleFold, FoldedLoadsAreTheLoadsTimesTheirScalesOnEveryIsa) {

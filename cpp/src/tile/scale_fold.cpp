@@ -54,6 +54,25 @@ void widen_fold(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t
   else fold_pairs(out, rows * kWidenRun, step);  // (out_stride == 16: a contiguous run)
 }
 
+// The fold steps of tile rows [r0, r0 + n) for K block kb: row r0 + i's in step[i * spread, (i + 1) * spread),
+// 0 from row f.rows on (padding). The scales are read as stored, with no division per row (ScaleRef::at's
+// cost several times the widening's).
+void fold_steps(const FoldScales& f, int64_t kb, int64_t r0, int64_t n, uint16_t* step, int spread) {
+  const layout::ScaleRef& s = *f.s;
+  const int64_t valid = std::clamp<int64_t>(f.rows - r0, 0, n);
+  int64_t row = (f.row0 + r0) / s.gran_mn, in_row = (f.row0 + r0) % s.gran_mn;
+  const auto* codes = static_cast<const uint8_t*>(s.base) + (kb / s.pack) * s.k_stride + kb % s.pack;
+  const float* values = static_cast<const float*>(s.base) + kb * s.k_stride;
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t e = 0;
+    if (i < valid) {
+      e = s.ue8m0 ? layout::fold_step_code(codes[row * s.mn_stride]) : fold_step(values[row * s.mn_stride]);
+      if (++in_row == s.gran_mn) in_row = 0, ++row;
+    }
+    for (int j = 0; j < spread; ++j) step[i * spread + j] = e;
+  }
+}
+
 // The K block of the load's column k and where the next one starts (relative to column 0).
 struct Block {
   int64_t index, end;
@@ -69,10 +88,10 @@ void widen_folded_l0a(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_
                       uint16_t* l0a, const FoldScales& f) {
   const int group = host::l0a_k_group();
   thread_local std::vector<uint16_t> step;
-  step.assign(size_t(g.rows_pad), 0);  // padding rows: zeros, nothing to fold
+  step.resize(size_t(g.rows_pad));
   for (int64_t k = 0; k < k_pad;) {
     const Block b = block_at(f, k, k_pad);
-    for (int64_t r = 0; r < std::min(f.rows, g.rows_pad); ++r) step[size_t(r)] = fold_step(f.s->at(f.row0 + r, b.index));
+    fold_steps(f, b.index, 0, g.rows_pad, step.data(), 1);
     for (; k < b.end; k += kCubeBlock) {
       const host::L0AFractal fr = host::l0a_fractal(k / kCubeBlock, g.rows_pad, k_pad, group);
       widen_fold(fmt, l1 + g.offset(0, k_off + k) * g.bits / 8, layout::kC0Bytes, g.rows_pad, l0a + fr.offset,
@@ -89,10 +108,7 @@ void widen_folded_l0b(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_
     for (int64_t k = 0; k < l0b_g.k_pad;) {
       // One K block at a time: a contiguous run of its K pairs, 16 columns x 2 values each.
       const Block b = block_at(f, k, l0b_g.k_pad);
-      for (int64_t j = 0; j < kCubeBlock; ++j) {  // column n0 + j's step, for both values of each pair
-        const uint16_t e = n0 + j < f.rows ? fold_step(f.s->at(f.row0 + n0 + j, b.index)) : 0;
-        step[kKPair * j] = step[kKPair * j + 1] = e;
-      }
+      fold_steps(f, b.index, n0, kCubeBlock, step, kKPair);  // column n0 + j's step, for both values of each pair
       widen_fold(fmt, l1 + panels.offset(k_off + k, n0) * g.bits / 8, kWidenRun * g.bits / 8,
                  (b.end - k) * kCubeBlock / kWidenRun, l0b + l0b_g.offset(k, n0), kWidenRun, step, false);
       k = b.end;

@@ -40,6 +40,13 @@ inline uint16_t fold_step(float s) {
   return e == kNotFoldable ? 0 : uint16_t(unsigned(e) << kBf16MantissaBits);
 }
 
+// fold_step of the UE8M0 code c (2^(c - bias)), without going through its float.
+inline uint16_t fold_step_code(uint8_t c) {
+  constexpr int kBf16MantissaBits = 7;
+  const int e = int(c) - ScaleRef::kBias;
+  return e >= -kMaxFoldExponent && e <= kMaxFoldExponent ? uint16_t(unsigned(e) << kBf16MantissaBits) : 0;
+}
+
 // Whether every scale that a rows x k operand reads through s (rows of s: ceil(rows / gran_mn), K blocks:
 // ceil(k / gran_k)) folds.
 bool all_scales_fold(const ScaleRef& s, int64_t rows, int64_t k);
