@@ -55,14 +55,15 @@ void widen_fold(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t
 }
 
 // The fold steps of tile rows [r0, r0 + n) for K block kb: row r0 + i's in step[i * spread, (i + 1) * spread),
-// 0 from row f.rows on (padding). The scales are read as stored, with no division per row (ScaleRef::at's
-// cost several times the widening's).
+// 0 from row f.rows on (padding). The scales are read as stored, with no division per row (ScaleRef::at per row
+// cost several times the widening itself).
 void fold_steps(const FoldScales& f, int64_t kb, int64_t r0, int64_t n, uint16_t* step, int spread) {
   const layout::ScaleRef& s = *f.s;
   const int64_t valid = std::clamp<int64_t>(f.rows - r0, 0, n);
   int64_t row = (f.row0 + r0) / s.gran_mn, in_row = (f.row0 + r0) % s.gran_mn;
-  const auto* codes = static_cast<const uint8_t*>(s.base) + (kb / s.pack) * s.k_stride + kb % s.pack;
-  const float* values = static_cast<const float*>(s.base) + kb * s.k_stride;
+  const auto* codes =
+      s.ue8m0 ? static_cast<const uint8_t*>(s.base) + (kb / s.pack) * s.k_stride + kb % s.pack : nullptr;
+  const float* values = s.ue8m0 ? nullptr : static_cast<const float*>(s.base) + kb * s.k_stride;
   for (int64_t i = 0; i < n; ++i) {
     uint16_t e = 0;
     if (i < valid) {
