@@ -1,7 +1,7 @@
 """Power-of-two scales folded into the widened operands on the host (layout/scale_fold.hpp), on the dense and the
 grouped FP8 GEMMs: a call whose scales are all exact powers of two within 2^+-100 folds them (and promotes no K
-block: its config says promote_k=0); any other scale (beyond the window, or not a power of two) makes the call
-promote every K block. Both paths match the float64 product of the dequantised operands, with scales spread over
+block: its config says promote_k=0); any other scale (beyond the window, or not a power of two) makes its problem
+(the dense call, or its group) promote every K block, and the call's config the K block. Both paths match the float64 product of the dequantised operands, with scales spread over
 2^-20 .. 2^20 per row and K block."""
 import functools
 import os
@@ -189,9 +189,8 @@ def grouped_call(kernel, spoilt):
 
 @pytest.mark.parametrize("kernel", ["contiguous_mx", "masked_mx"])
 def test_each_group_folds_by_its_own_scales(kernel):
-    """A group's result depends on its own scales only: a group whose scales
-    fold gives the same bits whether or not another group's stop folding, and a group that promotes gives the
-    same bits whichever others fold."""
+    """A group's result depends on its own scales only: a group whose scales fold gives the same bits whether or
+    not another group's stop folding, and a group that promotes gives the same bits whichever others fold."""
     if on_npu_kernels(torch.empty(0)):
         pytest.skip("the NPU's MX cube applies the scales itself")
     all_fold, one_promotes, all_promote = (grouped_call(kernel, s) for s in ([], [1], [0, 1, 2]))

@@ -34,18 +34,14 @@ inline int fold_exponent(float s) {
 // negative e borrows only from the exponent field, which stays normal); 0 for a scale that does not fold. The
 // addition applies to nonzero finite codes only: zero, NaN and Inf (field 0 or all ones) keep their codes.
 inline constexpr uint16_t kBf16ExponentField = 0x7F80;
-inline uint16_t fold_step(float s) {
+// The step of 2^e: e << 7 for |e| <= kMaxFoldExponent, else 0 (kNotFoldable included).
+inline uint16_t exponent_step(int e) {
   constexpr int kBf16MantissaBits = 7;
-  const int e = fold_exponent(s);
-  return e == kNotFoldable ? 0 : uint16_t(unsigned(e) << kBf16MantissaBits);
-}
-
-// fold_step of the UE8M0 code c (2^(c - bias)), without going through its float.
-inline uint16_t fold_step_code(uint8_t c) {
-  constexpr int kBf16MantissaBits = 7;
-  const int e = int(c) - ScaleRef::kBias;
   return e >= -kMaxFoldExponent && e <= kMaxFoldExponent ? uint16_t(unsigned(e) << kBf16MantissaBits) : 0;
 }
+inline uint16_t fold_step(float s) { return exponent_step(fold_exponent(s)); }
+// fold_step of the UE8M0 code c (2^(c - bias)), without going through its float.
+inline uint16_t fold_step_code(uint8_t c) { return exponent_step(int(c) - ScaleRef::kBias); }
 
 // Whether every scale that a rows x k operand reads through s (rows of s: ceil(rows / gran_mn), K blocks:
 // ceil(k / gran_k)) folds.
