@@ -348,3 +348,42 @@ TEST(Swiglu, VectorSiluMatchesScalarWithinUlps) {
       }
     }
 }
+
+// The vector FP8 re-quantisation of a SwiGLU scale group against the scalar one, bit for bit: every E4M3 code's
+// value, its neighbours one fp32 ulp away and the midpoints to the next code (ties), subnormals, the saturation
+// bound, infinities and NaN, signed, plus a sweep of fp32 bit patterns; each length 1..48 (tails), with the bytes
+// beyond n left as they were.
+TEST(Swiglu, VectorE4m3GroupMatchesScalarBitForBit) {
+  namespace th = dga::tile::host;
+  if (th::encode_e4m3_fn() == &th::encode_e4m3_scalar) GTEST_SKIP() << "no vector E4M3 encode for this host ISA";
+  std::vector<float> v;
+  for (int c = 0; c < 0x7F; ++c) {
+    const float x = dga::core::e4m3_to_float(uint8_t(c)), y = dga::core::e4m3_to_float(uint8_t(c + 1));
+    for (float f : {x, std::nextafter(x, 0.0f), std::nextafter(x, INFINITY), 0.5f * (x + y),
+                    std::nextafter(0.5f * (x + y), 0.0f), std::nextafter(0.5f * (x + y), INFINITY)})
+      v.insert(v.end(), {f, -f});
+  }
+  for (float f : {448.0f, 464.0f, 480.0f, 1e30f, INFINITY, NAN, 1e-45f, 0.0f, 1e-10f, 0.0009765625f})
+    v.insert(v.end(), {f, -f});
+  for (uint64_t bits = 0; bits < (1ull << 32); bits += 65521) v.push_back(dga::core::bits_float(uint32_t(bits)));
+  for (float scale : {1.0f, 0.25f, 3.0f}) {
+    std::vector<uint8_t> vec(v.size()), ref(v.size());
+    th::encode_e4m3_avx512(v.data(), int64_t(v.size()), scale, vec.data());
+    th::encode_e4m3_scalar(v.data(), int64_t(v.size()), scale, ref.data());
+    for (size_t i = 0; i < v.size(); ++i)
+      ASSERT_EQ(vec[i], ref[i]) << "value " << v[i] << " (bits " << std::hex << dga::core::float_bits(v[i]) << ")";
+  }
+  std::mt19937 rng(9);
+  std::normal_distribution<float> nd(0.0f, 30.0f);
+  for (int64_t n = 1; n <= 48; ++n) {
+    std::vector<float> g(static_cast<size_t>(n));
+    for (auto& x : g) x = nd(rng);
+    if (n % 5 == 0) g[size_t(n / 2)] = NAN;  // does not count in the amax
+    EXPECT_EQ(th::group_amax_avx512(g.data(), n), th::group_amax_scalar(g.data(), n)) << n;
+    std::vector<uint8_t> vec(size_t(n) + 20, 0xA5), ref(size_t(n) + 20, 0xA5);
+    th::encode_e4m3_avx512(g.data(), n, 0.125f, vec.data());
+    th::encode_e4m3_scalar(g.data(), n, 0.125f, ref.data());
+    EXPECT_EQ(vec, ref) << n;
+  }
+  EXPECT_EQ(th::group_amax_avx512(nullptr, 0), 0.0f);
+}

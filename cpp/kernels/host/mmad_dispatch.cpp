@@ -82,4 +82,18 @@ SiluMulFn silu_mul_fn() {
   return &silu_mul_scalar;
 }
 
+GroupAmaxFn group_amax_fn() {
+#if DGA_HOST_X86
+  if (avx512_active()) return &group_amax_avx512;
+#endif
+  return &group_amax_scalar;
+}
+
+EncodeE4m3Fn encode_e4m3_fn() {
+#if DGA_HOST_X86
+  if (avx512_active()) return &encode_e4m3_avx512;
+#endif
+  return &encode_e4m3_scalar;
+}
+
 }  // namespace deepgemm_ascend::tile::host

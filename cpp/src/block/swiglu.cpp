@@ -32,6 +32,16 @@ void silu_mul_scalar(const SiluMulArgs& s) {
   }
 }
 
+float group_amax_scalar(const float* v, int64_t n) {
+  float amax = 0.0f;
+  for (int64_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(v[j]));  // NaN does not count
+  return amax;
+}
+
+void encode_e4m3_scalar(const float* v, int64_t n, float scale, uint8_t* out) {
+  for (int64_t j = 0; j < n; ++j) out[j] = core::float_to_e4m3(v[j] * scale);
+}
+
 }  // namespace deepgemm_ascend::tile::host
 
 namespace deepgemm_ascend::block {
@@ -39,22 +49,20 @@ namespace deepgemm_ascend::block {
 void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf) {
   float act[kSwigluScaleGroup];
   const tile::host::SiluMulFn silu_mul = tile::host::silu_mul_fn();
+  const tile::host::GroupAmaxFn group_amax = tile::host::group_amax_fn();
+  const tile::host::EncodeE4m3Fn encode_e4m3 = tile::host::encode_e4m3_fn();
   for (int64_t j0 = 0; j0 < inter; j0 += kSwigluScaleGroup) {
     const int64_t n = std::min(kSwigluScaleGroup, inter - j0);
     silu_mul({h, inter, j0, n, p.interleaved, p.clamp, weight, act});
-    float amax = 0.0f;
-    for (int64_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(act[j]));  // NaN does not count
     if (!p.fp8_out) {
       auto* o = static_cast<uint16_t*>(out) + j0;
       for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_bf16(act[j]);
       continue;
     }
-    const uint8_t code = swiglu_scale_code(amax);
+    const uint8_t code = swiglu_scale_code(group_amax(act, n));
     const int64_t g = j0 / kSwigluScaleGroup;
     sf.row[(g / kScalesPerWord) * sf.k_stride + g % kScalesPerWord] = code;
-    const float inv = swiglu_inverse_scale(code);
-    auto* o = static_cast<uint8_t*>(out) + j0;
-    for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_e4m3(act[j] * inv);
+    encode_e4m3(act, n, swiglu_inverse_scale(code), static_cast<uint8_t*>(out) + j0);
   }
 }
 
