@@ -24,21 +24,16 @@ inline uint16_t folded(uint16_t x, uint16_t step) {
 
 // The second pass where the ISA has no fused widening (host::widen_fold_fn), with clones for the wider x86
 // vectors picked at load time (the library's baseline is x86-64).
-#if defined(__x86_64__) && defined(__GNUC__)
-#define DGA_FOLD_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define DGA_FOLD_CLONES
-#endif
 
 // rows rows of 16 values, row_stride apart, row r taking step[r].
-DGA_FOLD_CLONES void fold_rows(uint16_t* __restrict v, int64_t row_stride, int64_t rows,
+DGA_VECTOR_CLONES void fold_rows(uint16_t* __restrict v, int64_t row_stride, int64_t rows,
                                const uint16_t* __restrict step) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < kCubeBlock; ++i) v[r * row_stride + i] = folded(v[r * row_stride + i], step[r]);
 }
 
 // n values (a multiple of kPairRow), value i taking step[i % kPairRow].
-DGA_FOLD_CLONES void fold_pairs(uint16_t* __restrict v, int64_t n, const uint16_t* __restrict step) {
+DGA_VECTOR_CLONES void fold_pairs(uint16_t* __restrict v, int64_t n, const uint16_t* __restrict step) {
   for (int64_t i = 0; i < n; i += kPairRow)
     for (int64_t j = 0; j < kPairRow; ++j) v[i + j] = folded(v[i + j], step[j]);
 }

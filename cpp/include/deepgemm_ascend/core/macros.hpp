@@ -21,3 +21,11 @@
 #else
 #define DGA_HOST_DEVICE inline
 #endif
+
+// Host loops that vectorise: one clone per x86 vector width (AVX-512 as x86-64-v4, AVX2, baseline), picked at
+// load time (the library's baseline is x86-64); nothing elsewhere.
+#if defined(__x86_64__) && defined(__GNUC__) && !DGA_NPU_DEVICE
+#define DGA_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define DGA_VECTOR_CLONES
+#endif
