@@ -141,7 +141,7 @@ void store_segment(Out* out, const float* src, const Out* c, int64_t len, Cast c
 // The bf16 case of a whole fractal row, the common one: with clones for the wider x86 vectors, picked at
 // load time (the conversion needs 32 -> 16-bit packing that baseline x86-64 does not vectorise).
 DGA_VECTOR_CLONES void store_bf16_row16(uint16_t* __restrict out, const float* __restrict src,
-                                     const uint16_t* __restrict c) {
+                                        const uint16_t* __restrict c) {
   if (c)
     for (int64_t j = 0; j < kCubeBlock; ++j) out[j] = core::float_to_bf16(src[j] + core::bf16_to_float(c[j]));
   else

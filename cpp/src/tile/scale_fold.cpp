@@ -22,12 +22,10 @@ inline uint16_t folded(uint16_t x, uint16_t step) {
   return uint16_t(x + (step & uint16_t(-uint16_t(field != 0 && field != kField))));
 }
 
-// The second pass where the ISA has no fused widening (host::widen_fold_fn), with clones for the wider x86
-// vectors picked at load time (the library's baseline is x86-64).
-
-// rows rows of 16 values, row_stride apart, row r taking step[r].
+// The second pass where the ISA has no fused widening (host::widen_fold_fn), in vector clones
+// (core/macros.hpp). Rows rows of 16 values, row_stride apart, row r taking step[r].
 DGA_VECTOR_CLONES void fold_rows(uint16_t* __restrict v, int64_t row_stride, int64_t rows,
-                               const uint16_t* __restrict step) {
+                                 const uint16_t* __restrict step) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < kCubeBlock; ++i) v[r * row_stride + i] = folded(v[r * row_stride + i], step[r]);
 }
