@@ -14,7 +14,7 @@ function(dga_add_host_isa_sources target)
       set(_q ";-Wno-maybe-uninitialized")
     endif()
     target_sources(${target} PRIVATE ${_dir}/mmad_bf16_avx2.cpp ${_dir}/mmad_bf16_avx512.cpp ${_dir}/mmad_bf16_avx512bf16.cpp ${_dir}/mmad_bf16_amx.cpp
-                                     ${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp
+                                     ${_dir}/widen_avx512.cpp ${_dir}/widen_avx512vbmi.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp
                                      ${_dir}/widen_avx2.cpp ${_dir}/interleave_avx2.cpp)
     set_source_files_properties(${_dir}/mmad_bf16_avx2.cpp ${_dir}/widen_avx2.cpp ${_dir}/interleave_avx2.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx2;-mfma")
@@ -25,6 +25,8 @@ function(dga_add_host_isa_sources target)
     set_source_files_properties(${_dir}/mmad_bf16_amx.cpp PROPERTIES COMPILE_OPTIONS "-mamx-tile;-mamx-bf16;-mavx512f${_q}")
     set_source_files_properties(${_dir}/widen_avx512.cpp ${_dir}/silu_avx512.cpp ${_dir}/interleave_avx512.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mfma${_q}")
+    set_source_files_properties(${_dir}/widen_avx512vbmi.cpp PROPERTIES
+                                COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vbmi${_q}")
     target_compile_definitions(${target} PRIVATE DGA_HOST_X86=1)
   endif()
 endfunction()

@@ -126,3 +126,35 @@ TEST(Widen, ReadsOnlyTheRowsCodes) {
   }
   deepgemm_ascend::runtime::reset_host_isa();
 }
+
+// Both AVX-512 widenings of 8-bit codes, whichever one the CPU picks (byte tables with AVX512-VBMI, word tables
+// without): every code, rows strided and back to back, odd row counts, against the scalar reference; and the two
+// fold the same steps into the same bits (per row and per K pair).
+TEST(Widen, Avx512WordAndByteTablesMatchTheScalarBits) {
+  const auto& cpu = deepgemm_ascend::runtime::cpu_features();
+  if (!(cpu.avx512f && cpu.avx512bw && cpu.avx512vl)) GTEST_SKIP() << "no AVX-512 helpers on this CPU";
+  std::vector<host::WidenRowsFn> widen{&host::widen_rows_avx512};
+  if (cpu.avx512vbmi) widen.push_back(&host::widen_rows_avx512vbmi);
+  std::vector<uint8_t> in(17 * 32);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i < 256 ? i : i * 37 + 11);  // every code first
+  for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2})
+    for (host::WidenRowsFn fn : widen)
+      for (int64_t rows : {1, 2, 7, 16, 17})
+        for (int64_t in_stride : {16, 32}) {
+          std::vector<uint16_t> got(size_t(rows * 16), 0xBEEF), want(got);
+          fn(f, in.data(), in_stride, rows, got.data(), 16);
+          host::widen_rows_scalar(f, in.data(), in_stride, rows, want.data(), 16);
+          EXPECT_EQ(got, want) << "rows " << rows << " in_stride " << in_stride;
+        }
+  if (!cpu.avx512vbmi) return;
+  std::vector<uint16_t> step(32);
+  for (size_t i = 0; i < step.size(); ++i) step[i] = uint16_t((int(i % 9) - 4) << 7);  // 2^-4 .. 2^4
+  for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2})
+    for (bool per_row : {false, true})
+      for (int64_t rows : {1, 2, 15, 16}) {
+        std::vector<uint16_t> bytes(size_t(rows * 24), 0xBEEF), words(bytes);
+        host::widen_fold_avx512vbmi(f, in.data(), 32, rows, bytes.data(), 24, step.data(), per_row);
+        host::widen_fold_avx512(f, in.data(), 32, rows, words.data(), 24, step.data(), per_row);
+        EXPECT_EQ(bytes, words) << "rows " << rows << " per_row " << per_row;
+      }
+}

@@ -49,11 +49,13 @@ bool avx2_active() {
   return false;
 #endif
 }
+// Byte permutes for the AVX-512 widening's tables (with the AVX-512 helpers only).
+bool vbmi() { return runtime::cpu_features().avx512vbmi; }
 }  // namespace
 
 WidenRowsFn widen_rows_fn() {
 #if DGA_HOST_X86
-  if (avx512_active()) return &widen_rows_avx512;
+  if (avx512_active()) return vbmi() ? &widen_rows_avx512vbmi : &widen_rows_avx512;
   if (avx2_active()) return &widen_rows_avx2;
 #endif
   return &widen_rows_scalar;
@@ -61,7 +63,7 @@ WidenRowsFn widen_rows_fn() {
 
 WidenFoldFn widen_fold_fn() {
 #if DGA_HOST_X86
-  if (avx512_active()) return &widen_fold_avx512;
+  if (avx512_active()) return vbmi() ? &widen_fold_avx512vbmi : &widen_fold_avx512;
   if (avx2_active()) return &widen_fold_avx2;
 #endif
   return nullptr;

@@ -2,14 +2,15 @@
 // a table lookup of each code's magnitude, 32 values (two rows of 16) per round. The tables are the
 // scalar reference's own results (src/tile/widen.cpp) for every magnitude, read once, so the two paths
 // agree bit for bit by construction; the sign bit moves to bf16's.
-//   e4m3 / e5m2: 128 magnitudes = 4 registers of 32 bf16, two vpermt2w (64 entries each) and a blend;
+//   e4m3 / e5m2: 128 magnitudes = 4 registers of 32 bf16, two vpermt2w (64 entries each) and a blend
+//                (CPUs with AVX512-VBMI take byte tables instead: widen_avx512vbmi.cpp);
 //   e2m1: 8 magnitudes, one vpermw.
 #include <immintrin.h>
 
-#include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/tile/micro_kernels.hpp"
 #include "deepgemm_ascend/tile/widen.hpp"
 #include "unpack_nibbles.hpp"
+#include "widen_avx512_body.hpp"
 
 namespace deepgemm_ascend::tile::host {
 
@@ -52,11 +53,14 @@ inline __m512i lookup(__m512i code, const Table& t) {
   return _mm512_or_si512(_mm512_mask_blend_epi16(upper, low, high), sign);
 }
 
-// 16 codes of one row: 16 bytes, or 8 bytes of nibbles (low first), as 16-bit lanes of a ymm.
-inline __m256i row_codes(const uint8_t* p, bool nibbles) {
-  if (!nibbles) return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  return _mm256_cvtepu8_epi16(unpack_nibbles(p));
-}
+// 16 codes of one row of nibbles (8 bytes, low nibble first) as 16-bit lanes of a ymm.
+inline __m256i nibble_codes(const uint8_t* p) { return _mm256_cvtepu8_epi16(unpack_nibbles(p)); }
+
+// The lookup of widen_avx512_body.hpp: 32 byte codes through the word tables.
+struct WordLookup {
+  const Table& t;
+  __m512i operator()(__m256i codes) const { return lookup(_mm512_cvtepu8_epi16(codes), t); }
+};
 
 }  // namespace
 
@@ -65,70 +69,21 @@ void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, 
   static_assert(kWidenRun * 2 == kLanes, "two rows per zmm of 16-bit lanes");
   if (fmt == OperandFormat::kBF16) return;
   const Table& t = table(fmt);
-  const bool nibbles = fmt == OperandFormat::kE2M1;
-  int64_t r = 0;
-  if (!nibbles && in_stride == kWidenRun && out_stride == kWidenRun)  // one contiguous run (L0B's K-pair panels)
-    for (; r + 1 < rows; r += 2)
-      _mm512_storeu_si512(out + r * kWidenRun,
-                          lookup(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + r * kWidenRun))), t));
+  if (fmt != OperandFormat::kE2M1) return widen_rows8(WordLookup{t}, in, in_stride, rows, out, out_stride);
+  int64_t r = 0;  // packed 4-bit codes: two rows of nibbles per round
   for (; r + 1 < rows; r += 2) {
-    const __m512i codes = _mm512_inserti64x4(_mm512_castsi256_si512(row_codes(in + r * in_stride, nibbles)),
-                                             row_codes(in + (r + 1) * in_stride, nibbles), 1);
-    const __m512i v = lookup(codes, t);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), _mm512_castsi512_si256(v));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (r + 1) * out_stride), _mm512_extracti64x4_epi64(v, 1));
+    const __m512i codes = _mm512_inserti64x4(_mm512_castsi256_si512(nibble_codes(in + r * in_stride)),
+                                             nibble_codes(in + (r + 1) * in_stride), 1);
+    store_two_rows(out, out_stride, r, lookup(codes, t));
   }
   if (r < rows)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride),
-                        _mm512_castsi512_si256(lookup(_mm512_castsi256_si512(row_codes(in + r * in_stride, nibbles)), t)));
+                        _mm512_castsi512_si256(lookup(_mm512_castsi256_si512(nibble_codes(in + r * in_stride)), t)));
 }
-
-}  // namespace deepgemm_ascend::tile::host
-
-namespace deepgemm_ascend::tile::host {
-
-namespace {
-
-// v times 2^e per lane, step holding layout::fold_step's codes; zero, NaN and Inf unchanged.
-inline __m512i add_exponent(__m512i v, __m512i step) {
-  const __m512i all_ones = _mm512_set1_epi16(int16_t(layout::kBf16ExponentField));
-  const __m512i field = _mm512_and_si512(v, all_ones);
-  const __mmask32 normal = _mm512_cmpneq_epi16_mask(field, _mm512_setzero_si512()) &
-                           _mm512_cmpneq_epi16_mask(field, all_ones);
-  return _mm512_mask_add_epi16(v, normal, v, step);
-}
-
-// Rows r and r + 1 (16 byte codes each) as the 32 16-bit lanes of a zmm.
-inline __m512i two_rows(const uint8_t* in, int64_t in_stride, int64_t r) {
-  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride));
-  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + (r + 1) * in_stride));
-  return _mm512_cvtepu8_epi16(_mm256_set_m128i(hi, lo));
-}
-
-}  // namespace
 
 void widen_fold_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride, const uint16_t* step, bool step_per_row) {
-  const Table& t = table(fmt);
-  const __m512i pair_step = step_per_row ? _mm512_setzero_si512() : _mm512_loadu_si512(step);
-  auto steps = [&](int64_t r) {
-    return step_per_row ? _mm512_mask_blend_epi16(__mmask32(0xFFFF0000u), _mm512_set1_epi16(int16_t(step[r])),
-                                                  _mm512_set1_epi16(int16_t(step[r + 1])))
-                        : pair_step;
-  };
-  int64_t r = 0;
-  for (; r + 1 < rows; r += 2) {
-    const __m512i v = add_exponent(lookup(two_rows(in, in_stride, r), t), steps(r));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride), _mm512_castsi512_si256(v));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (r + 1) * out_stride), _mm512_extracti64x4_epi64(v, 1));
-  }
-  if (r < rows) {  // an odd last row (an even index: its pair steps are lanes 0 .. 15)
-    const __m512i codes = _mm512_cvtepu8_epi16(
-        _mm256_set_m128i(_mm_setzero_si128(), _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * in_stride))));
-    const __m512i s = step_per_row ? _mm512_set1_epi16(int16_t(step[r])) : pair_step;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * out_stride),
-                        _mm512_castsi512_si256(add_exponent(lookup(codes, t), s)));
-  }
+  widen_fold8(WordLookup{table(fmt)}, in, in_stride, rows, out, out_stride, step, step_per_row);
 }
 
 }  // namespace deepgemm_ascend::tile::host

@@ -79,6 +79,7 @@ static CpuFeatures detect_features() {
     f.avx512f = f.os_avx512 && (b & (1u << 16));
     f.avx512bw = f.os_avx512 && (b & (1u << 30));
     f.avx512vl = f.os_avx512 && (b & (1u << 31));
+    f.avx512vbmi = f.os_avx512 && (c & (1u << 1));
     f.amx_bf16 = d & (1u << 22);
     f.amx_tile = d & (1u << 24);
   }
@@ -97,6 +98,7 @@ std::vector<std::string> CpuFeatures::names() const {
   add(avx512f, "avx512f");
   add(avx512bw, "avx512bw");
   add(avx512vl, "avx512vl");
+  add(avx512vbmi, "avx512vbmi");
   add(avx512_bf16, "avx512_bf16");
   add(amx_tile, "amx_tile");
   add(amx_bf16, "amx_bf16");

@@ -78,6 +78,8 @@ void widen_rows_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, in
                      int64_t out_stride);
 void widen_rows_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride);
+void widen_rows_avx512vbmi(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                           int64_t out_stride);  // where the AVX-512 helpers run and the CPU has AVX512-VBMI
 WidenRowsFn widen_rows_fn();
 
 // Widening of 8-bit codes with power-of-two scales folded in (tile/scale_fold.hpp): each widened value gets an
@@ -88,6 +90,8 @@ using WidenFoldFn = void (*)(OperandFormat fmt, const uint8_t* in, int64_t in_st
                              int64_t out_stride, const uint16_t* step, bool step_per_row);
 void widen_fold_avx512(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride, const uint16_t* step, bool step_per_row);
+void widen_fold_avx512vbmi(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
+                           int64_t out_stride, const uint16_t* step, bool step_per_row);
 void widen_fold_avx2(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                      int64_t out_stride, const uint16_t* step, bool step_per_row);
 WidenFoldFn widen_fold_fn();
