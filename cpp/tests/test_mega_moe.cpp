@@ -319,7 +319,7 @@ TEST(MegaMoe, TwoRanksBf16AgainstScalarModel) {
 
 TEST(Swiglu, VectorSiluMatchesScalarWithinUlps) {
   namespace th = dga::tile::host;
-  if (th::silu_mul_fn() == &th::silu_mul_scalar) GTEST_SKIP() << "no vector SiLU for this host ISA";
+  if (th::swiglu_kernels().silu_mul == &th::silu_mul_scalar) GTEST_SKIP() << "no vector SiLU for this host ISA";
   constexpr int64_t inter = 256;
   std::mt19937 rng(5);
   std::normal_distribution<float> nd(0.0f, 8.0f);
@@ -355,7 +355,8 @@ TEST(Swiglu, VectorSiluMatchesScalarWithinUlps) {
 // beyond n left as they were.
 TEST(Swiglu, VectorE4m3GroupMatchesScalarBitForBit) {
   namespace th = dga::tile::host;
-  if (th::encode_e4m3_fn() == &th::encode_e4m3_scalar) GTEST_SKIP() << "no vector E4M3 encode for this host ISA";
+  if (th::swiglu_kernels().encode_e4m3 == &th::encode_e4m3_scalar)
+    GTEST_SKIP() << "no vector E4M3 encode for this host ISA";
   std::vector<float> v;
   for (int c = 0; c < 0x7F; ++c) {
     const float x = dga::core::e4m3_to_float(uint8_t(c)), y = dga::core::e4m3_to_float(uint8_t(c + 1));

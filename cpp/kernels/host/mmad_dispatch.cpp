@@ -77,25 +77,11 @@ InterleaveFn interleave_k_pairs_fn() {
   return &interleave_k_pairs_scalar;
 }
 
-SiluMulFn silu_mul_fn() {
+SwigluKernels swiglu_kernels() {
 #if DGA_HOST_X86
-  if (avx512_active()) return &silu_mul_avx512;
+  if (avx512_active()) return {&silu_mul_avx512, &group_amax_avx512, &encode_e4m3_avx512};
 #endif
-  return &silu_mul_scalar;
-}
-
-GroupAmaxFn group_amax_fn() {
-#if DGA_HOST_X86
-  if (avx512_active()) return &group_amax_avx512;
-#endif
-  return &group_amax_scalar;
-}
-
-EncodeE4m3Fn encode_e4m3_fn() {
-#if DGA_HOST_X86
-  if (avx512_active()) return &encode_e4m3_avx512;
-#endif
-  return &encode_e4m3_scalar;
+  return {&silu_mul_scalar, &group_amax_scalar, &encode_e4m3_scalar};
 }
 
 }  // namespace deepgemm_ascend::tile::host

@@ -48,21 +48,19 @@ namespace deepgemm_ascend::block {
 
 void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluParams& p, void* out, ScaleOut sf) {
   float act[kSwigluScaleGroup];
-  const tile::host::SiluMulFn silu_mul = tile::host::silu_mul_fn();
-  const tile::host::GroupAmaxFn group_amax = tile::host::group_amax_fn();
-  const tile::host::EncodeE4m3Fn encode_e4m3 = tile::host::encode_e4m3_fn();
+  const tile::host::SwigluKernels k = tile::host::swiglu_kernels();
   for (int64_t j0 = 0; j0 < inter; j0 += kSwigluScaleGroup) {
     const int64_t n = std::min(kSwigluScaleGroup, inter - j0);
-    silu_mul({h, inter, j0, n, p.interleaved, p.clamp, weight, act});
+    k.silu_mul({h, inter, j0, n, p.interleaved, p.clamp, weight, act});
     if (!p.fp8_out) {
       auto* o = static_cast<uint16_t*>(out) + j0;
       for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_bf16(act[j]);
       continue;
     }
-    const uint8_t code = swiglu_scale_code(group_amax(act, n));
+    const uint8_t code = swiglu_scale_code(k.group_amax(act, n));
     const int64_t g = j0 / kSwigluScaleGroup;
     sf.row[(g / kScalesPerWord) * sf.k_stride + g % kScalesPerWord] = code;
-    encode_e4m3(act, n, swiglu_inverse_scale(code), static_cast<uint8_t*>(out) + j0);
+    k.encode_e4m3(act, n, swiglu_inverse_scale(code), static_cast<uint8_t*>(out) + j0);
   }
 }
 

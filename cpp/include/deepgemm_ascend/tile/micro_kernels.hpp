@@ -120,21 +120,23 @@ struct SiluMulArgs {
   float clamp, weight;
   float* act;
 };
-using SiluMulFn = void (*)(const SiluMulArgs&);
 void silu_mul_scalar(const SiluMulArgs& args);
 void silu_mul_avx512(const SiluMulArgs& args);
-SiluMulFn silu_mul_fn();
 
 // The FP8 re-quantisation of one SwiGLU scale group (block/swiglu.hpp): the largest |v[j]| of n values (NaN
 // values do not count; 0 for none), and out[j] = core::float_to_e4m3(v[j] * scale), bit for bit, for j < n
 // (nothing written beyond).
-using GroupAmaxFn = float (*)(const float* v, int64_t n);
-using EncodeE4m3Fn = void (*)(const float* v, int64_t n, float scale, uint8_t* out);
 float group_amax_scalar(const float* v, int64_t n);
 float group_amax_avx512(const float* v, int64_t n);
 void encode_e4m3_scalar(const float* v, int64_t n, float scale, uint8_t* out);
 void encode_e4m3_avx512(const float* v, int64_t n, float scale, uint8_t* out);
-GroupAmaxFn group_amax_fn();
-EncodeE4m3Fn encode_e4m3_fn();
+
+// The SwiGLU stage's kernels of the active host ISA, chosen together.
+struct SwigluKernels {
+  void (*silu_mul)(const SiluMulArgs&);
+  float (*group_amax)(const float* v, int64_t n);
+  void (*encode_e4m3)(const float* v, int64_t n, float scale, uint8_t* out);
+};
+SwigluKernels swiglu_kernels();
 
 }  // namespace deepgemm_ascend::tile::host
