@@ -67,16 +67,39 @@ def fp8_mqa_logits(q, kv, weights, cu_seq_len_k_start, cu_seq_len_k_end, clean_l
 _SPLIT_KV = 256  # KV tokens per work unit of the paged schedule
 
 
+def _lens_2d(context_lens, batch, next_n):
+    """context_lens in the [B, next_n] form the kernels take. The older 1-D form [B] (upstream until
+    7f2a703) holds the length of each request's last query row: row t of request b sees the positions
+    p <= context_lens[b] - next_n + t, i.e. it has the length context_lens[b] - next_n + 1 + t, clamped at 0.
+    A negative given length is kept as it is in all of its rows (the host path refuses it, the NPU
+    kernels count it as 0). Tensor ops on context_lens' device: no host sync."""
+    if not isinstance(context_lens, torch.Tensor) or context_lens.dim() != 1:
+        return context_lens
+    if context_lens.dtype != torch.int32:
+        raise TypeError(f"context_lens: expected int32 lengths, got {context_lens.dtype}")
+    if context_lens.shape[0] != batch:
+        raise ValueError(f"context_lens: expected [B, next_n] = [{batch}, {next_n}] or the older [B] = [{batch}] "
+                         f"form, got {list(context_lens.shape)}")
+    given = context_lens[:, None]
+    rows = torch.arange(next_n, dtype=torch.int32, device=context_lens.device)
+    return torch.where(given < 0, given, (given - (next_n - 1) + rows).clamp(min=0))
+
+
 def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, indices=None):
     """Schedule of the paged MQA kernel: int32 [num_sms + 1, 2], row s = (first request, first KV split)
     of AI core s, the last row a one-past-the-end sentinel. Work units are 256-token KV splits of each
     request's longest length, balanced by prefix sums; computed by tensor ops on context_lens' device,
-    with no host sync on a device (CPU: a negative length raises ValueError; NPU: it counts as 0). Regenerate it after set_num_ai_cores: the paged call
-    checks its shape against get_num_ai_cores(). The kernels walk every (request, page) themselves and
-    do not read it.
+    with no host sync on a device (CPU: a negative length raises ValueError; NPU: it counts as 0).
+    Regenerate it after set_num_ai_cores: the paged call checks its shape against get_num_ai_cores(). The
+    kernels walk every (request, page) themselves and do not read it. context_lens: int32 [B, next_n], or
+    upstream's older [B] form (each request's last row's length, the longest of its rows: the schedule of
+    the [B, next_n] lengths it stands for in fp8_fp4_paged_mqa_logits).
     """
-    if not isinstance(context_lens, torch.Tensor) or context_lens.dtype != torch.int32 or context_lens.dim() != 2:
-        raise TypeError("context_lens: expected an int32 [B, next_n] tensor")
+    if (not isinstance(context_lens, torch.Tensor) or context_lens.dtype != torch.int32
+            or context_lens.dim() not in (1, 2)):
+        raise TypeError("context_lens: expected an int32 [B, next_n] tensor (or the older [B] form)")
+    if context_lens.dim() == 1:
+        context_lens = context_lens[:, None]
     if block_kv not in (32, 64):
         raise ValueError(f"block_kv: must be 32 or 64, got {block_kv!r}")
     if not isinstance(num_sms, int) or num_sms <= 0:
@@ -108,7 +131,9 @@ def fp8_fp4_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, sc
     q = (Q, SFQ): Q [B, next_n, H, D] float8_e4m3fn with SFQ None, or [B, next_n, H, D/2] packed e2m1 with
     SFQ [B, next_n, H] int32. kv_cache uint8 [num_blocks, block_kv, 1, D + 4] (or D/2 + 4): each block
     holds its block_kv value rows first, then block_kv 4-byte scales. weights [B * next_n, H] float32;
-    context_lens int32 [B, next_n]; block_table int32 [B, max_blocks]; schedule_meta from
+    context_lens int32 [B, next_n], or upstream's older [B] form (before 7f2a703): the length of each
+    request's last row, row t then having the length context_lens[b] - next_n + 1 + t (clamped at 0; next_n
+    1: the length itself); block_table int32 [B, max_blocks]; schedule_meta from
     get_paged_mqa_logits_metadata (shape checked against get_num_ai_cores()). Returns a view
     [B * next_n, max_context_len] of a buffer with row stride align(align(max_context_len, 256), 1024 /
     itemsize): row b * next_n + t holds sum_h relu(q . kv(p)) * w for p < context_lens[b, t]; -inf beyond
@@ -132,6 +157,7 @@ def fp8_fp4_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, sc
     itemsize = torch.empty(0, dtype=logits_dtype).element_size()
     stride = _align(_align(max(max_context_len, 1), 256), _STRIDE_BYTES // itemsize)
     logits = torch.empty(rows, stride, dtype=logits_dtype, device=q_t.device)[:, :max_context_len]
+    context_lens = _lens_2d(context_lens, q_t.shape[0], q_t.shape[1])
     _ops.check_tensors(q=q_t, sfq=sfq, kv_cache=kv_cache, weights=weights, context_lens=context_lens,
                        block_table=block_table, logits=logits, indices=indices)
     _ops.fp8_fp4_paged_mqa_logits(q_t, sfq, kv_cache, weights, context_lens, block_table, logits,
@@ -141,6 +167,7 @@ def fp8_fp4_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, sc
 
 def fp8_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, max_context_len,
                          clean_logits=False, indices=None):
-    """Legacy FP8 interface: q is the FP8 tensor itself; float32 logits."""
+    """Legacy FP8 interface: q is the FP8 tensor itself; float32 logits (context_lens [B, next_n] or the older
+    [B]: see fp8_fp4_paged_mqa_logits)."""
     return fp8_fp4_paged_mqa_logits((q, None), kv_cache, weights, context_lens, block_table, schedule_meta,
                                     max_context_len, clean_logits, torch.float32, indices)
