@@ -93,9 +93,39 @@ TEST(Ue8m0Values, OnlyTheGivenRowsAreChecked) {
   auto v = powers_of_two(10 * 3);
   for (int c = 0; c < 3; ++c) v[size_t(4 * 3 + c)] = NAN;  // row 4: a gap row
   const auto t = dga_test::contiguous(v.data(), DType::kFP32, {10, 3});
-  const layout::RowRanges rows{{0, 4}, {5, 10}};
+  const layout::ScaleRows rows{{{{0, 4}, {5, 10}}}};
   layout::require_ue8m0_values(t, "sfa", &rows);
   EXPECT_NE(value_error([&] { layout::require_ue8m0_values(t, "sfa"); }, "sfa").find("3 of 30"), std::string::npos);
+  const layout::ScaleRows past_end{{{{0, 11}}}};
+  EXPECT_NE(value_error([&] { layout::require_ue8m0_values(t, "sfa", &past_end); }, "sfa").find("outside"),
+            std::string::npos);
+}
+
+TEST(Ue8m0Values, MaskedGroupsCheckTheirOwnRowsOnly) {
+  // Three groups of 4 rows x 2 K blocks; NaN bytes past each group's count are never an error.
+  std::vector<uint8_t> v(3 * 4 * 2, 127);
+  const int32_t masked_m[3] = {4, 1, 0};
+  for (int r = 1; r < 4; ++r) v[size_t((1 * 4 + r) * 2)] = 0xFF;  // group 1, rows 1-3
+  for (int r = 0; r < 4; ++r) v[size_t((2 * 4 + r) * 2 + 1)] = 0xFF;  // group 2, every row
+  const auto t = dga_test::contiguous(v.data(), DType::kUInt8, {3, 4, 2});
+  const layout::ScaleRows rows = layout::masked_rows(masked_m, 3, 4);
+  layout::require_ue8m0_values(t, "sfa", &rows);
+  v[size_t((1 * 4 + 0) * 2 + 1)] = 0xFF;  // group 1, row 0: a valid row
+  const auto msg = value_error([&] { layout::require_ue8m0_values(t, "sfa", &rows); }, "sfa");
+  EXPECT_NE(msg.find("1 of 24"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sfa[1, 0, 1]"), std::string::npos) << msg;
+  const int32_t too_many[3] = {9, -2, 4};  // counts clamp to [0, rows]
+  const layout::RowRanges all{{0, 4}}, none{};
+  const auto clamped = layout::masked_rows(too_many, 3, 4);
+  EXPECT_EQ(clamped.groups[0], all);
+  EXPECT_EQ(clamped.groups[1], none);
+}
+
+TEST(Ue8m0Values, IdRowsAreTheRowsOfAGroup) {
+  const int32_t ids[9] = {-1, 0, 0, -1, -1, 2, -1, 1, 1};
+  const layout::RowRanges want{{1, 3}, {5, 6}, {7, 9}};
+  EXPECT_EQ(layout::id_rows(ids, 9), want);
+  EXPECT_TRUE(layout::id_rows(ids, 1).empty());
 }
 
 TEST(Ue8m0Values, PsumRowsStartAtAlignedOffsets) {

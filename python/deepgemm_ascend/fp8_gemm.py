@@ -4,7 +4,7 @@ import re
 import torch
 
 from . import _C, _ops
-from ._tensor import desc
+from .utils.scale_rows import require_ue8m0_values
 
 _FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 _FP4 = tuple(t for t in (torch.int8, torch.uint8, getattr(torch, "float4_e2m1fn_x2", None)) if t is not None)
@@ -76,27 +76,27 @@ _UE8M0_DTYPES = tuple(t for t in (torch.uint8, getattr(torch, "float8_e8m0fnu", 
                       if t is not None)
 
 
-def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=None, psum_layout=None):
+def required_scales(sf, mn, k, recipe_mn_k, arg, disable_ue8m0_cast, num_groups=None, rows=None):
     """Scale factors as the kernels take them; errors are reported against argument `arg`.
 
     Host kernels: `sf` itself, never copied (they read float32 and every UE8M0 form at any strides; the C++
     entry point checks dtypes and shapes); an MX recipe's values (float32 under gran_k 32, and UE8M0
     exponents) are checked in C++ in one pass over the scales, without a host sync. NPU kernels
     (runtime.on_npu_kernels): the Ascend layout of `transform_sf_into_required_layout`, built by torch ops
-    on the scales' device."""
+    on the scales' device. `rows` (utils.scale_rows.ScaleRows) limits both to the rows of a grouped layout
+    whose outputs are defined: the values of the others are never an error and are converted as 0."""
     from .runtime import on_npu_kernels
 
     if isinstance(sf, torch.Tensor) and not on_npu_kernels(sf):
         if sf.dtype in _UE8M0_DTYPES or (sf.dtype == torch.float32 and recipe_mn_k[1] == MX_GRAN_K
                                           and not disable_ue8m0_cast):
-            psum = None if psum_layout is None else desc(psum_layout, "grouped_layout")
-            _C.require_ue8m0_values(desc(sf, arg), arg, psum, "grouped_layout")
+            require_ue8m0_values(sf, arg, rows, recipe_mn_k[0])
         return sf
     from .utils.layout import transform_sf_into_required_layout
 
     try:
         return transform_sf_into_required_layout(sf, mn, k, recipe_mn_k, num_groups=num_groups,
-                                                 disable_ue8m0_cast=disable_ue8m0_cast, psum_layout=psum_layout)
+                                                 disable_ue8m0_cast=disable_ue8m0_cast, rows=rows)
     except (TypeError, ValueError) as e:  # the transform names its input "sf": name the caller's argument
         msg = re.sub(r"\bsf(?=[:\[])", arg, str(e))
         raise type(e)(msg if msg.startswith(f"{arg}:") else f"{arg}: {msg}") from None

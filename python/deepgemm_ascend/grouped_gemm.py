@@ -10,6 +10,7 @@ import torch
 from . import _C, _ops
 from .fp8_gemm import kernel_operand, logical_size, npu_mx_scales, pair, recipes, required_scales
 from .runtime import on_npu_kernels
+from .utils.scale_rows import ScaleRows
 
 _DEFAULT_K_GROUPED_RECIPE = (1, 1, 128)
 
@@ -58,9 +59,9 @@ def _contiguous(layout, a, b, d, grouped_layout, use_psum_layout, ensure_zero_pa
         g = b.shape[0]
         n = logical_size(b[0], "b")[1 if layout == "nn" else 0]
         (gm, gka), (gn, gkb) = recipes(recipe, recipe_a, recipe_b, sfb)
-        # Gap rows of a psum layout hold no scales worth checking.
-        sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast,
-                              psum_layout=grouped_layout if use_psum_layout else None)
+        # Only rows inside a group have defined outputs: the scales of padding and gap rows are not checked.
+        rows = ScaleRows("psum" if use_psum_layout else "ids", grouped_layout, "grouped_layout")
+        sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast, rows=rows)
         sfb = required_scales(sfb.transpose(1, 2) if scales_layout == "nn" else sfb, n, k, (gn, gkb), "sfb",
                               disable_ue8m0_cast, num_groups=g)
         sfa, gka = npu_mx_scales(sfa, k, gka)
@@ -123,7 +124,9 @@ def _masked(a, b, d, masked_m, expected_m, scaled, recipe=None, recipe_a=None, r
         m, k = logical_size(a[0], "a")
         n = logical_size(b[0], "b")[0]
         (gm, gka), (gn, gkb) = recipes(recipe, recipe_a, recipe_b, sfb)
-        sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast, num_groups=g)
+        # Rows at or past masked_m[g] have no defined output: their scales are not checked.
+        sfa = required_scales(sfa, m, k, (gm, gka), "sfa", disable_ue8m0_cast, num_groups=g,
+                              rows=ScaleRows("masked", masked_m, "masked_m"))
         sfb = required_scales(sfb, n, k, (gn, gkb), "sfb", disable_ue8m0_cast, num_groups=g)
         sfa, gka = npu_mx_scales(sfa, k, gka)
         sfb, gkb = npu_mx_scales(sfb, k, gkb)

@@ -185,8 +185,14 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
       zero_rows(d, end, std::min(m, i + 1 < segs.size() ? segs[i + 1].start : layout::align_up(end, align)));
     }
   }
-  // Power-of-two scales fold into the L0 loads (as in fp8_fp4_gemm) when every segment's do.
-  const bool fold = f.scaled && api::fold_scales(problems);
+  // Power-of-two scales fold into the L0 loads (as in fp8_fp4_gemm) when every segment's do; a segment decides
+  // by the scales of its group's rows, never by its padding rows' (their output is undefined).
+  bool fold = f.scaled;
+  for (size_t i = 0; f.scaled && i < problems.size(); ++i) {
+    kernel::GemmProblem valid = problems[i];
+    valid.a.rows = segs[i].rows;
+    fold &= problems[i].scaling.fold = api::scales_fold(valid);
+  }
   launch("m_grouped_gemm_contiguous", problems, f, covered / std::max<int64_t>(1, int64_t(segs.size())), n, k, 2,
          false, fold ? 0 : std::min(ra.gran_k, rb.gran_k));
 }

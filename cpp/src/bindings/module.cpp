@@ -86,20 +86,37 @@ void decode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst
   else fail(ErrorKind::kValue, "format", "unknown format '", fmt, "'");
 }
 
-// The UE8M0 value check of a host scale tensor; with `psum_layout` (int32 [G] end offsets of an M-grouped psum
-// layout, host memory) only its groups' rows.
-void require_ue8m0_values(const TensorDesc& sf, const std::string& arg, const std::optional<TensorDesc>& psum,
-                          const std::string& psum_arg) {
+// The UE8M0 value check of a host scale tensor, limited to the rows an output depends on when `layout` (host
+// memory, named `layout_arg`) is given: kind "psum" (int32 [G] end offsets of an M-grouped psum layout: its groups'
+// rows), "ids" (int32 [M] per-row group ids: rows with an id >= 0) or "masked" (int32 [G] masked_m: rows below
+// masked_m[g] of group g).
+void require_ue8m0_values(const TensorDesc& sf, const std::string& arg, const std::optional<TensorDesc>& layout,
+                          const std::string& layout_arg, const std::string& kind) {
   const auto v = view(sf, arg);
-  std::optional<dga::layout::RowRanges> rows;
-  if (psum) {
-    const auto p = view(*psum, psum_arg);
+  std::optional<dga::layout::ScaleRows> rows;
+  if (layout) {
+    const auto p = view(*layout, layout_arg);
     DGA_REQUIRE(p.dtype == DType::kInt32 && p.ndim == 1 && p.is_contiguous() &&
                     p.device.kind == dga::core::DeviceKind::kHost,
-                kType, psum_arg, "expected a contiguous int32 [G] tensor of group end offsets in host memory");
+                kType, layout_arg, "expected a contiguous int32 1-D tensor in host memory");
     const auto* e = p.as<const int32_t>();
-    rows = dga::layout::psum_rows(std::vector<int64_t>(e, e + p.shape[0]), v.ndim >= 2 ? v.size(-2) : 1,
-                                  dga::get_mk_alignment_for_contiguous_layout(), psum_arg.c_str());
+    const int64_t n = p.shape[0], sf_rows = v.ndim >= 2 ? v.size(-2) : 1;
+    if (kind == "psum") {
+      rows = dga::layout::ScaleRows{{dga::layout::psum_rows(std::vector<int64_t>(e, e + n), sf_rows,
+                                                            dga::get_mk_alignment_for_contiguous_layout(),
+                                                            layout_arg.c_str())}};
+    } else if (kind == "ids") {
+      DGA_REQUIRE(n == sf_rows, kValue, layout_arg, "expected ", sf_rows, " group ids (one per row of ", arg,
+                  "), got ", n);
+      rows = dga::layout::ScaleRows{{dga::layout::id_rows(e, n)}};
+    } else if (kind == "masked") {
+      const int64_t groups = v.ndim == 3 ? v.shape[0] : 1;
+      DGA_REQUIRE(n == groups, kValue, layout_arg, "expected ", groups, " row counts (one per group of ", arg,
+                  "), got ", n);
+      rows = dga::layout::masked_rows(e, n, sf_rows);
+    } else {
+      fail(ErrorKind::kValue, "kind", "expected 'psum', 'ids' or 'masked', got '", kind, "'");
+    }
   }
   dga::layout::require_ue8m0_values(v, arg.c_str(), rows ? &*rows : nullptr);
 }
@@ -323,8 +340,8 @@ NB_MODULE(_C, m) {
       },
       Guard());
   m.def("encode", &encode, Guard());
-  m.def("require_ue8m0_values", &require_ue8m0_values, nb::arg("sf"), nb::arg("arg"), nb::arg("psum_layout").none(),
-        nb::arg("psum_arg") = "psum_layout", Guard());
+  m.def("require_ue8m0_values", &require_ue8m0_values, nb::arg("sf"), nb::arg("arg"), nb::arg("layout").none(),
+        nb::arg("layout_arg") = "psum_layout", nb::arg("kind") = "psum", Guard());
   m.def("decode", &decode, Guard());
   m.def("get_num_ai_cores", &dga::get_num_ai_cores);
   m.def("set_num_ai_cores", &dga::set_num_ai_cores, nb::arg("num"));

@@ -1,6 +1,7 @@
 // UE8M0 value checks of scale factors (layout/ue8m0_values.hpp).
 #include "deepgemm_ascend/layout/ue8m0_values.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -82,7 +83,7 @@ std::string value_text(const uint8_t* e, DType dtype) {
 
 }  // namespace
 
-void require_ue8m0_values(const core::TensorView& sf, const char* arg, const RowRanges* rows) {
+void require_ue8m0_values(const core::TensorView& sf, const char* arg, const ScaleRows* rows) {
   DGA_REQUIRE(sf.dtype == DType::kFP32 || sf.dtype == DType::kUInt8 || sf.dtype == DType::kUE8M0 ||
                   sf.dtype == DType::kInt16 || sf.dtype == DType::kInt32,
               kType, arg, "expected float32 powers of two, uint8 / float8_e8m0fnu exponents or UE8M0 packed in ",
@@ -94,21 +95,28 @@ void require_ue8m0_values(const core::TensorView& sf, const char* arg, const Row
   const int64_t groups = sf.ndim == 3 ? sf.shape[0] : 1, nrows = sf.ndim >= 2 ? sf.size(-2) : 1;
   const int64_t cols = sf.size(-1), group_stride = sf.ndim == 3 ? sf.strides[0] : 0;
   const int64_t row_stride = sf.ndim >= 2 ? sf.stride(-2) : 0, col_stride = sf.stride(-1);
-  const RowRanges all{{0, nrows}};
+  DGA_REQUIRE(!rows || rows->groups.size() == 1 || int64_t(rows->groups.size()) == groups, kValue, arg,
+              "row ranges for ", rows ? rows->groups.size() : 0, " groups, the scales have ", groups);
+  const ScaleRows all{{{{0, nrows}}}};
+  const ScaleRows& checked = rows ? *rows : all;
+  for (const RowRanges& ranges : checked.groups)
+    for (const auto& [begin, end] : ranges)
+      DGA_REQUIRE(0 <= begin && begin <= end && end <= nrows, kValue, arg, "row range [", begin, ", ", end,
+                  ") outside the scales' ", nrows, " rows");
   const auto* base = static_cast<const uint8_t*>(sf.ptr());
   // Rows back to back (the usual layout): each group's row ranges are counted as one run, and scanned row by row
   // only to report what is wrong.
   if (col_stride == 1 && row_stride == cols) {
     int64_t runs_bad = 0;
     for (int64_t g = 0; g < groups; ++g)
-      for (const auto& [begin, end] : rows ? *rows : all)
+      for (const auto& [begin, end] : checked.of(g))
         runs_bad += count_bad(base + (g * group_stride + begin * row_stride) * item, (end - begin) * cols, item,
                               sf.dtype, item);
     if (runs_bad == 0) return;
   }
   int64_t bad = 0, first[3] = {};
   for (int64_t g = 0; g < groups; ++g)
-    for (const auto& [begin, end] : rows ? *rows : all)
+    for (const auto& [begin, end] : checked.of(g))
       for (int64_t r = begin; r < end; ++r) {
         const RowScan s = scan_row(base + (g * group_stride + r * row_stride) * item, cols, col_stride * item, sf.dtype);
         if (s.bad && bad == 0) first[0] = g, first[1] = r, first[2] = s.first_col;
@@ -135,6 +143,30 @@ RowRanges psum_rows(const std::vector<int64_t>& ends, int64_t rows, int64_t alig
                 " is out of order or beyond ", rows, " rows");
     if (end > start) out.emplace_back(start, end);
     prev = end;
+  }
+  return out;
+}
+
+RowRanges id_rows(const int32_t* ids, int64_t rows) {
+  RowRanges out;
+  for (int64_t r = 0; r < rows;) {
+    if (ids[r] < 0) {
+      ++r;
+      continue;
+    }
+    const int64_t begin = r;
+    while (r < rows && ids[r] >= 0) ++r;
+    out.emplace_back(begin, r);
+  }
+  return out;
+}
+
+ScaleRows masked_rows(const int32_t* masked_m, int64_t groups, int64_t rows) {
+  ScaleRows out;
+  out.groups.resize(size_t(groups));
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t r = std::clamp<int64_t>(masked_m[g], 0, rows);
+    if (r > 0) out.groups[size_t(g)].emplace_back(0, r);
   }
   return out;
 }

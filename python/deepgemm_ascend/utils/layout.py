@@ -18,10 +18,9 @@ bad shapes, values or recipes; messages start with the argument name.
 """
 import torch
 
-from .. import _C
-from .._tensor import desc
 from .math import (_BYTE_SCALES, _check_bool, _check_int, _check_tensor, _fp32_bits, _pack_bytes,
                    _unpack_bytes, _wrap, align, ceil_div)
+from .scale_rows import ScaleRows, keep_rows, require_ue8m0_values
 
 DMA_BYTES = 32
 ASCEND_SF_MN_ALIGN = DMA_BYTES // 2  # int16 entries per 32 bytes
@@ -84,17 +83,9 @@ def _ascend_strides_text(shape):
     return f"strides {_mn_major_strides(shape, ASCEND_SF_MN_ALIGN)} (MN-major, column stride align(MN, 16))"
 
 
-def _require_ue8m0_values(sf, name, psum_layout=None):
-    """The UE8M0 value check (exact powers of two, no NaN byte) of scales in host memory, in C++ (one pass);
-    scales in NPU memory are not read (that would stall the stream): their exponent bits are taken as they
-    are."""
-    if sf.device.type == "cpu":
-        psum = None if psum_layout is None else desc(psum_layout, "psum_layout")
-        _C.require_ue8m0_values(desc(sf, name), name, psum)
-
-
-def _ue8m0_bytes(sf, sk, name, psum_layout=None):
-    """UE8M0 exponent bytes (int64) [..., MN, SK] of fp32 powers of two, uint8/e8m0 or int32 words."""
+def _ue8m0_bytes(sf, sk, name, rows=None):
+    """UE8M0 exponent bytes (int64) [..., MN, SK] of fp32 powers of two, uint8/e8m0 or int32 words; host values
+    are checked over the rows `rows` selects (scale_rows.ScaleRows; all rows without it)."""
     if sf.dtype == torch.int32:
         words = sf.size(-1)
         sk = 4 * words if sk is None else _check_int(sk, "sk")
@@ -103,7 +94,7 @@ def _ue8m0_bytes(sf, sk, name, psum_layout=None):
     elif sf.dtype != torch.float32 and sf.dtype not in _BYTE_SCALES:
         raise TypeError(f"{name}: expected float32 powers of two, uint8 / float8_e8m0fnu exponents or "
                         f"upstream-packed int32 UE8M0, got {sf.dtype}")
-    _require_ue8m0_values(sf, name, psum_layout)
+    require_ue8m0_values(sf, name, rows)
     if sf.dtype == torch.float32:
         return (_fp32_bits(sf) >> 23) & 0xFF
     if sf.dtype == torch.int32:
@@ -167,35 +158,17 @@ def get_mn_major_packed_ue8m0x2_tensor(sf, sk=None):
     return _ascend_pack(_ue8m0_bytes(sf, sk, "sf"))
 
 
-def _psum_rows(psum_layout, rows):
-    """Rows of an M-grouped psum layout that belong to a group, [align(end[g-1], alignment), end[g]), as a
-    bool [rows] mask on psum_layout's device (torch ops: no host sync; host end offsets are checked in C++)."""
-    if not isinstance(psum_layout, torch.Tensor) or psum_layout.dtype != torch.int32 or psum_layout.dim() != 1:
-        raise TypeError("psum_layout: expected an int32 [G] tensor of group end offsets")
-    alignment = _C.get_mk_alignment_for_contiguous_layout()
-    ends = psum_layout.to(torch.int64)
-    starts = torch.cat([ends.new_zeros(1), ends[:-1]])
-    starts = (starts + alignment - 1) // alignment * alignment
-    r = torch.arange(rows, dtype=torch.int64, device=ends.device)
-    if ends.numel() == 0:
-        return torch.zeros(rows, dtype=torch.bool, device=ends.device)
-    g = torch.searchsorted(ends, r, right=True)  # the first group whose end lies beyond row r
-    return (g < ends.numel()) & (r >= starts[g.clamp(max=ends.numel() - 1)])
-
-
 def _words_pack(b):
     """Exponent bytes [G?, MN, SK] -> upstream's packed layout: int32 [G?, MN, ceil(SK/4)] (byte t of word j
     holds scale 4j + t, 0 past SK), MN-major with the column stride get_tma_aligned_size(MN, 4)."""
     return _to_mn_major(_pack_bytes(b, 4), FP32_SF_MN_ALIGN, torch.int32)
 
 
-def _pack_psum(sf, psum_layout, pack=_ascend_pack):
-    """Packs 2-D fp32 UE8M0 scales of an M-grouped psum layout: gap rows are neither validated nor
-    kept (their packed scales are 0)."""
+def _psum_rows(sf, psum_layout):
+    """The psum layout's rows of 2-D contiguous scales (gap rows are neither validated nor kept: packed as 0)."""
     if sf.dim() != 2 or not sf.is_contiguous():
         raise ValueError("sf: psum_layout needs contiguous 2-D scales")
-    valid = _psum_rows(psum_layout, sf.size(0))
-    return pack(_ue8m0_bytes(sf, None, "sf", psum_layout) * valid[:, None])
+    return ScaleRows("psum", psum_layout, "psum_layout")
 
 
 def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=None):
@@ -211,9 +184,8 @@ def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, psum_layout=None):
     outside every group are packed as 0 and not checked.
     """
     _check_tensor(sf, "sf", (2, 3))
-    if psum_layout is not None:
-        return _pack_psum(sf, psum_layout, _words_pack)
-    return _words_pack(_ue8m0_bytes(sf, None, "sf"))
+    rows = None if psum_layout is None else _psum_rows(sf, psum_layout)
+    return _words_pack(keep_rows(_ue8m0_bytes(sf, None, "sf", rows), rows, None))
 
 
 def _k_group_rows(grouped_layout, ks_cpu, gran_k, k_alignment, use_psum_layout, device):
@@ -228,7 +200,7 @@ def _k_group_rows(grouped_layout, ks_cpu, gran_k, k_alignment, use_psum_layout, 
     return (ks + gran_k - 1) // gran_k, (ks + 4 * gran_k - 1) // (4 * gran_k)
 
 
-def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, grouped_layout, ks_cpu, gran_k, k_alignment,
+def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, grouped_layout, ks_cpu, gran_k=128, k_alignment=None,
                                                            use_psum_layout=False):
     """K-grouped float32 UE8M0 scales [sum_g ceil(k_g / gran_k), MN] (group g's rows after group g-1's) ->
     upstream's packed layout per group: int32 [sum_g ceil(k_g / (4 gran_k)), MN], row-major, group g's
@@ -241,6 +213,11 @@ def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, grouped_layout, k
     (rows + 3 G) / 4; the rows after the last group's are 0); given with the psum layout, they only size
     the result. gran_k 32 or 128; k_alignment a multiple of 32; MN a multiple of 4 (as upstream). Built by
     tensor ops on sf's device (no host sync); host values are checked as powers of two (ValueError).
+
+    k_alignment is read only with use_psum_layout, which raises ValueError without it. The older upstream
+    forms are accepted with their meaning: (sf, ks_tensor, ks, gran_k) (7f2a703 to 88965b0, no psum layout)
+    is the call with the K sizes and use_psum_layout=False; (sf, ks_tensor, ks) (before 7f2a703) is that
+    call with gran_k 128 (the default).
     """
     _check_tensor(sf, "sf", (2,))
     if sf.dtype != torch.float32:
@@ -249,9 +226,11 @@ def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, grouped_layout, k
         raise TypeError("grouped_layout: expected an int32 [G] tensor")
     if gran_k not in (32, 128):
         raise ValueError(f"gran_k: must be 32 or 128, got {gran_k!r}")
-    if not isinstance(k_alignment, int) or k_alignment <= 0 or k_alignment % 32:
+    if k_alignment is not None and (not isinstance(k_alignment, int) or k_alignment <= 0 or k_alignment % 32):
         raise ValueError(f"k_alignment: must be a positive multiple of 32, got {k_alignment!r}")
-    _check_bool(use_psum_layout, "use_psum_layout")
+    if _check_bool(use_psum_layout, "use_psum_layout") and k_alignment is None:
+        raise ValueError("k_alignment: needed with use_psum_layout=True (group g's K is end[g] - align(end[g-1], "
+                         "k_alignment)); pass k_alignment")
     groups, (rows, mn) = grouped_layout.numel(), sf.shape
     if mn % 4:
         raise ValueError(f"sf: MN (its second dimension) must be a multiple of 4, got {mn}")
@@ -321,7 +300,7 @@ def _check_shape(sf, expected, what):
 
 
 def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa=None,
-                                      disable_ue8m0_cast=False, psum_layout=None):
+                                      disable_ue8m0_cast=False, psum_layout=None, rows=None):
     """Brings scale factors into the layout the Ascend FP8/FP4 GEMMs consume.
 
     recipe: (gran_m, gran_n, gran_k) with is_sfa selecting gran_m (True) or gran_n (False), or
@@ -340,9 +319,14 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
       checking it is contiguous (per group for 3-D); other gran_mn -> ValueError.
 
     Anything else raises: TypeError for other dtypes (e.g. float16), ValueError for shapes, recipes
-    and non-power-of-two scales. ``psum_layout`` (int32 [G] end offsets of an M-grouped psum layout)
-    applies to packing 2-D fp32 SFA: rows outside every group are packed as 0 and not validated.
+    and non-power-of-two scales. ``psum_layout`` (int32 [G] end offsets of an M-grouped psum layout, 2-D
+    contiguous sf) or ``rows`` (a ``scale_rows.ScaleRows``: the rows of a grouped layout whose outputs are
+    defined) limit the UE8M0 forms to those rows: the others are packed as 0 and not validated.
     """
+    if psum_layout is not None:
+        if rows is not None:
+            raise ValueError("psum_layout: give psum_layout or rows, not both")
+        rows = _psum_rows(sf, psum_layout)
     _check_tensor(sf, "sf")
     _check_int(mn, "mn")
     _check_int(k, "k")
@@ -363,12 +347,10 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
     if sf.dtype == torch.float32:
         _check_shape(sf, lead + [ceil_div(mn, gran_mn), sk], f"float32 scales ({dims})")
         if gran_k == 32 and not disable_ue8m0_cast:
-            if psum_layout is not None and gran_mn == 1 and num_groups is None:
-                return _pack_psum(sf, psum_layout)
-            b = _ue8m0_bytes(sf, None, "sf")
+            b = _ue8m0_bytes(sf, None, "sf", rows if gran_mn == 1 else None)
             if gran_mn > 1:
                 b = b.repeat_interleave(gran_mn, dim=-2)[..., :mn, :]
-            return _ascend_pack(b)
+            return _ascend_pack(keep_rows(b, rows, num_groups))
         if gran_mn == 1:
             return get_mn_major_tma_aligned_tensor(sf)
         if gran_mn != 128:
@@ -392,4 +374,4 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
             raise ValueError(f"sf: int16 scales must be in the Ascend layout ({_ascend_strides_text(expected)}, "
                              f"32-byte aligned, padded storage), got strides {tuple(sf.stride())}")
         return sf
-    return _ascend_pack(_ue8m0_bytes(sf, sk, "sf"))
+    return _ascend_pack(keep_rows(_ue8m0_bytes(sf, sk, "sf", rows), rows, num_groups))
