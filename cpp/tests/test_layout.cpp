@@ -501,3 +501,26 @@ TEST(ScaleRef, Ue8m0CodesDecodeToExactPowersOfTwo) {
     }
   }
 }
+
+TEST(MatrixRef, GatheredRowsAndColumnsFollowTheirTableThroughBlocksAndTransposes) {
+  // A 4 x 3 matrix of 16-bit values v(r, c) = 10 r + c, read through row and column tables.
+  std::vector<uint16_t> v(12);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 3; ++c) v[size_t(r * 3 + c)] = uint16_t(10 * r + c);
+  const int32_t rows[5] = {3, -1, 0, 2, 3};
+  dga::layout::MatrixRef g{v.data(), 0, 5, 3, 3, 1, 16, rows, 0};
+  EXPECT_EQ(g.get(0, 1), 31u);
+  EXPECT_TRUE(g.zero(1, 2));
+  EXPECT_EQ(g.get(1, 2), 0u);
+  const auto blk = g.block(2, 1, 3, 2);  // rows 2.. of the table, columns 1..
+  EXPECT_EQ(blk.get(0, 0), 1u);
+  EXPECT_EQ(blk.get(1, 1), 22u);
+  EXPECT_EQ(blk.get(2, 0), 31u);
+  const auto t = blk.transposed();  // the table now indexes the columns
+  EXPECT_EQ(t.get(1, 1), 22u);
+  EXPECT_EQ(t.get(0, 2), 31u);
+  const int32_t cols[2] = {2, -1};
+  const dga::layout::MatrixRef gc{v.data(), 0, 4, 2, 3, 1, 16, cols, 1};
+  EXPECT_EQ(gc.block(1, 0, 3, 2).get(2, 0), 32u);
+  EXPECT_TRUE(gc.block(1, 1, 3, 1).zero(0, 0));
+}

@@ -99,10 +99,19 @@ def fp8_gemm_nt_skip_head_mid(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d:
 @_op("m_grouped_gemm_contiguous", ("d",))
 def m_grouped_gemm_contiguous(layout: str, a: Tensor, sfa: Optional[Tensor], b: Tensor, sfb: Optional[Tensor],
                               d: Tensor, grouped_layout: Tensor, use_psum_layout: bool, ensure_zero_padding: bool,
-                              gran_m: int, gran_k_a: int, gran_n: int, gran_k_b: int) -> None:
+                              gran_m: int, gran_k_a: int, gran_n: int, gran_k_b: int,
+                              a_rows: Optional[Tensor] = None) -> None:
     _C.m_grouped_gemm_contiguous(layout, desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"),
                                  optional_desc(sfb, "sfb"), desc(d, "d"), desc(grouped_layout, "grouped_layout"),
-                                 use_psum_layout, ensure_zero_padding, gran_m, gran_k_a, gran_n, gran_k_b)
+                                 use_psum_layout, ensure_zero_padding, gran_m, gran_k_a, gran_n, gran_k_b,
+                                 optional_desc(a_rows, "m_row_indices"))
+
+
+@_op("legacy_k_grouped_gemm", ("d",))
+def legacy_k_grouped_gemm(a: Tensor, b: Tensor, d: Tensor, k_indices: Tensor, k_start: Tensor, k_end: Tensor,
+                          acc: bool, gather_a: bool) -> None:
+    _C.legacy_k_grouped_gemm(desc(a, "a"), desc(b, "b"), desc(d, "d"), desc(k_indices, "k_indices"),
+                             desc(k_start, "k_start"), desc(k_end, "k_end"), acc, gather_a)
 
 
 @_op("m_grouped_gemm_masked", ("d",))

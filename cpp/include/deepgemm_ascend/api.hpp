@@ -67,10 +67,13 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
 // get_mk_alignment_for_contiguous_layout(). Per-row ids: a group's padding rows up to its next aligned row
 // are computed with the group (as upstream computes whole aligned blocks); rows of an aligned chunk that
 // starts with -1 are untouched. With use_psum_layout and ensure_zero_padding the gap rows of D are zeroed. SFA [M, SK] (gran_mn 1); SFB [G, ceil(N / gran_n), SK] (or packed per group).
+// a_rows (BF16, per-row ids, host only: upstream's legacy fused form): int32 [M], row r of the product is
+// A's row a_rows[r] (any number of A rows), a negative entry a row of zeros.
 void m_grouped_gemm_contiguous(const std::string& layout, const TensorView& a, const TensorView* sfa,
                                const TensorView& b, const TensorView* sfb, const TensorView& d,
                                const TensorView& grouped_layout, bool use_psum_layout, bool ensure_zero_padding,
-                               ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {});
+                               ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {},
+                               const TensorView* a_rows = nullptr);
 // M-grouped masked: A [G, Mmax, K], B [G, N, K], D [G, Mmax, N] bf16; rows m < masked_m[g] of group g
 // are computed, the others left untouched. SFA [G, Mmax, SK], SFB [G, ceil(N / gran_n), SK].
 void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
@@ -88,6 +91,14 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
                     const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c,
                     ScaleRecipe recipe_a = {}, ScaleRecipe recipe_b = {},
                     const std::vector<int64_t>* psum_ends = nullptr, const TensorView* device_ends = nullptr);
+
+// Upstream's legacy K-grouped BF16 GEMM ("tn", deep_gemm.legacy): A [KA, M] and B [KB, N] bf16, D [G, M, N]
+// float32 or bf16; group g sums the K positions k in [k_start[g], k_end[g]) (an empty range: D[g] = 0, or
+// unchanged with acc). With gather_a, position k reads A's row k_indices[k] and B's row k; else A's row k
+// and B's row k_indices[k] (a negative index: zeros). k_indices int32 [K] (K = the rows of the operand not
+// gathered), k_start / k_end int32 [G]; acc adds onto D. Host tensors only.
+void legacy_k_grouped_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& k_indices,
+                           const TensorView& k_start, const TensorView& k_end, bool acc, bool gather_a);
 
 // K-grouped FP8 ("nt", upstream's SM90 layout): A and B are contiguous buffers holding, group after
 // group, A_g [M, ks[g]] and B_g [N, ks[g]] row-major; ks[g] multiples of 128; SFA [M, sum(ks) / 128] and

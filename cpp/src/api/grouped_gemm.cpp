@@ -82,6 +82,16 @@ std::vector<Segment> psum_segments(const std::vector<int64_t>& ends, int64_t m, 
   return segs;
 }
 
+// The legacy fused form's row gather: int32 [M] in host memory, each entry -1 (a row of zeros) or a row of A.
+void check_a_rows(const TensorView& rows, bool npu, bool scaled, bool psum, int64_t a_rows) {
+  DGA_REQUIRE(!npu, kNotImplemented, "m_row_indices", "the gathered (a_fused) legacy GEMM has no NPU kernel yet");
+  DGA_REQUIRE(!scaled && !psum, kValue, "m_row_indices", "only the BF16 per-row-id layout gathers A's rows");
+  const auto idx = read_int32(rows, "m_row_indices", rows.ndim == 1 ? rows.shape[0] : -1);
+  for (size_t r = 0; r < idx.size(); ++r)
+    DGA_REQUIRE(idx[r] >= -1 && idx[r] < a_rows, kValue, "m_row_indices", "row ", r, " gathers row ", idx[r],
+                " of a, which has ", a_rows, " rows (expected -1 or [0, ", a_rows, "))");
+}
+
 void zero_rows(const TensorView& d, int64_t begin, int64_t end) {
   const auto dm = api::mut_matrix(d);
   for (int64_t r = begin; r < end; ++r)
@@ -110,9 +120,11 @@ void set_mk_alignment_for_contiguous_layout(int64_t alignment) {
 
 void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, const TensorView* sfa, const TensorView& b,
                                const TensorView* sfb, const TensorView& d, const TensorView& grouped_layout,
-                               bool use_psum_layout, bool ensure_zero_padding, ScaleRecipe ra, ScaleRecipe rb) {
+                               bool use_psum_layout, bool ensure_zero_padding, ScaleRecipe ra, ScaleRecipe rb,
+                               const TensorView* a_rows) {
   DGA_REQUIRE(lay == "nt" || lay == "nn", kValue, "layout", "expected nt or nn, got '", lay, "'");
-  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"grouped_layout", &grouped_layout}});
+  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"grouped_layout", &grouped_layout},
+                            {"m_row_indices", a_rows}});
   const bool npu = api::on_npu_target(a);
   if (!npu) api::require_host(a, "a");
   api::require_rank(a, "a", 2);
@@ -120,12 +132,15 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
   const bool tb = lay[1] == 'n';
   const int64_t groups = b.shape[0];
   const Formats f = formats(a, sfa, group_view(b, 0), sfb);
-  const int64_t m = f.a.rows, k = f.a.cols, n = tb ? f.b.cols : f.b.rows, kb = tb ? f.b.rows : f.b.cols;
+  const int64_t m = a_rows ? a_rows->shape[0] : f.a.rows, k = f.a.cols, n = tb ? f.b.cols : f.b.rows,
+                kb = tb ? f.b.rows : f.b.cols;
+  if (a_rows) check_a_rows(*a_rows, npu, f.scaled, use_psum_layout, f.a.rows);
   DGA_REQUIRE(kb == k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", k, " but b ", b.shape_str(),
               " has K=", kb);
   DGA_REQUIRE(groups > 0 && n > 0 && k > 0, kValue, "b", "needs G, N and K > 0, got shape ", b.shape_str());
   api::require_dtype(d, "d", {DType::kBF16});
-  api::validate_output(d, nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb}, {"grouped_layout", &grouped_layout}});
+  api::validate_output(d, nullptr, m, n, {{"a", &a}, {"b", &b}, {"sfa", sfa}, {"sfb", sfb},
+                                          {"grouped_layout", &grouped_layout}, {"m_row_indices", a_rows}});
   const int64_t align = get_mk_alignment_for_contiguous_layout();
   layout::ScaleRef sa;
   if (f.scaled) {
@@ -162,7 +177,8 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
     for (int64_t g = 0; g < groups; ++g) sb.push_back(sfb_of(g));
   if (m == 0) return;
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
-  const layout::MatrixRef am = api::matrix(a, a_bits, false);
+  layout::MatrixRef am = api::matrix(a, a_bits, false);
+  if (a_rows) am.gather = a_rows->as<const int32_t>(), am.gather_dim = 0, am.rows = m;
   const block::EpilogueArgs epi = api::epilogue(d, nullptr);
   std::vector<kernel::GemmProblem> problems;
   int64_t covered = 0;

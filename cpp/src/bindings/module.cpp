@@ -233,15 +233,16 @@ NB_MODULE(_C, m) {
       [opt_view](const std::string& layout, const TensorDesc& a, const std::optional<TensorDesc>& sfa,
                  const TensorDesc& b, const std::optional<TensorDesc>& sfb, const TensorDesc& d,
                  const TensorDesc& grouped_layout, bool use_psum_layout, bool ensure_zero_padding, int64_t gran_m,
-                 int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b) {
+                 int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b, const std::optional<TensorDesc>& a_rows) {
         const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vg = view(grouped_layout, "grouped_layout");
-        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
+        const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb"), vr = opt_view(a_rows, "m_row_indices");
         dga::m_grouped_gemm_contiguous(layout, va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, vg,
-                                       use_psum_layout, ensure_zero_padding, {gran_m, gran_k_a}, {gran_n, gran_k_b});
+                                       use_psum_layout, ensure_zero_padding, {gran_m, gran_k_a}, {gran_n, gran_k_b},
+                                       vr ? &*vr : nullptr);
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"),
       nb::arg("grouped_layout"), nb::arg("use_psum_layout"), nb::arg("ensure_zero_padding"), nb::arg("gran_m"),
-      nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+      nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), nb::arg("a_rows").none() = nb::none(), Guard());
   m.def(
       "m_grouped_gemm_masked",
       [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
@@ -379,5 +380,6 @@ NB_MODULE(_C, m) {
         nb::arg("b_bits"), nb::arg("d_bytes"));
   dga::bindings::bind_mega_moe(m);
   dga::bindings::bind_jit(m);
+  dga::bindings::bind_legacy(m);
   m.attr("__version__") = dga::version();
 }

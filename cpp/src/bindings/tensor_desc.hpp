@@ -54,5 +54,6 @@ inline std::optional<core::TensorView> opt_view(const std::optional<TensorDesc>&
 
 void bind_mega_moe(nb::module_& m);
 void bind_jit(nb::module_& m);
+void bind_legacy(nb::module_& m);
 
 }  // namespace deepgemm_ascend::bindings

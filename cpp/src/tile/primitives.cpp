@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
@@ -25,20 +26,38 @@ void check_source(const Core& core, const LocalTile& src, const NzGeometry& g, i
                                 g.cols_pad, " columns"));
 }
 
+// A gathered GM tile (MatrixRef::gather) read row by row into a row-major staging buffer of this thread, so
+// that the Nz / pair-panel copies see a plain strided tile; rows or columns of zeros read as 0.
+layout::MatrixRef staged(const layout::MatrixRef& src) {
+  if (src.gather == nullptr) return src;
+  thread_local std::vector<uint8_t> buf;
+  const int64_t row_bytes = src.cols * src.bits / 8;
+  buf.assign(size_t(src.rows * row_bytes), 0);
+  const layout::MutMatrixRef out{buf.data(), 0, src.rows, src.cols, src.cols, 1, src.bits};
+  for (int64_t r = 0; r < src.rows; ++r) {
+    if (src.gather_dim == 0 && src.zero(r, 0)) continue;
+    if (src.gather_dim == 0 && src.col_stride == 1 && src.bits % 8 == 0)  // a gathered row: one run
+      std::memcpy(out.at<uint8_t>(r, 0), src.at<const uint8_t>(r, 0), size_t(row_bytes));
+    else
+      for (int64_t c = 0; c < src.cols; ++c) out.set(r, c, src.get(r, c));
+  }
+  return {buf.data(), 0, src.rows, src.cols, src.cols, 1, src.bits};
+}
+
 }  // namespace
 
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1");
   core.l0_views().before_write(dst.addr, dst.addr + g.bytes());
-  layout::nd_to_nz(src, dst.addr, g);
+  layout::nd_to_nz(staged(src), dst.addr, g);
 }
 
 void copy_gm_to_l1b(Core& core, const LocalTile& dst, const NzGeometry& g, const layout::MatrixRef& src) {
   core.check_access(dst, Pos::kL1, Pipe::kMTE2, "copy_gm_to_l1b");
   core.check_extent(dst, uint64_t(g.bytes()), "copy_gm_to_l1b");
   core.l0_views().before_write(dst.addr, dst.addr + g.bytes());
-  nd_to_pair_panels(src, dst.addr, g);
+  nd_to_pair_panels(staged(src), dst.addr, g);
 }
 
 namespace {

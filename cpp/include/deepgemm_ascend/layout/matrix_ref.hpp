@@ -44,18 +44,35 @@ struct BasicMatrixRef {
   int64_t row_stride = 0;
   int64_t col_stride = 1;
   int bits = 16;
+  // Optional gather by index: logical row r (gather_dim 0) or column c (gather_dim 1) lies at storage
+  // index gather[r] (or gather[c]) of that dimension; a negative entry is a row (column) of zeros, which
+  // index() does not address (gathered() tells). Set only for the legacy fused GEMMs.
+  const int32_t* gather = nullptr;
+  int gather_dim = 0;
 
-  int64_t index(int64_t r, int64_t c) const { return origin + r * row_stride + c * col_stride; }
-  uint32_t get(int64_t r, int64_t c) const { return detail::load_code(bytes(), index(r, c), bits); }
+  // Whether (r, c) is in a gathered row or column of zeros.
+  bool zero(int64_t r, int64_t c) const { return gather != nullptr && gather[gather_dim == 0 ? r : c] < 0; }
+  int64_t index(int64_t r, int64_t c) const {
+    if (gather != nullptr) (gather_dim == 0 ? r : c) = gather[gather_dim == 0 ? r : c];
+    return origin + r * row_stride + c * col_stride;
+  }
+  uint32_t get(int64_t r, int64_t c) const { return zero(r, c) ? 0u : detail::load_code(bytes(), index(r, c), bits); }
   void set(int64_t r, int64_t c, uint32_t v) const { detail::store_code(bytes(), index(r, c), bits, v); }
 
-  // Typed pointer to element (r, c); only for whole-byte values.
+  // Typed pointer to element (r, c); only for whole-byte values, not in a row or column of zeros.
   template <class T>
   T* at(int64_t r, int64_t c) const { return reinterpret_cast<T*>(bytes() + index(r, c) * (bits / 8)); }
 
-  BasicMatrixRef transposed() const { return {base, origin, cols, rows, col_stride, row_stride, bits}; }
+  BasicMatrixRef transposed() const {
+    return {base, origin, cols, rows, col_stride, row_stride, bits, gather, 1 - gather_dim};
+  }
   BasicMatrixRef block(int64_t r0, int64_t c0, int64_t nr, int64_t nc) const {
-    return {base, index(r0, c0), nr, nc, row_stride, col_stride, bits};
+    if (gather == nullptr) return {base, index(r0, c0), nr, nc, row_stride, col_stride, bits};
+    // The gathered dimension keeps its origin and moves its table; the other one moves the origin.
+    return gather_dim == 0 ? BasicMatrixRef{base, origin + c0 * col_stride, nr, nc, row_stride, col_stride, bits,
+                                            gather + r0, 0}
+                           : BasicMatrixRef{base, origin + r0 * row_stride, nr, nc, row_stride, col_stride, bits,
+                                            gather + c0, 1};
   }
 
  private:
