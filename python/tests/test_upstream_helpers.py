@@ -104,16 +104,71 @@ def test_uneven_all_gather_many_ranks():
     assert all(o == want for o in out)
 
 
-def test_init_dist_joins_a_gloo_group():
+def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def test_init_dist_joins_a_gloo_group():
+    port = _free_port()
     code = ("from deepgemm_ascend.utils import init_dist; import torch.distributed as dist; "
             "r, w, g = init_dist(0, 1); print(r, w, dist.get_backend(), g.size()); dist.destroy_process_group()")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE="1", RANK="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "1", "gloo", "1"]
+
+
+# One rank of a job of two nodes with two local ranks each (argv: node, local rank): prints on every rank,
+# then once per node; global rank 3 reaches its last dist_print a second late, and every rank's stderr
+# reports when it entered and left that call.
+_DIST_PRINT_RANK = """
+import sys, time
+import torch.distributed as dist
+from deepgemm_ascend.utils.dist import dist_print, init_dist
+rank, world, _ = init_dist(int(sys.argv[2]), 2)
+dist_print(f"every {rank}")
+dist_print(f"node {rank}", once_in_node=True)
+dist_print(once_in_node=True)
+if rank == 3:
+    time.sleep(1.0)
+entered = time.monotonic()
+dist_print(f"late {rank}", once_in_node=True)
+print(rank, entered, time.monotonic(), file=sys.stderr)
+dist.destroy_process_group()
+"""
+
+
+def test_dist_print_once_per_node_then_a_barrier():
+    port = _free_port()
+    procs = []
+    for node in range(2):
+        for local in range(2):
+            env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE="2", RANK=str(node))
+            procs.append(subprocess.Popen([sys.executable, "-c", _DIST_PRINT_RANK, str(node), str(local)], env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=180) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    for rank, (out, _) in enumerate(outs):  # ranks 0 and 2 are their nodes' local rank 0
+        want = [f"every {rank}"] + ([f"node {rank}", "", f"late {rank}"] if rank % 2 == 0 else [])
+        assert out.splitlines() == want, (rank, out)
+    times = {int(r): (float(a), float(b)) for r, a, b in (err.split()[-3:] for _, err in outs)}
+    late_entry = times[3][0]
+    assert all(left >= late_entry for _, left in times.values())  # nobody left before rank 3 arrived
+
+
+def test_dist_print_validates_and_needs_init_dist(monkeypatch):
+    import deepgemm_ascend.utils.dist as dgd
+    monkeypatch.setattr(dgd, "_local_rank", None)
+    with pytest.raises(RuntimeError, match="^dist_print: call init_dist first"):
+        dgd.dist_print("x")
+    monkeypatch.setattr(dgd, "_local_rank", 0)  # argument errors come before any collective
+    with pytest.raises(TypeError, match="^s: expected a str, got int"):
+        dgd.dist_print(5)
+    with pytest.raises(TypeError, match="^once_in_node: expected a bool, got str"):
+        dgd.dist_print("x", once_in_node="yes")
 
 
 @pytest.mark.parametrize("layout", ["nt", "nn", "tn", "tt"])
