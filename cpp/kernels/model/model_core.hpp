@@ -59,9 +59,11 @@ void guard(const char* instr, F&& f) {
     Core& c = current();
     if (!c.error.empty()) return;
     c.error_kind = e.kind();
-    // The event and hazard checkers' messages name kernel and core themselves.
-    c.error = (e.arg() == "event" || e.arg() == "hazard" ? std::string() : "kernel " + c.kernel + ", " + c.name + ": ") +
-              instr + ": " + e.what();
+    // The event and hazard checkers' messages name kernel and core themselves, the GM bounds checker's the
+    // instruction too.
+    const bool named = e.arg() == "event" || e.arg() == "hazard";
+    if (e.arg() == "gm bounds") c.error = e.what();
+    else c.error = (named ? std::string() : "kernel " + c.kernel + ", " + c.name + ": ") + instr + ": " + e.what();
   }
 }
 

@@ -8,10 +8,13 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernel_operator.h"
 
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "model_entries.hpp"
 #include "model_runner.hpp"
 #include "npu_model_launch.h"
@@ -76,6 +79,19 @@ void run_mix(const std::string& kernel, unsigned groups, Run run, const void* pa
   }
 }
 
+// The launch's GM regions for every core's checker, cleared when the launch ends.
+struct GmScope {
+  GmScope(const DgaGmRegion* gm, size_t n) {
+    std::vector<deepgemm_ascend::npu_model::BufferPos> regions;
+    for (size_t i = 0; i < n; ++i)
+      regions.push_back({gm[i].name ? gm[i].name : "?", static_cast<const uint8_t*>(gm[i].base), gm[i].bytes});
+    deepgemm_ascend::npu_model::set_gm_regions(std::move(regions));
+  }
+  ~GmScope() { deepgemm_ascend::npu_model::set_gm_regions({}); }
+  GmScope(const GmScope&) = delete;
+  GmScope& operator=(const GmScope&) = delete;
+};
+
 // The kernel name of a launcher (the .asc kernel the launcher starts).
 std::string kernel_name(const std::string& entry) {
   const std::string prefix = "dga_npu_launch_";
@@ -95,11 +111,13 @@ int report(char* err, size_t len, const std::string& msg, int rc) {
 // An error inside a run (an instruction the model does not implement included) is a model error: the
 // kernels must run on the model, so it is reported as such (RuntimeError), never as a missing kernel.
 extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const char* entry, unsigned blocks,
-                                                                           const void* params, char* err, size_t len) {
+                                                                           const void* params, const DgaGmRegion* gm,
+                                                                           size_t gm_count, char* err, size_t len) {
   constexpr int kError = -1, kRefused = -2;
   const std::string name = entry;
   const Entry* found = find_entry(name);
   if (found == nullptr) return report(err, len, "no such NPU launcher on the instruction model", kRefused);
+  const GmScope gm_scope(gm, gm_count);
   const Run run = found->run;
   if (found->cores == Cores::kMix) {
     try {

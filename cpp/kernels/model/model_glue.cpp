@@ -80,6 +80,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     require_one_nd(current().loop3);
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
     nm::fixpipe(out, src, op, acc);
+    for (nm::Run& r : *acc) r.gm = r.gm || r.write;  // its writes are D's rows in GM
   });
 }
 

@@ -1,6 +1,7 @@
 #include "deepgemm_ascend/npu_model/data_move.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "deepgemm_ascend/core/error.hpp"
 
@@ -22,13 +23,19 @@ void to_nz(uint8_t* dst, int eb, const GmToL1Nz& op, const Mte2NzPara& p, Access
   const size_t c0 = kC0Bytes / size_t(eb), d_pad = (op.d + c0 - 1) / c0 * c0;
   for (uint32_t m = 0; m < p.count; ++m) {
     uint8_t* out = dst + size_t(m) * p.matrix_stride * kC0Bytes;
-    for (uint32_t r = 0; r < op.n; ++r)
+    for (uint32_t r = 0; r < op.n; ++r) {
+      // The GM elements of row r: their span (a GM region holds all of them when it holds its two ends).
+      const uint8_t* first = src_of(m, r, 0);
+      const uint8_t* last = src_of(m, r, op.d - 1);
+      if (last < first) std::swap(first, last);
+      note_gm(acc, first, size_t(last - first) + size_t(eb), false);
       for (size_t c = 0; c < d_pad; ++c) {
         uint8_t* at = out + (c / c0) * p.c0_stride * kC0Bytes + size_t(r) * p.row_stride * kC0Bytes + (c % c0) * eb;
         if (c < op.d) std::memcpy(at, src_of(m, r, uint32_t(c)), size_t(eb));
         else std::memset(at, 0, size_t(eb));
         if (c % c0 == 0) note(acc, at, kC0Bytes, true);
       }
+    }
   }
 }
 

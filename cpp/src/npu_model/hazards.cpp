@@ -1,6 +1,7 @@
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -10,7 +11,14 @@ namespace deepgemm_ascend::npu_model {
 namespace {
 constexpr size_t kGranuleBytes = 32;  // the DMA and fractal row unit
 
+std::vector<BufferPos>& gm_regions() {
+  static std::vector<BufferPos> regions;
+  return regions;
+}
+
 }  // namespace
+
+void set_gm_regions(std::vector<BufferPos> regions) { gm_regions() = std::move(regions); }
 
 const char* pipe_name(int p) {
   static const char* names[kPipes] = {"S",    "V",    "M",  "MTE1", "MTE2", "MTE3",
@@ -67,11 +75,34 @@ void Hazards::check(int pipe, const char* name, const Run& r, Shadow& s) {
   }
 }
 
+// A GM run must lie inside one region; the error names the region nearest to its start.
+void Hazards::check_gm(int pipe, const char* name, const Run& r) const {
+  const std::vector<BufferPos>& regions = gm_regions();
+  if (regions.empty()) return;
+  const BufferPos* nearest = nullptr;
+  int64_t nearest_off = 0;
+  for (const BufferPos& g : regions) {
+    const int64_t off = int64_t(r.p - g.base);
+    if (off >= 0 && size_t(off) + r.bytes <= g.bytes) return;
+    const int64_t centre = int64_t(g.bytes / 2);
+    if (!nearest || std::abs(off - centre) < std::abs(nearest_off - int64_t(nearest->bytes / 2)))
+      nearest = &g, nearest_off = off;
+  }
+  std::ostringstream os;
+  os << (r.write ? "writes" : "reads") << " GM bytes [" << nearest_off << ", " << nearest_off + int64_t(r.bytes)
+     << ") of " << nearest->name << ", which holds " << nearest->bytes
+     << " bytes: outside every GM region of the launch";
+  core::fail(core::ErrorKind::kRuntime, "gm bounds", "kernel ", kernel_, ", ", core_, ": ", name, " on pipe ",
+             pipe_name(pipe), ": ", os.str());
+}
+
 void Hazards::instruction(int pipe, const char* name, const Accesses& runs) {
   ++issued_[size_t(pipe)];
   ordered_[size_t(pipe)][size_t(pipe)] = issued_[size_t(pipe)];  // a pipe is in program order
-  for (const Run& r : runs)
-    if (Shadow* s = find(r.p)) check(pipe, name, r, *s);
+  for (const Run& r : runs) {
+    if (r.gm) check_gm(pipe, name, r);
+    else if (Shadow* s = find(r.p)) check(pipe, name, r, *s);
+  }
 }
 
 Hazards::Clock Hazards::clock_of(int pipe) const {

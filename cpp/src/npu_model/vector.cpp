@@ -280,7 +280,7 @@ void VectorCore::set_loop2_stride_outtoub(uint64_t reg) { set_loop_stride(in_.ub
 
 void VectorCore::copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const {
   note(acc, from, bytes, false);
-  note(acc, to, bytes, true);
+  note_gm(acc, to, bytes, true);
   if (atomic_type() == AtomicType::kNone) {
     std::memcpy(to, from, bytes);
     return;
@@ -336,7 +336,7 @@ void VectorCore::copy_gm_to_ubuf_align_v2(uint8_t* ub, const uint8_t* gm, size_t
       for (uint64_t b = 0; b < op.n_burst; ++b) {
         const uint8_t* from = gm + l2 * in_.gm2 + l1 * in_.gm1 + b * op.src_stride;
         uint8_t* to = ub + l2 * in_.ub2 + l1 * in_.ub1 + b * op.dst_stride;
-        note(acc, from, op.len_burst, false);
+        note_gm(acc, from, op.len_burst, false);
         note(acc, to, row, true);
         std::memmove(to, from, op.len_burst);
         for (size_t k = op.len_burst; k < row; k += elem_bytes) std::memcpy(to + k, to, elem_bytes);  // dummy

@@ -20,7 +20,12 @@ constexpr const char* kNpuModel = "npu-model";
 constexpr int64_t kDefaultMaxMacs = int64_t(1) << 28;
 constexpr size_t kErrorBytes = 4096;
 
-using LaunchFn = int (*)(const char*, unsigned, const void*, char*, size_t);
+struct CGmRegion {  // DgaGmRegion of the model library's C entry (npu_model_launch.h)
+  const char* name;
+  const void* base;
+  size_t bytes;
+};
+using LaunchFn = int (*)(const char*, unsigned, const void*, const CGmRegion*, size_t, char*, size_t);
 
 std::string check_backend(const std::string& name, const char* source) {
   DGA_REQUIRE(name == kHost || name == kNpuModel, kValue, source, "unknown backend '", name,
@@ -92,7 +97,8 @@ std::vector<std::string> take_npu_model_launches() {
   return std::exchange(g_log, {});
 }
 
-void npu_model_launch(const std::string& entry, unsigned blocks, const void* params) {
+void npu_model_launch(const std::string& entry, unsigned blocks, const void* params,
+                      const std::vector<GmRegion>& gm) {
   {
     const std::lock_guard<std::mutex> lock(g_log_mu);
     g_log.push_back(entry);
@@ -101,7 +107,10 @@ void npu_model_launch(const std::string& entry, unsigned blocks, const void* par
   DGA_REQUIRE(l.launch != nullptr, kRuntime, "backend", "npu-model: ", l.why);
   std::string err(kErrorBytes, '\0');
   constexpr int kRefused = -2;
-  if (const int rc = l.launch(entry.c_str(), blocks, params, err.data(), err.size()); rc != 0) {
+  std::vector<CGmRegion> regions;
+  for (const GmRegion& r : gm) regions.push_back({r.name.c_str(), r.base, r.bytes});
+  if (const int rc = l.launch(entry.c_str(), blocks, params, regions.data(), regions.size(), err.data(), err.size());
+      rc != 0) {
     err.resize(err.find('\0'));
     core::fail(rc == kRefused ? core::ErrorKind::kNotImplemented : core::ErrorKind::kRuntime, "npu-model",
                entry + ": " + err);

@@ -1,9 +1,9 @@
 // The NPU GEMM launchers (the shared templates on the AscendC primitive layer, cpp/kernels/ascend, as the
 // .asc entries launch them) in libdga_npu_model: compiled with the host compiler against the devkit's
 // headers in CPU-debug mode and run on the instruction model (npu_model/), core after core, against a
-// double reference. Every core's flags are checked (set twice, wait without set, left set). Our reading
-// of the documentation, not the 950. DGA_NPU_MODEL_LIB names another build of the library
-// (scripts/check_npu_model.sh plants errors that way).
+// double reference. Every core's flags are checked (set twice, wait without set, left set), and the BF16
+// GEMM's DMAs against its tensors' bounds. Our reading of the documentation, not the 950.
+// DGA_NPU_MODEL_LIB names another build of the library (scripts/check_npu_model.sh plants errors that way).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,7 +56,11 @@ int64_t run_bf16(const Shape& s) {
   p.has_c = s.with_c ? 1 : 0;
   p.block_m = s.block_m, p.block_n = s.block_n, p.block_k = s.block_k, p.l0_k = s.l0_k;
   p.swizzle_band = 2, p.swizzle_along_m = 1;
-  runtime::npu_model_launch("dga_npu_launch_gemm_bf16", unsigned(s.cores), &p);
+  // Under the GM bounds checker: the kernel reads A and B and writes D, nothing else.
+  const std::vector<runtime::GmRegion> gm = {{"a", a.data(), a.size() * 2}, {"b", b.data(), b.size() * 2},
+                                             s.fp32_out ? runtime::GmRegion{"d", d32.data(), d32.size() * 4}
+                                                        : runtime::GmRegion{"d", d16.data(), d16.size() * 2}};
+  runtime::npu_model_launch("dga_npu_launch_gemm_bf16", unsigned(s.cores), &p, gm);
   int64_t bad = 0;
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j) {

@@ -1,10 +1,14 @@
 // Paged MQA logits (FP8, and FP4 with UE8M0 row scales) on the instruction model: the logits prefilled by
 // the conversion kernel (0 below each row's context length, -inf from it on), then the paged mix kernel
-// (mqa_logits.asc) over a cache whose pages are scattered, against a double reference. Our reading of the
-// documentation, not the 950.
+// (mqa_logits.asc) over a cache whose pages are scattered, against a double reference, under the GM bounds
+// checker (every DMA inside the tensors of the launch). Hostile cases put device-resident values no host
+// code checked into context_lens (negative, past the width) and block_table (negative, past the cache):
+// such a row attends to nothing or to the width, such a page is not read and its logits keep the fill.
+// Our reading of the documentation, not the 950.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -25,7 +29,13 @@ struct PagedCase {
   int cores;
   bool fp4 = false;
   int64_t l0_k = 0;  // 0: dim (one K step per tile)
+  bool hostile = false;
 };
+
+template <class T>
+runtime::GmRegion region(const char* name, const std::vector<T>& v) {
+  return {name, v.data(), v.size() * sizeof(T)};
+}
 
 // FP4 rows: packed e2m1 (low nibble first) with one int32 of four UE8M0 scales (one per 32 values).
 double fp4_value(const uint8_t* row, const uint8_t* scales, int64_t x) {
@@ -73,9 +83,21 @@ int64_t run_paged_mqa(const PagedCase& c) {
     const int32_t longest = *std::max_element(lens.begin() + b * c.next_n, lens.begin() + (b + 1) * c.next_n);
     for (int64_t p = 0; p * c.block_kv < longest; ++p) table[size_t(b * table_cols + p)] = ids[size_t(b * pages + p)];
   }
+  if (c.hostile) {  // request 1's rows: negative and huge lengths; every request's page 1 outside the cache
+    const int32_t bad_lens[] = {INT32_MIN, -3, int32_t(c.width) + 100, INT32_MAX};
+    for (int64_t t = 0; t < c.next_n; ++t) lens[size_t(c.next_n + t)] = bad_lens[t % 4];
+    const int32_t bad_ids[] = {-7, int32_t(num_blocks), INT32_MAX, INT32_MIN};
+    for (int64_t b = 0; b < c.batch; ++b) table[size_t(b * table_cols + 1)] = bad_ids[b % 4];
+    for (int64_t b = 0; b < c.batch; ++b)  // request 1's pages: real blocks, as its huge lengths reach them all
+      for (int64_t p = 0; p < pages; ++p)
+        if (b == 1 && p != 1) table[size_t(b * table_cols + p)] = ids[size_t(b * pages + p)];
+  }
+  const std::vector<runtime::GmRegion> gm = {region("q", q),         region("sfq", sfq),   region("kv_cache", cache),
+                                             region("weights", w),   region("logits", logits),
+                                             region("context_lens", lens), region("block_table", table)};
   DgaConvertParams fill{{0, rows, c.width, c.width, 1}, {addr(logits.data()), rows, c.width, ld, 1},
                         int32_t(core::DType::kFP32), int32_t(core::DType::kFP32), addr(lens.data())};
-  runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(c.cores * 2), &fill);
+  runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(c.cores * 2), &fill, gm);
   DgaPagedMqaParams p{};
   DgaGemmParams& g = p.mqa.gemm;
   g.a = {addr(q.data()), c.next_n * c.heads, c.dim, c.dim, 1};
@@ -93,7 +115,7 @@ int64_t run_paged_mqa(const PagedCase& c) {
   p.batch = c.batch, p.next_n = c.next_n, p.pages = pages, p.width = c.width, p.num_blocks = num_blocks;
   p.table_stride = table_cols, p.block_bytes = block_bytes;
   runtime::npu_model_launch(c.fp4 ? "dga_npu_launch_paged_mqa_logits_fp4" : "dga_npu_launch_paged_mqa_logits_fp8",
-                            unsigned(c.cores), &p);
+                            unsigned(c.cores), &p, gm);
 
   int64_t bad = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -108,7 +130,12 @@ int64_t run_paged_mqa(const PagedCase& c) {
         bad += !(std::isinf(got) && got < 0);
         continue;
       }
-      const uint8_t* block = cache.data() + table[size_t(b * table_cols + j / c.block_kv)] * block_bytes;
+      const int32_t id = table[size_t(b * table_cols + j / c.block_kv)];
+      if (id < 0 || id >= num_blocks) {  // a page outside the cache: the fill's 0
+        bad += got != 0.0f;
+        continue;
+      }
+      const uint8_t* block = cache.data() + int64_t(id) * block_bytes;
       const uint8_t* kv = block + (j % c.block_kv) * row_bytes;
       const uint8_t* tail = block + c.block_kv * row_bytes + (j % c.block_kv) * 4;
       const double scale = c.fp4 ? 1.0 : double(*reinterpret_cast<const float*>(tail));
@@ -133,6 +160,11 @@ TEST(NpuKernelsOnModel, PagedFp8MqaLogitsMatchTheReference) {
   EXPECT_EQ(run_paged_mqa({3, 2, 16, 64, 32, 150, 2}), 0) << "next_n 2, block_kv 32, a partial last page";
   EXPECT_EQ(run_paged_mqa({4, 1, 8, 32, 64, 200, 3}), 0) << "8 heads (two queries per tile row block), block_kv 64";
   EXPECT_EQ(run_paged_mqa({2, 1, 64, 128, 64, 128, 1}), 0) << "64 heads, head_dim 128, one core";
+}
+
+TEST(NpuKernelsOnModel, PagedMqaLogitsStayInsideOnHostileLensAndTable) {
+  EXPECT_EQ(run_paged_mqa({4, 2, 16, 64, 32, 150, 2, false, 0, true}), 0) << "fp8";
+  EXPECT_EQ(run_paged_mqa({3, 4, 8, 128, 32, 100, 1, true, 0, true}), 0) << "fp4";
 }
 
 TEST(NpuKernelsOnModel, PagedFp4MqaLogitsMatchTheReference) {

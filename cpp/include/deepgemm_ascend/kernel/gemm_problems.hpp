@@ -135,7 +135,8 @@ struct PsumProblems {
 // D[g] = C[g] + A_g @ B_g^T, with end(g) = ends(g) and start(g) = align_up(end(g - 1), align) (sizes that
 // are multiples of `align` make the ranges adjacent); an empty range is an empty problem (D[g] keeps
 // C[g]). `Ends` reads the end offsets: a host pointer, or a GM tensor on the NPU. Scales, if enabled, are
-// indexed by global K (the group's K blocks start at start(g) / gran_k).
+// indexed by global K (the group's K blocks start at start(g) / gran_k). Ends outside [0, sum K] are
+// clamped to it.
 template <class Ends>
 struct KGroupedProblems {
   layout::MatrixRef a;    // [M, sum K]
@@ -149,7 +150,10 @@ struct KGroupedProblems {
 
   DGA_HOST_DEVICE int64_t count() const { return groups; }
   DGA_HOST_DEVICE GemmProblem get(int64_t g) const {
-    const int64_t start = g == 0 ? 0 : layout::align_up(int64_t(ends(g - 1)), align);
+    // Clamped to [0, sum K]: ends in device memory are not checked on the host, and any values keep the
+    // K range inside A and B.
+    const int64_t start =
+        g == 0 ? 0 : layout::imin(layout::imax(layout::align_up(int64_t(ends(g - 1)), align), int64_t(0)), a.cols);
     const int64_t kg = layout::imax(layout::imin(int64_t(ends(g)), a.cols) - start, 0);
     const int64_t rows = kg > 0 ? a.rows : 0;  // no K: no tiles
     GemmProblem p{a.block(0, start, rows, kg), b.block(0, start, b.rows, kg), e, scaling};

@@ -1,6 +1,7 @@
-// The NPU instruction model (issue 16): the bytes an instruction reads and writes, as runs. The model's
-// instructions fill an Accesses list when given one; the checker (hazards.hpp) finds each run's buffer
-// position, checks its bounds and the pipe order of the runs.
+// The NPU instruction model: the bytes an instruction reads and writes, as runs. The model's instructions
+// fill an Accesses list when given one; the checker (hazards.hpp) finds each on-chip run's buffer position
+// and checks its bounds and the pipe order of the runs, and checks each GM run against the launch's GM
+// regions.
 #pragma once
 
 #include <cstddef>
@@ -16,11 +17,18 @@ struct Run {
   // false: bounds only. A vector register load reads 256 B whatever lanes its users keep; the lanes they
   // use are checked for order when they are used (the V pipe runs in order).
   bool ordered = true;
+  // true: a run of global memory (a DMA's GM side), checked against the launch's GM regions when set
+  // (set_gm_regions, hazards.hpp) and not for order.
+  bool gm = false;
 };
 using Accesses = std::vector<Run>;
 
 inline void note(Accesses* acc, const void* p, size_t bytes, bool write) {
   if (acc != nullptr && bytes > 0) acc->push_back({static_cast<const uint8_t*>(p), bytes, write, true});
+}
+
+inline void note_gm(Accesses* acc, const void* p, size_t bytes, bool write) {
+  if (acc != nullptr && bytes > 0) acc->push_back({static_cast<const uint8_t*>(p), bytes, write, false, true});
 }
 
 }  // namespace deepgemm_ascend::npu_model

@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), the checker of on-chip accesses. Each instruction runs on a pipe
+// The NPU instruction model, the checker of memory accesses. Each instruction runs on a pipe
 // (MTE2 GM->L1, MTE1 L1->L0A/L0B, M the cube, FIX L0C out, V the vector unit, MTE3 UB->GM); the pipes of a
 // core run in parallel, each in program order, and are ordered only by SetFlag/WaitFlag and PipeBarrier
 // (the AscendC documentation, "SetFlag/WaitFlag", "PipeBarrier"). The checker keeps, per 32 B of every
@@ -9,8 +9,12 @@
 //     the 950's capacities), and
 //   * a read after another pipe's write, or a write after another pipe's read or write, with no flag or
 //     barrier between them (the hardware may run them in either order),
-// naming kernel, core, instruction, pipes and bytes. Runs outside every buffer (GM) are not checked: the
-// model runs a core's instructions in program order, and GM ordering across cores is the kernels' own.
+//   * with GM regions set for the launch (set_gm_regions: the tensors a launch may touch, as its caller
+//     knows them), a DMA's GM run that does not lie inside one region (an out-of-bounds address computed
+//     from device-resident sizes or ids, say),
+// naming kernel, core, instruction, pipes and bytes. GM runs are not checked for order: the model runs a
+// core's instructions in program order, and GM ordering across cores is the kernels' own. Scalar reads of
+// GM (GlobalTensor::GetValue) are plain loads of the CPU-debug build and are not checked.
 #pragma once
 
 #include <array>
@@ -36,6 +40,9 @@ struct BufferPos {
   const uint8_t* base = nullptr;
   size_t bytes = 0;
 };
+
+// The GM regions of the launch that runs now (every core's checker reads them); empty: GM is not checked.
+void set_gm_regions(std::vector<BufferPos> regions);
 
 class Hazards {
  public:
@@ -67,6 +74,7 @@ class Hazards {
   };
 
   Shadow* find(const uint8_t* p);
+  void check_gm(int pipe, const char* name, const Run& r) const;
   void check(int pipe, const char* name, const Run& r, Shadow& s);
   [[noreturn]] void fail(const char* name, int pipe, const std::string& what) const;
 

@@ -4,6 +4,7 @@
 // next to this library (or at DGA_NPU_MODEL_LIB), built when the devkit was found at configure time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,9 +21,18 @@ bool npu_model_available();
 std::string npu_model_unavailable_reason();
 std::string npu_model_library_path();
 
+// A span of global memory a launch may touch (a tensor's bytes, a workspace).
+struct GmRegion {
+  std::string name;
+  const void* base = nullptr;
+  size_t bytes = 0;
+};
+
 // Runs launcher `entry` (a dga_npu_launch_* name) on `blocks` cores of the model; a model error (an
 // instruction outside its documented range, an event protocol violation) throws naming core and pipe.
-void npu_model_launch(const std::string& entry, unsigned blocks, const void* params);
+// With `gm` regions, a DMA's GM access outside all of them is such an error too (the bounds checker).
+void npu_model_launch(const std::string& entry, unsigned blocks, const void* params,
+                      const std::vector<GmRegion>& gm = {});
 // The launchers npu_model_launch was asked to run since the last call, oldest first (the dispatch test
 // checks which NPU kernel each entry point reaches); reading clears the log.
 std::vector<std::string> take_npu_model_launches();
