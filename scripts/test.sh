@@ -60,7 +60,8 @@ DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests "${unchec
 step "npu-model backend"
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
   python/tests/test_grouped_gemm.py python/tests/test_einsum.py python/tests/test_mqa_logits.py \
-  python/tests/test_paged_mqa_logits.py python/tests/test_hc_prenorm.py
+  python/tests/test_paged_mqa_logits.py python/tests/test_hc_prenorm.py python/tests/test_engine_forms.py \
+  python/tests/test_older_call_forms.py python/tests/test_legacy.py
 
 # The JIT module end to end: the dense GEMM suites through entries compiled at first use, in a fresh cache
 # (less the 4096 x 2112 x 7168 acceptance cases, as for the host ISAs below).
