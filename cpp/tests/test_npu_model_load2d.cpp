@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -39,8 +40,8 @@ TEST(NpuModelLoad2d, DocumentationExampleMovesFractalsByPositionAndStride) {
 }
 
 // The documentation's usage example (m 40, k 70 half: mStep 3, kStep 5, both strides 3) copies an Nz tile
-// whole; a zero step is a no-op; transposition is refused, not guessed.
-TEST(NpuModelLoad2d, NzTileCopyZeroStepAndTransposition) {
+// whole; a zero step is a no-op.
+TEST(NpuModelLoad2d, NzTileCopyAndZeroStep) {
   std::vector<uint16_t> src(15 * kValues), dst(15 * kValues, kPoisonL0);
   for (size_t i = 0; i < src.size(); ++i) src[i] = uint16_t(i % 60000);
   auto* d = reinterpret_cast<uint8_t*>(dst.data());
@@ -49,5 +50,34 @@ TEST(NpuModelLoad2d, NzTileCopyZeroStepAndTransposition) {
   EXPECT_EQ(dst, std::vector<uint16_t>(15 * kValues, kPoisonL0));
   nm::load_cbuf_to_l0(d, s, {0, 0, 3, 5, 3, 3, false});
   EXPECT_EQ(dst, src);
-  EXPECT_THROW(nm::load_cbuf_to_l0(d, s, {0, 0, 1, 1, 1, 1, true}), deepgemm_ascend::core::Error);
+}
+
+// The transposing load: an Nz source of R x C values (16-row fractals, c0 values per 32 B row) arrives as the
+// Nz of its transpose (C x R) with the destination's fractal stride, for every element width; the square
+// blocks' documented step constraints are errors.
+TEST(NpuModelLoad2d, TransposingLoadWritesTheTransposeOfTheRegion) {
+  for (int bits : {8, 16, 32}) {
+    const size_t bytes = size_t(bits) / 8, c0 = 32 / bytes, per = nm::kFractalBytes / bytes;
+    const uint16_t m_step = bits == 8 ? 2 : 1, k_step = bits == 32 ? 4 : 2;  // R = 16 m_step, C = c0 k_step
+    const size_t rows = 16 * m_step, cols = c0 * k_step, src_stride = m_step + 1;  // one spare M fractal
+    std::vector<uint8_t> src(k_step * src_stride * nm::kFractalBytes);
+    const auto value = [&](size_t r, size_t c) { return uint32_t(r * 131 + c * 7 + 1); };
+    const auto put = [&](uint8_t* p, size_t i, uint32_t v) { std::memcpy(p + i * bytes, &v, bytes); };
+    const auto get = [&](const uint8_t* p, size_t i) { uint32_t v = 0; std::memcpy(&v, p + i * bytes, bytes); return v; };
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) put(src.data(), ((c / c0) * src_stride + r / 16) * per + (r % 16) * c0 + c % c0, value(r, c));
+    const size_t dst_row_groups = cols / 16, dst_col_groups = rows / c0, dst_stride = dst_row_groups;
+    std::vector<uint8_t> dst(dst_col_groups * dst_stride * nm::kFractalBytes, 0xEE);
+    nm::load_cbuf_to_l0(dst.data(), src.data(), {0, 0, m_step, k_step, int32_t(src_stride), uint16_t(dst_stride), true, bits});
+    uint32_t mask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+    for (size_t i = 0; i < cols; ++i)      // row i of the transpose: column i of the source
+      for (size_t j = 0; j < rows; ++j) {  // column j: row j of the source
+        const size_t at = ((j / c0) * dst_stride + i / 16) * per + (i % 16) * c0 + j % c0;
+        ASSERT_EQ(get(dst.data(), at), value(j, i) & mask) << "b" << bits << " (" << i << ", " << j << ")";
+      }
+  }
+  std::vector<uint8_t> buf(8 * nm::kFractalBytes);
+  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {0, 0, 1, 1, 1, 1, true, 8}), deepgemm_ascend::core::Error);
+  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {0, 0, 1, 1, 1, 1, true, 32}), deepgemm_ascend::core::Error);
+  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {0, 0, 2, 1, 1, 1, true, 4}), deepgemm_ascend::core::Error);
 }

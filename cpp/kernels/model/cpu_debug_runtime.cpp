@@ -14,6 +14,7 @@ int64_t block_num = 1;
 int32_t sub_block_idx = 0;
 int32_t g_taskRation = 1;
 int32_t g_coreType = AscendC::AIC;
+uint64_t g_fixpipeNdNzParam = 0;  // the parameter checks read it (kernel_check_data_copy_util.h); never set here
 KernelMode g_kernelMode = KernelMode::AIC_MODE;
 namespace AscendC {
 bool g_isAtomic = false;

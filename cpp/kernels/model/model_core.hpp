@@ -11,6 +11,7 @@
 #include "deepgemm_ascend/npu_model/access.hpp"
 #include "deepgemm_ascend/npu_model/events.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
+#include "deepgemm_ascend/npu_model/unit_flag.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
 
 namespace dga_model {
@@ -39,6 +40,7 @@ struct Core {
   std::unordered_map<const void*, Loaded> loaded_from;
   nm::EventModel events;
   nm::Hazards hazards;
+  nm::UnitFlags unit_flags;  // a cube core's L0C unit flags
   std::string error;  // the first model error (instructions also run in destructors: no throwing)
   deepgemm_ascend::core::ErrorKind error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
 };
@@ -68,13 +70,17 @@ void guard(const char* instr, F&& f) {
 }
 
 // Runs instruction `instr` on `pipe`: `f(acc)` moves or computes and notes its on-chip runs, which the
-// access checker then checks against the buffer bounds and the pipe order.
+// access checker then checks against the buffer bounds and the pipe order. An Mmad or Fixpipe with a
+// unitFlag (0: none) waits on and sets L0C's unit flags around it.
 template <class F>
-void run(const char* instr, int pipe, F&& f) {
+void run(const char* instr, int pipe, F&& f, int unit_flag = 0) {
   guard(instr, [&] {
     nm::Accesses acc;
     f(&acc);
-    current().hazards.instruction(pipe, instr, acc);
+    Core& c = current();
+    c.unit_flags.before(pipe, unit_flag, acc, c.hazards);
+    c.hazards.instruction(pipe, instr, acc);
+    c.unit_flags.after(pipe, unit_flag, acc, c.hazards);
   });
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,7 +48,7 @@ struct UbBuffer {
 // The devkit's per-core globals, swapped when the model switches between the cores of a group: the
 // core type and indices (GetBlockIdx on an AIV is block_idx * g_taskRation + sub_block_idx), the core's
 // TPipe and its UB.
-void run_mix(const std::string& kernel, unsigned groups, Run run, const void* params) {
+void run_mix(const std::string& kernel, unsigned groups, const std::function<void(int)>& body) {
   constexpr int kSlots = 3, kSubBlocks = 2;
   auto& cd = AscendC::ConstDefiner::Instance();
   const size_t ub_bytes = cd.bufferInitLen.at(AscendC::Hardware::UB);
@@ -75,7 +76,7 @@ void run_mix(const std::string& kernel, unsigned groups, Run run, const void* pa
       cd.cpuUB = ub[s].p, cd.hardwareCpuBufferMap[AscendC::Hardware::UB] = ub[s].p;
       last = s;
     };
-    dga_model::run_group(kernel, int(g), bases, switch_core, [&](int) { run(params); });
+    dga_model::run_group(kernel, int(g), bases, switch_core, body);
   }
 }
 
@@ -108,30 +109,13 @@ int report(char* err, size_t len, const std::string& msg, int rc) {
 
 }  // namespace
 
-// An error inside a run (an instruction the model does not implement included) is a model error: the
-// kernels must run on the model, so it is reported as such (RuntimeError), never as a missing kernel.
-extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const char* entry, unsigned blocks,
-                                                                           const void* params, const DgaGmRegion* gm,
-                                                                           size_t gm_count, char* err, size_t len) {
-  constexpr int kError = -1, kRefused = -2;
-  const std::string name = entry;
-  const Entry* found = find_entry(name);
-  if (found == nullptr) return report(err, len, "no such NPU launcher on the instruction model", kRefused);
-  const GmScope gm_scope(gm, gm_count);
-  const Run run = found->run;
-  if (found->cores == Cores::kMix) {
-    try {
-      run_mix(kernel_name(name), blocks, run, params);
-    } catch (const deepgemm_ascend::core::Error& e) {
-      return report(err, len, e.what(), kError);
-    } catch (const std::exception& e) {
-      return report(err, len, e.what(), kError);
-    }
-    return 0;
-  }
-  // An AIV-only kernel's cores are vector cores (GetBlockIdx counts them: one per block), each with the
-  // UB aligned like the mix kernels' (a fresh TPipe per core).
-  const bool vector = found->cores == Cores::kVector;
+// Every core of a cube-only or vector-only kernel one after the other, each with a fresh TPipe and (vector)
+// the UB aligned like the mix kernels'; a mix kernel's groups with run_mix.
+void dga_model::run_cores(const std::string& kernel, unsigned blocks, Cores cores,
+                          const std::function<void(int)>& body) {
+  if (cores == Cores::kMix) return run_mix(kernel, blocks, body);
+  // An AIV-only kernel's cores are vector cores (GetBlockIdx counts them: one per block).
+  const bool vector = cores == Cores::kVector;
   auto& cd = AscendC::ConstDefiner::Instance();
   UbBuffer ub(cd.bufferInitLen.at(AscendC::Hardware::UB));
   struct Restore {
@@ -148,15 +132,38 @@ extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const
   block_num = int64_t(blocks);
   for (unsigned core = 0; core < blocks; ++core) {
     block_idx = int64_t(core);
+    dga_model::begin_core(kernel, int(core), vector);
     try {
-      dga_model::begin_core(kernel_name(name), int(core), vector);
-      run(params);
-      dga_model::end_core();
-    } catch (const deepgemm_ascend::core::Error& e) {
-      return report(err, len, e.what(), kError);
+      body(vector ? 1 : 0);
+    } catch (const deepgemm_ascend::core::Error&) {
+      dga_model::abandon_core();
+      throw;
     } catch (const std::exception& e) {
-      return report(err, len, std::string("core ") + std::to_string(core) + ": " + e.what(), kError);
+      dga_model::abandon_core();
+      deepgemm_ascend::core::fail(deepgemm_ascend::core::ErrorKind::kRuntime, "npu_model", "core ", core, ": ",
+                                  e.what());
     }
+    dga_model::end_core();
+  }
+}
+
+// An error inside a run (an instruction the model does not implement included) is a model error: the
+// kernels must run on the model, so it is reported as such (RuntimeError), never as a missing kernel.
+extern "C" __attribute__((visibility("default"))) int dga_npu_model_launch(const char* entry, unsigned blocks,
+                                                                           const void* params, const DgaGmRegion* gm,
+                                                                           size_t gm_count, char* err, size_t len) {
+  constexpr int kError = -1, kRefused = -2;
+  const std::string name = entry;
+  const Entry* found = find_entry(name);
+  if (found == nullptr) return report(err, len, "no such NPU launcher on the instruction model", kRefused);
+  const GmScope gm_scope(gm, gm_count);
+  const Run run = found->run;
+  try {
+    dga_model::run_cores(kernel_name(name), blocks, found->cores, [&](int) { run(params); });
+  } catch (const deepgemm_ascend::core::Error& e) {
+    return report(err, len, e.what(), kError);
+  } catch (const std::exception& e) {
+    return report(err, len, e.what(), kError);
   }
   return 0;
 }

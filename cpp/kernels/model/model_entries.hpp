@@ -4,11 +4,12 @@
 
 #include <cstddef>
 
+#include "model_runner.hpp"
+
 namespace dga_model {
 
 using Run = void (*)(const void*);  // runs a launcher's run_* template on its params struct
 
-enum class Cores { kCube, kMix, kVector };  // AIC only; each cube core with its two vector cores; AIV only
 
 struct Entry {
   const char* name;  // the launcher's name, as in its .asc file

@@ -20,8 +20,17 @@ namespace {
 std::unique_ptr<Core> g_single;  // the core of a cube-only run (begin_core / end_core)
 }  // namespace
 
+namespace {
+nm::UnitFlags l0c_unit_flags(bool vector) {
+  if (vector) return {};
+  for (const nm::BufferPos& b : buffer_positions(false))
+    if (b.name == "L0C") return {b.base, b.bytes};
+  return {};
+}
+}  // namespace
+
 Core::Core(const std::string& k, const std::string& n, int s)
-    : kernel(k), name(n), sub(s), events(k, n), hazards(k, n, buffer_positions(s >= 0)) {}
+    : kernel(k), name(n), sub(s), events(k, n), hazards(k, n, buffer_positions(s >= 0)), unit_flags(l0c_unit_flags(s >= 0)) {}
 
 void begin_core(const std::string& kernel, int core, bool vector) {
   g_single = std::make_unique<Core>(kernel, (vector ? "AIV core " : "core ") + std::to_string(core), vector ? 0 : -1);
@@ -38,6 +47,11 @@ void end_core() {
   if (!error.empty()) deepgemm_ascend::core::fail(kind, "npu_model", error);
 }
 
+void abandon_core() {
+  select(nullptr);
+  g_single.reset();
+}
+
 void nz_para(uint64_t reg) { current().nz_para = reg; }
 
 void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint64_t d, uint64_t loop4, bool small,
@@ -51,24 +65,26 @@ void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint6
   });
 }
 
-void load2d(void* dst, const void* src, uint64_t ms, uint64_t ks, uint64_t mst, uint64_t kst, int64_t ss, uint64_t ds,
-            bool tr) {
+void load2d(void* dst, const void* src, int elem_bits, uint64_t ms, uint64_t ks, uint64_t mst, uint64_t kst, int64_t ss,
+            uint64_t ds, bool tr) {
   run("load_cbuf_to_ca/cb", kPipeMte1, [&](nm::Accesses* acc) {
     nm::load_cbuf_to_l0(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src),
-                        {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr}, acc);
+                        {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr,
+                         elem_bits},
+                        acc);
   });
 }
 
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
-         bool c_from_bias, bool init) {
+         bool c_from_bias, bool init, int unit_flag) {
   run("mad", kPipeM, [&](nm::Accesses* acc) {
     nm::mad(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), static_cast<const uint8_t*>(b), nm::CubeType(tb),
             {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init}, acc);
-  });
+  }, unit_flag);
 }
 
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss,
-                 int quant, bool nz2nd) {
+                 int quant, bool nz2nd, int unit_flag) {
   run("copy_matrix_cc_to_gm", kPipeFix, [&](nm::Accesses* acc) {
     nm::Fixpipe op;
     op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;
@@ -81,7 +97,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
     nm::fixpipe(out, src, op, acc);
     for (nm::Run& r : *acc) r.gm = r.gm || r.write;  // its writes are D's rows in GM
-  });
+  }, unit_flag);
 }
 
 void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
@@ -93,12 +109,12 @@ void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys,
 }
 
 void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
-            bool c_from_bias, bool init) {
+            bool c_from_bias, bool init, int unit_flag) {
   run("mad_mx", kPipeM, [&](nm::Accesses* acc) {
     nm::mad_mx(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), mx_scales_of(a, false),
                static_cast<const uint8_t*>(b), nm::CubeType(tb), mx_scales_of(b, true),
                {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init}, acc);
-  });
+  }, unit_flag);
 }
 
 void unmodelled(const char* instruction) {

@@ -140,7 +140,7 @@ void cross_wait(int pipe, int id) {
 }
 
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss, int dual, int sub,
-                int quant, bool nz2nd) {
+                int quant, bool nz2nd, int unit_flag) {
   constexpr int kDualSplitM = 1;
   run("copy_matrix_cc_to_ub", kPipeFix, [&](nm::Accesses* acc) {
     Group& g = group("Fixpipe to UB");
@@ -155,7 +155,7 @@ void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t ds
     require_one_nd(current().loop3);
     nm::fixpipe(to, src, op, acc);
     for (int v = 0; v < 2; ++v) aiv(g, v).hazards.instruction(nm::kPipeAicFix, "copy_matrix_cc_to_ub", *acc);
-  });
+  }, unit_flag);
 }
 
 }  // namespace dga_model

@@ -13,17 +13,17 @@ namespace dga_model {
 template <class T> struct CubeTypeOf;  // specialised after kernel_operator.h (model_types.h)
 void nz_para(uint64_t reg);
 void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint64_t d, uint64_t loop4, bool small, bool dn);
-void load2d(void* dst, const void* src, uint64_t m_start, uint64_t k_start, uint64_t m_step, uint64_t k_step,
+void load2d(void* dst, const void* src, int elem_bits, uint64_t m_start, uint64_t k_start, uint64_t m_step, uint64_t k_step,
             int64_t src_stride, uint64_t dst_stride, bool transpose);
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool disable_gemv,
-         bool c_from_bias, bool init);
+         bool c_from_bias, bool init, int unit_flag);
 // quant: 0 NoQuant, 1 F322F16, 2 F322BF16, -1 any other mode (refused)
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride,
-                 uint64_t src_stride, int quant, bool nz2nd);
+                 uint64_t src_stride, int quant, bool nz2nd, int unit_flag);
 void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
              uint64_t ss, uint64_t ds);
 void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n,
-            bool disable_gemv, bool c_from_bias, bool init);
+            bool disable_gemv, bool c_from_bias, bool init, int unit_flag);
 void unmodelled(const char* instruction);
 void atomic(int mode);  // 0 none, 1 add (the output type is the fixpipe's)
 void loop3_para(uint64_t reg);         // the Fixpipe's ND parameters (LOOP3_PARA)
@@ -34,7 +34,7 @@ void cross_set(int pipe, uint64_t msg);
 void cross_wait(int pipe, int id);
 // dual: dualDstCtl (0 one UB: sub's, 1 rows split over both); quant as for fixpipe_out
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride, uint64_t src_stride, int dual,
-                int sub, int quant, bool nz2nd);
+                int sub, int quant, bool nz2nd, int unit_flag);
 // The vector core (model_vector.cpp): registers as their 256 bytes; enum operands as the stub numbers them.
 uint16_t v_pset(int width, int pattern);
 uint16_t v_plt(int width, uint32_t& scalar, bool post_update);
@@ -124,35 +124,39 @@ inline void copy_gm_to_cbuf_multi_dn2nz(T* dst, U* src, A, B loop1, C, D n, E d,
 }
 template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
 inline void load_cbuf_to_ca(T* dst, U* src, A ms, B ks, C mst, D kst, E ss, F ds, G tr) {
-  dga_model::load2d(dst, src, uint64_t(ms), uint64_t(ks), uint64_t(mst), uint64_t(kst), int64_t(ss), uint64_t(ds), bool(tr));
+  dga_model::load2d(dst, src, int(sizeof(T) * 8), uint64_t(ms), uint64_t(ks), uint64_t(mst), uint64_t(kst), int64_t(ss), uint64_t(ds), bool(tr));
 }
 template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
 inline void load_cbuf_to_cb(T* dst, U* src, A ms, B ks, C mst, D kst, E ss, F ds, G tr) {
-  dga_model::load2d(dst, src, uint64_t(ms), uint64_t(ks), uint64_t(mst), uint64_t(kst), int64_t(ss), uint64_t(ds), bool(tr));
+  dga_model::load2d(dst, src, int(sizeof(T) * 8), uint64_t(ms), uint64_t(ks), uint64_t(mst), uint64_t(kst), int64_t(ss), uint64_t(ds), bool(tr));
 }
 template <class C, class A, class B, class... R>
-inline void mad(C* c, A* a, B* b, uint16_t m, uint16_t k, uint16_t n, uint8_t, bool disable_gemv, bool c_from_bias,
-                bool init) {
+inline void mad(C* c, A* a, B* b, uint16_t m, uint16_t k, uint16_t n, uint8_t unit_flag, bool disable_gemv,
+                bool c_from_bias, bool init) {
   dga_model::mad(reinterpret_cast<float*>(c), a, dga_model::CubeTypeOf<A>::value, b, dga_model::CubeTypeOf<B>::value, m,
-                 k, n, disable_gemv, c_from_bias, init);
+                 k, n, disable_gemv, c_from_bias, init, int(unit_flag));
 }
 template <class D, class S, class... R>
 inline void copy_matrix_cc_to_gm(D* dst, S* src, uint8_t, uint16_t n, uint16_t m, uint32_t dst_stride,
-                                 uint16_t src_stride, uint8_t, uint8_t, uint8_t, uint64_t quant, uint8_t, bool, bool nz2nd,
-                                 R...) {
+                                 uint16_t src_stride, uint8_t, uint8_t, uint8_t unit_flag, uint64_t quant, uint8_t, bool,
+                                 bool nz2nd, R...) {
   const int q = quant == uint64_t(QuantMode_t::NoQuant)    ? 0
                 : quant == uint64_t(QuantMode_t::F322F16)  ? 1
                 : quant == uint64_t(QuantMode_t::F322BF16) ? 2
                                                            : -1;
   dga_model::fixpipe_out(dst, int(sizeof(D)), reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, q,
-                         nz2nd);
+                         nz2nd, int(unit_flag));
 }
 template <class... A> inline void set_atomic_none(A...) { dga_model::atomic(0); }
 template <class... A> inline void set_atomic_add(A...) { dga_model::atomic(1); }
 template <class P>
 inline void pipe_barrier(P pipe) { dga_model::barrier(int(pipe)); }
+// The devkit's CPU-debug parameter checks read the register from g_fixpipeNdNzParam (its stub sets it too).
 template <class V>
-inline void set_loop3_para(V v) { dga_model::loop3_para(uint64_t(v)); }
+inline void set_loop3_para(V v) {
+  g_fixpipeNdNzParam = uint64_t(v);
+  dga_model::loop3_para(uint64_t(v));
+}
 template <class T, class O>
 inline void set_st_atomic_cfg(T type, O op) { dga_model::store_atomic(int(type), int(op)); }
 // The one-operand form: the raw reset value InitSplitArchSpr writes (kernel_utils_base.h): no atomics.
@@ -165,11 +169,13 @@ inline void wait_flag(P src, Q dst, E id) { dga_model::flag(false, int(src), int
 
 template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
 inline void load_cbuf_to_ca_s4(T* dst, U* src, A ms, B ks, C mst, D kst, E ss, F ds, G tr) {
-  load_cbuf_to_ca(dst, src, ms, ks, mst, kst, ss, ds, tr);  // the same 512 B fractals; 4-bit values
+  dga_model::load2d(dst, src, 4, uint64_t(ms), uint64_t(ks), uint64_t(mst), uint64_t(kst), int64_t(ss), uint64_t(ds),
+                    bool(tr));  // the same 512 B fractals; 4-bit values
 }
 template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
 inline void load_cbuf_to_cb_s4(T* dst, U* src, A ms, B ks, C mst, D kst, E ss, F ds, G tr) {
-  load_cbuf_to_cb(dst, src, ms, ks, mst, kst, ss, ds, tr);
+  dga_model::load2d(dst, src, 4, uint64_t(ms), uint64_t(ks), uint64_t(mst), uint64_t(kst), int64_t(ss), uint64_t(ds),
+                    bool(tr));
 }
 template <class S, class A, class B, class C, class D, class E, class F>
 inline void load_cbuf_to_ca_mx(uint64_t mx_dst, S* src, A xs, B ys, C xst, D yst, E ss, F ds) {
@@ -182,17 +188,17 @@ inline void load_cbuf_to_cb_mx(uint64_t mx_dst, S* src, A xs, B ys, C xst, D yst
                      uint64_t(ds));
 }
 template <class C, class A, class B, class M, class K, class N, class U, class G, class S, class I>
-inline void mad_mx(C* c, A* a, B* b, M m, K k, N n, U, G gemv_off, S c_from_bias, I init) {
+inline void mad_mx(C* c, A* a, B* b, M m, K k, N n, U unit_flag, G gemv_off, S c_from_bias, I init) {
   dga_model::mad_mx(reinterpret_cast<float*>(c), a, dga_model::CubeTypeOf<A>::value, b, dga_model::CubeTypeOf<B>::value,
-                    uint64_t(m), uint64_t(k), uint64_t(n), bool(gemv_off), bool(c_from_bias), bool(init));
+                    uint64_t(m), uint64_t(k), uint64_t(n), bool(gemv_off), bool(c_from_bias), bool(init), int(unit_flag));
 }
 template <class D, class S, class... R>
 inline void copy_matrix_cc_to_ub(D* dst, S* src, uint8_t, uint16_t n, uint16_t m, uint32_t dst_stride,
-                                 uint16_t src_stride, uint8_t dual, uint8_t sub, uint8_t, uint8_t, uint64_t quant, uint8_t,
-                                 bool, bool nz2nd, R...) {
+                                 uint16_t src_stride, uint8_t dual, uint8_t sub, uint8_t, uint8_t unit_flag, uint64_t quant,
+                                 uint8_t, bool, bool nz2nd, R...) {
   static_assert(sizeof(D) == 4, "the model's Fixpipe to UB writes fp32");
   dga_model::fixpipe_ub(dst, reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, dual, sub,
-                        quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd);
+                        quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd, int(unit_flag));
 }
 // ---- the vector core -------------------------------------------------------------------------------
 template <class P>

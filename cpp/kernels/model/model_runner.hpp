@@ -12,8 +12,17 @@
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 
 namespace dga_model {
+enum class Cores { kCube, kMix, kVector };  // AIC only; each cube core with its two vector cores; AIV only
+
+// Runs a kernel on `blocks` cores of the model: body(slot) runs the kernel's code on the core that runs now
+// (slot 0 a cube core, 1 and 2 a group's vector cores; an AIV-only kernel's cores are slot 1), with the
+// devkit's per-core globals (block index, core type, UB, TPipe) set for it. Throws the first model error.
+void run_cores(const std::string& kernel, unsigned blocks, Cores cores, const std::function<void(int)>& body);
+
 void begin_core(const std::string& kernel, int core, bool vector = false);
 void end_core();
+// Drops the running core after an exception left its kernel mid-way (no end-of-kernel checks).
+void abandon_core();
 // The cores of group `group` (slots 0 AIC, 1 AIV0, 2 AIV1) as threads, one at a time: switch_core(slot)
 // makes the devkit's per-core globals those of the slot, body(slot) runs the kernel on it. ub: the slots'
 // UB bases (the AIC addresses its AIVs' UBs through its own). Throws the group's first model error, a

@@ -4,12 +4,56 @@
 #include <cstring>
 
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/data_move.hpp"
 
 namespace deepgemm_ascend::npu_model {
 
+namespace {
+
+constexpr size_t kFractalRows = 16;
+
+// Value `i` (elem_bits wide, packed low nibble first for b4) of a buffer, and its store.
+uint8_t get_nibble(const uint8_t* p, size_t i) { return uint8_t((p[i / 2] >> (4 * (i % 2))) & 0xF); }
+void set_nibble(uint8_t* p, size_t i, uint8_t v) {
+  p[i / 2] = uint8_t((p[i / 2] & ~(0xF << (4 * (i % 2)))) | (v << (4 * (i % 2))));
+}
+
+void load_transposed(uint8_t* dst, const uint8_t* src, const Load2d& op, size_t src_stride, Accesses* acc) {
+  const int bits = op.elem_bits;
+  DGA_REQUIRE(bits == 4 || bits == 8 || bits == 16 || bits == 32, kValue, "elem_bits",
+              "a transposing LoadData 2D moves b4, b8, b16 or b32 values, got ", bits, " bits");
+  DGA_REQUIRE(!(bits == 4 && op.m_step % 4 != 0) && !(bits == 8 && op.m_step % 2 != 0), kValue, "mStep",
+              "a transposing LoadData 2D of b", bits, " values needs mStep a multiple of ", bits == 4 ? 4 : 2,
+              ", got ", op.m_step);
+  DGA_REQUIRE(!(bits == 32 && op.k_step % 2 != 0), kValue, "kStep",
+              "a transposing LoadData 2D of b32 values needs an even kStep, got ", op.k_step);
+  const size_t c0 = kC0Bytes * 8 / size_t(bits), per_fractal = kFractalBytes * 8 / size_t(bits);
+  const size_t bytes = size_t(bits) / 8;
+  for (size_t ki = 0; ki < op.k_step; ++ki)
+    for (size_t mi = 0; mi < op.m_step; ++mi) {
+      const uint8_t* from = src + ((op.k_start + ki) * src_stride + op.m_start + mi) * kFractalBytes;
+      note(acc, from, kFractalBytes, false);
+      for (size_t r = 0; r < kFractalRows; ++r)
+        for (size_t c = 0; c < c0; ++c) {
+          const size_t row = mi * kFractalRows + r, col = ki * c0 + c;  // (R, C) of the moved region
+          const size_t out = ((row / c0) * op.dst_stride + col / kFractalRows) * per_fractal +
+                             (col % kFractalRows) * c0 + row % c0;
+          const size_t in = r * c0 + c;
+          if (bits == 4) set_nibble(dst, out, get_nibble(from, in));
+          else std::memcpy(dst + out * bytes, from + in * bytes, bytes);
+        }
+    }
+  // The destination fractals written: rows C < k_step * c0 (16 per fractal), columns R < m_step * 16.
+  const size_t out_row_groups = op.k_step * c0 / kFractalRows, out_col_groups = op.m_step * kFractalRows / c0;
+  for (size_t cg = 0; cg < out_col_groups; ++cg)
+    note(acc, dst + cg * op.dst_stride * kFractalBytes, out_row_groups * kFractalBytes, true);
+}
+
+}  // namespace
+
 void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op, Accesses* acc) {
-  DGA_REQUIRE(!op.transpose, kNotImplemented, "transpose", "the transposing LoadData 2D is not modelled");
   const size_t src_stride = size_t(std::abs(op.src_stride));
+  if (op.transpose) return load_transposed(dst, src, op, src_stride, acc);
   for (size_t ki = 0; ki < op.k_step; ++ki) {
     uint8_t* to = dst + ki * op.dst_stride * kFractalBytes;
     const uint8_t* from = src + ((op.k_start + ki) * src_stride + op.m_start) * kFractalBytes;

@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), L1 -> L0A / L0B: LoadData 2D V2 as the devkit's CPU-debug headers
+// The NPU instruction model, L1 -> L0A / L0B: LoadData 2D V2 as the devkit's CPU-debug headers
 // issue it (impl/basic_api/dav_3510/kernel_operator_mm_impl.h: load_cbuf_to_ca / load_cbuf_to_cb(dst, src,
 // mStartPosition, kStartPosition, mStep, kStep, srcStride, dstStride, transpose)), with the semantics of
 // "LoadData（2D矩阵搬运V2）" in the AscendC documentation. Our reading of the documentation.
@@ -19,13 +19,19 @@ struct Load2d {
   int32_t src_stride = 0;
   uint16_t dst_stride = 0;
   bool transpose = false;
+  int elem_bits = 16;  // 4, 8, 16 or 32: the element type (read only when transposing)
 };
 
 inline constexpr size_t kFractalBytes = 512;
 
 // Fractal (mi, ki) of the step, mi < m_step, ki < k_step: source fractal (k_start + ki) * |src_stride| +
 // m_start + mi, destination fractal ki * dst_stride + mi (512 B each). m_step or k_step 0: a no-op.
-// Transposition is not modelled (refused).
+// With transpose ("ifTranspose: transposes each fractal matrix"), the moved region - rows R (16 per M step),
+// columns C (c0 = 32 B of elements per K step), fractals holding 16 rows x c0 values, row r at r * c0 - is
+// written transposed: element (R, C) goes to row C, column R of the destination, whose fractal
+// (C / 16, R / c0) is at (R / c0) * dst_stride + C / 16, element (C % 16) * c0 + R % c0. The square blocks
+// the hardware transposes (16 x 16 values for b16 and b32, 32 x 32 for b8, 64 x 64 for b4) must be whole:
+// the documented constraints m_step % 4 == 0 (b4), m_step % 2 == 0 (b8), k_step % 2 == 0 (b32).
 void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op, Accesses* acc = nullptr);
 
 // The MX scale load that goes with an MX LoadData ("LoadData_2D_MX"; the devkit's load_cbuf_to_ca_mx /

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Builds an unmodified AscendC program for the Ascend 950 (a CATLASS example directory, say) against the devkit
+in CPU-debug mode and runs it on the instruction model: its kernels run core by core on the model
+(libdga_npu_model), its ACL and platform calls on the project's stand-ins (cpp/kernels/model/runner).
+
+    python scripts/npu_run.py EXAMPLE_DIR [--target NAME] [--build BUILD_DIR] [-- PROGRAM ARGS]
+
+The program's sources are the directory's *.cpp (its CMakeLists.txt names the targets and their kernel type,
+cube / vector / mix, as `catlass_example_add_executable(name type sources)`), compiled with clang++ against
+CATLASS's include/ and examples/common beside the directory (or --catlass). The `<<<blocks, l2ctrl, stream>>>`
+launch syntax is lowered as bisheng's front end does, in copies of the files that use it (the tree itself is
+not changed): into dga_run::launch (runner/dga_run.h). Each target is run with the program arguments; the run
+passes when the program exits 0, prints none of FAIL_MARKS and prints one of PASS_MARKS (the examples report
+their golden check so). The exit status is 0 when every target passed.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNNER = os.path.join(ROOT, "cpp", "kernels", "model", "runner")
+MODEL = os.path.join(ROOT, "cpp", "kernels", "model")
+PASS_MARKS = ("Compare success", "compare success", "Accuracy verification passed", "test pass")
+FAIL_MARKS = ("Compare failed", "compare failed", "Error count", "[ERROR]", "aclError:")
+CORES = {"cube": 0, "mix": 1, "vector": 2}
+DEVKIT_DIRS = ("", "include", "include/basic_api", "include/basic_api/reg_compute", "include/simt_api",
+               "include/simt_api/cpp", "include/c_api", "include/utils", "impl", "impl/basic_api",
+               "impl/basic_api/reg_compute", "impl/simt_api", "impl/c_api", "impl/utils", "cpudebug/include",
+               "stub", "cpudebug/utils", "cpudebug/utils/include")
+# `kernel<<<blocks, l2ctrl, stream>>>(` : the kernel expression (a qualified name with template arguments).
+LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?)\s*<<<\s*(.*?)\s*>>>\s*\(\s*(\)?)", re.S)
+
+
+def lower_launches(text):
+    """The text with every `K<<<b, l2, s>>>(args)` as dga_run::launch(b, l2, s, "K", <K as a lambda>, args)."""
+    def repl(m):
+        kernel, dims, empty = m.group(1), m.group(2), m.group(3)
+        name = " ".join(kernel.split())
+        call = f'::dga_run::launch({dims}, "{name}", [](auto&&... dga_a) {{ {kernel}(dga_a...); }}'
+        return call + (")" if empty else ", ")
+    return LAUNCH.sub(repl, text)
+
+
+def overlay(trees, out):
+    """Copies of the files under `trees` (include roots) that use the launch syntax, lowered, at the same
+    relative paths under `out` (which precedes the trees on the include path); returns how many."""
+    n = 0
+    for tree in trees:
+        for dirpath, _, files in os.walk(tree):
+            for f in files:
+                path = os.path.join(dirpath, f)
+                if not f.endswith((".h", ".hpp", ".cpp", ".inl")):
+                    continue
+                with open(path, errors="replace") as fh:
+                    text = fh.read()
+                if "<<<" not in text:
+                    continue
+                dst = os.path.join(out, os.path.relpath(path, tree))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                with open(dst, "w") as fh:
+                    fh.write(lower_launches(text))
+                n += 1
+    return n
+
+
+def targets(example):
+    """[(name, kernel type, [sources])] from the directory's CMakeLists.txt."""
+    with open(os.path.join(example, "CMakeLists.txt")) as fh:
+        text = fh.read()
+    out = []
+    for m in re.finditer(r"catlass_example_add_executable\(\s*([^\s)]+)\s+(\w+)\s+([^)]*)\)", text):
+        name, kind, srcs = m.group(1), m.group(2), m.group(3).split()
+        if name.startswith("${"):
+            name = os.path.basename(os.path.normpath(example))
+        if kind not in CORES:
+            raise SystemExit(f"npu_run: {name}: kernel type {kind!r} is not cube, vector or mix")
+        out.append((name, kind, srcs))
+    if not out:
+        raise SystemExit(f"npu_run: no catlass_example_add_executable in {example}/CMakeLists.txt")
+    return out
+
+
+def build(name, kind, srcs, example, opts):
+    """Compiles one target; returns the executable's path."""
+    if kind == "mix":
+        raise SystemExit(f"npu_run: {name}: mix kernels (a cube pass and a vector pass) are not built yet")
+    out_dir = os.path.join(opts.build, "npu_run", name)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    lowered = os.path.join(out_dir, "lowered")
+    catlass_inc = os.path.join(opts.catlass, "include")
+    common = os.path.join(opts.catlass, "examples", "common")
+    overlay([catlass_inc, common], lowered)
+    sources = []
+    for s in srcs:
+        src = os.path.join(example, s)
+        with open(src) as fh:
+            text = fh.read()
+        dst = os.path.join(lowered, "src", s)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w") as fh:
+            fh.write(f'#line 1 "{src}"\n' + lower_launches(text))
+        sources.append(dst)
+    core_type = "AscendC::AIV" if kind == "vector" else "AscendC::AIC"
+    incs = [RUNNER, os.path.join(opts.lib, "npu_model_stub"), MODEL]
+    incs += [os.path.join(opts.devkit, d) for d in DEVKIT_DIRS]
+    incs += [os.path.join(ROOT, "cpp", "include"), lowered, catlass_inc, common, example]
+    defs = ["ASCENDC_CPU_DEBUG=1", "__NPU_ARCH__=3510", "__DAV_C310__", f"DGA_RUN_CORE_TYPE={core_type}",
+            f"DGA_RUN_CORES={CORES[kind]}", "CATLASS_ARCH=3510", "L2_CACHE_HINT"]
+    exe = os.path.join(out_dir, name)
+    prog = [opts.cxx, "-std=c++17", "-O1", "-g0", "-w", "-include", os.path.join(RUNNER, "dga_run.h")]
+    prog += [f"-D{d}" for d in defs] + [f"-I{i}" for i in incs] + sources
+    print(f"npu_run: building {name} ({kind}) from {example}", flush=True)
+    objs = runner_objects(opts)
+    compile_or_exit(prog + ["-c", "-o", exe + ".o"] if len(sources) == 1 else prog + ["-c"], name, out_dir)
+    program_objs = [exe + ".o"] if len(sources) == 1 else \
+        [os.path.join(out_dir, os.path.splitext(os.path.basename(s))[0] + ".o") for s in sources]
+    compile_or_exit([opts.cxx, "-o", exe] + program_objs + objs +
+                    [f"-L{opts.lib}", "-ldga_npu_model", "-ldeepgemm_ascend", f"-Wl,-rpath,{opts.lib}", "-lm"],
+                    name, out_dir)
+    return exe
+
+
+def compile_or_exit(cmd, name, cwd):
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr[-20000:])
+        raise SystemExit(f"npu_run: {name}: the build failed")
+
+
+def runner_objects(opts):
+    """The stand-ins' objects (launch.cpp, acl_stand_in.cpp), built once per build directory."""
+    out = os.path.join(opts.build, "npu_run", "_runner")
+    os.makedirs(out, exist_ok=True)
+    objs = []
+    for src in ("launch.cpp", "acl_stand_in.cpp"):
+        obj = os.path.join(out, src.replace(".cpp", ".o"))
+        path = os.path.join(RUNNER, src)
+        if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(path):
+            compile_or_exit([opts.cxx, "-std=c++17", "-O1", "-c", path, "-o", obj, f"-I{RUNNER}", f"-I{MODEL}",
+                             f"-I{os.path.join(ROOT, 'cpp', 'include')}"], src, out)
+        objs.append(obj)
+    return objs
+
+
+def run(name, exe, args, timeout):
+    print(f"npu_run: running {name} {' '.join(args)}", flush=True)
+    try:
+        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout,
+                           cwd=os.path.dirname(exe))
+    except subprocess.TimeoutExpired:
+        print(f"npu_run: {name}: over {timeout} s")
+        return False
+    out = r.stdout + r.stderr
+    sys.stdout.write(out)
+    ok = r.returncode == 0 and any(m in out for m in PASS_MARKS) and not any(m in out for m in FAIL_MARKS)
+    print(f"npu_run: {name}: {'PASS' if ok else 'FAIL'} (exit status {r.returncode})", flush=True)
+    return ok
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    prog_args = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, prog_args = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("example", help="the program's directory (its CMakeLists.txt and sources)")
+    p.add_argument("--target", default="", help="build and run only this target")
+    p.add_argument("--build", default=os.path.join(ROOT, "build", "release"),
+                   help="the project's build directory (libdga_npu_model.so, npu_model_stub/)")
+    p.add_argument("--lib", default="", help="where libdga_npu_model.so is (default: --build)")
+    p.add_argument("--devkit", default=os.path.join(ROOT, "..", "shared", "third_party", "asc-devkit"))
+    p.add_argument("--catlass", default="", help="CATLASS's root (default: two levels above the example)")
+    p.add_argument("--cxx", default=os.environ.get("DGA_NPU_RUN_CXX", "clang++"))
+    p.add_argument("--timeout", type=float, default=600)
+    opts = p.parse_args(argv)
+    example = os.path.abspath(opts.example)
+    opts.lib = os.path.abspath(opts.lib or opts.build)
+    opts.build = os.path.abspath(opts.build)
+    opts.catlass = os.path.abspath(opts.catlass or os.path.join(example, "..", ".."))
+    opts.devkit = os.path.abspath(opts.devkit)
+    if not os.path.isfile(os.path.join(opts.lib, "libdga_npu_model.so")):
+        raise SystemExit(f"npu_run: no libdga_npu_model.so in {opts.lib} (build the project first)")
+    ok = True
+    for name, kind, srcs in targets(example):
+        if opts.target and name != opts.target:
+            continue
+        ok = run(name, build(name, kind, srcs, example, opts), prog_args, opts.timeout) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
