@@ -3,13 +3,15 @@
 in CPU-debug mode and runs it on the instruction model: its kernels run core by core on the model
 (libdga_npu_model), its ACL and platform calls on the project's stand-ins (cpp/kernels/model/runner).
 
-    python scripts/npu_run.py EXAMPLE_DIR [--target NAME] [--build BUILD_DIR] [-- PROGRAM ARGS]
+    python scripts/npu_run.py EXAMPLE_DIR [--target NAME] [--build BUILD_DIR] [--gen-args ARGS] [-- PROGRAM ARGS]
 
 The program's sources are the directory's *.cpp (its CMakeLists.txt names the targets and their kernel type,
 cube / vector / mix, as `catlass_example_add_executable(name type sources)`), compiled with clang++ against
 CATLASS's include/ and examples/common beside the directory (or --catlass). The `<<<blocks, l2ctrl, stream>>>`
 launch syntax is lowered as bisheng's front end does, in copies of the files that use it (the tree itself is
-not changed): into dga_run::launch (runner/dga_run.h). Each target is run with the program arguments; the run
+not changed): into dga_run::launch (runner/dga_run.h). An example that makes its inputs with a gen_data*.py
+gets them from it first (--gen-args: the README's arguments), written into a scratch tree that mirrors the
+relative paths the program reads. Each target is run with the program arguments; the run
 passes when the program exits 0, prints none of FAIL_MARKS and prints one of PASS_MARKS (the examples report
 their golden check so). The exit status is 0 when every target passed.
 """
@@ -145,11 +147,35 @@ def runner_objects(opts):
     return objs
 
 
-def run(name, exe, args, timeout):
+def generate(example, exe, gen_args, timeout):
+    """Runs the example's input generator (gen_data*.py) as its README does, into a scratch tree beside the
+    executable that mirrors CATLASS's: the program runs in <run>/output/bin and reads
+    ../../examples/<example>/data, which the generator writes through --data-root. Returns the run directory."""
+    gens = sorted(f for f in os.listdir(example) if f.startswith("gen_data") and f.endswith(".py"))
+    run_dir = os.path.join(os.path.dirname(exe), "run")
+    bin_dir = os.path.join(run_dir, "output", "bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    if gen_args is None:
+        if gens:
+            raise SystemExit(f"npu_run: {os.path.basename(example)} makes its inputs with {gens[0]}: pass its "
+                             "arguments (the README's command line) with --gen-args")
+        return bin_dir
+    if not gens:
+        raise SystemExit(f"npu_run: --gen-args given, but {example} has no gen_data*.py")
+    data_root = os.path.join(run_dir, "examples", os.path.basename(os.path.normpath(example)))
+    cmd = [sys.executable, os.path.join(example, gens[0])] + gen_args.split() + ["--data-root", data_root]
+    print(f"npu_run: generating inputs: {' '.join(cmd[1:])}", flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=bin_dir)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout[-5000:] + r.stderr[-5000:])
+        raise SystemExit(f"npu_run: {gens[0]} failed")
+    return bin_dir
+
+
+def run(name, exe, args, timeout, cwd):
     print(f"npu_run: running {name} {' '.join(args)}", flush=True)
     try:
-        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout,
-                           cwd=os.path.dirname(exe))
+        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired:
         print(f"npu_run: {name}: over {timeout} s")
         return False
@@ -176,6 +202,8 @@ def main(argv=None):
     p.add_argument("--catlass", default="", help="CATLASS's root (default: two levels above the example)")
     p.add_argument("--cxx", default=os.environ.get("DGA_NPU_RUN_CXX", "clang++"))
     p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--gen-args", default=None,
+                   help="arguments of the example's gen_data*.py (its README's command line), run first")
     opts = p.parse_args(argv)
     example = os.path.abspath(opts.example)
     opts.lib = os.path.abspath(opts.lib or opts.build)
@@ -188,7 +216,9 @@ def main(argv=None):
     for name, kind, srcs in targets(example):
         if opts.target and name != opts.target:
             continue
-        ok = run(name, build(name, kind, srcs, example, opts), prog_args, opts.timeout) and ok
+        exe = build(name, kind, srcs, example, opts)
+        cwd = generate(example, exe, opts.gen_args, opts.timeout)
+        ok = run(name, exe, prog_args, opts.timeout, cwd) and ok
     return 0 if ok else 1
 
 

@@ -19,6 +19,10 @@ ctest --test-dir "$build" --output-on-failure -j 2
 step "NPU model: planted errors"
 bash scripts/check_npu_model.sh "$build"
 
+# Huawei's own 950 kernels (CATLASS examples, unmodified) on the instruction model: their golden checks pass.
+step "CATLASS examples on the NPU model"
+bash scripts/check_catlass.sh "$build"
+
 # The NPU compile step: every NPU translation unit with g++ and clang++ against the AscendC headers
 # (../shared/third_party/asc-devkit), and the planted errors it must catch.
 step "NPU compile (dav-3510, CPU-debug mode)"

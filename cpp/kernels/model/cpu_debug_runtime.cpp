@@ -54,6 +54,7 @@ bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { retur
 bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
 bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return true; }
 bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
+bool CheckFuncInitConstValueImpl(CubeInitConstValueApiParams&, const char*) { return true; }
 }  // namespace AscendC::check
 
 namespace dga_model {

@@ -1,6 +1,7 @@
 // The cube instructions of model_instructions.h on the model (deepgemm_ascend::npu_model), with the
 // current core's state (model_core.hpp), and the run of one cube core. Plain C++ (no devkit headers).
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,28 @@ void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint6
   run(dn ? "copy_gm_to_cbuf_multi_dn2nz" : "copy_gm_to_cbuf_multi_nd2nz", kPipeMte2, [&](nm::Accesses* acc) {
     if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, nm::Mte2NzPara::decode(current().nz_para), acc);
     else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, nm::Mte2NzPara::decode(current().nz_para), acc);
+  });
+}
+
+// Fill ("Fill" / InitConstValue: the 950 fills L1 only, on MTE2, from a 32 B aligned start): repeatTimes
+// iterations, each setting blockNum 32 B blocks to the value and skipping dstGap blocks.
+void fill_l1(void* dst, uint64_t repeat_bits, const void* value, int value_bytes) {
+  run("create_cbuf_matrix", kPipeMte2, [&](nm::Accesses* acc) {
+    constexpr size_t kBlock = 32;
+    const uint64_t repeats = repeat_bits & 0xFFFF, blocks = (repeat_bits >> 16) & 0xFFFF, gap = (repeat_bits >> 32) & 0xFFFF;
+    auto* out = static_cast<uint8_t*>(dst);
+    const nm::BufferPos l1 = buffer_positions(false).front();
+    DGA_REQUIRE(out >= l1.base && out < l1.base + l1.bytes, kValue, "dst",
+                "on the 950 Fill writes L1 only (the destination is not in L1)");
+    DGA_REQUIRE(size_t(out - l1.base) % kBlock == 0, kValue, "dst", "Fill's L1 destination must be 32 B aligned, got L1 byte ",
+                out - l1.base);
+    DGA_REQUIRE(value_bytes == 2 || value_bytes == 4, kNotImplemented, "initValue", "a ", value_bytes,
+                "-byte fill value is not modelled");
+    for (uint64_t r = 0; r < repeats; ++r) {
+      uint8_t* at = out + r * (blocks + gap) * kBlock;
+      for (size_t b = 0; b < blocks * kBlock; b += size_t(value_bytes)) std::memcpy(at + b, value, size_t(value_bytes));
+      nm::note(acc, at, blocks * kBlock, true);
+    }
   });
 }
 

@@ -12,6 +12,7 @@
 namespace dga_model {
 template <class T> struct CubeTypeOf;  // specialised after kernel_operator.h (model_types.h)
 void nz_para(uint64_t reg);
+void fill_l1(void* dst, uint64_t repeat_bits, const void* value, int value_bytes);
 void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint64_t d, uint64_t loop4, bool small, bool dn);
 void load2d(void* dst, const void* src, int elem_bits, uint64_t m_start, uint64_t k_start, uint64_t m_step, uint64_t k_step,
             int64_t src_stride, uint64_t dst_stride, bool transpose);
@@ -146,6 +147,15 @@ inline void copy_matrix_cc_to_gm(D* dst, S* src, uint8_t, uint16_t n, uint16_t m
                                                            : -1;
   dga_model::fixpipe_out(dst, int(sizeof(D)), reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, q,
                          nz2nd, int(unit_flag));
+}
+// InitConstValue / Fill on L1 (InitL1BufferCal): repeat_bits [15:0] repeatTimes, [31:16] blockNum, [47:32] dstGap.
+template <class T, class V>
+inline void create_cbuf_matrix(T* dst, int64_t repeat_bits, V value) {
+  dga_model::fill_l1(dst, uint64_t(repeat_bits), &value, int(sizeof(V)));
+}
+template <class T, class V>
+inline void create_cbuf_matrix_bf16(T* dst, int64_t repeat_bits, V value) {
+  dga_model::fill_l1(dst, uint64_t(repeat_bits), &value, int(sizeof(V)));
 }
 template <class... A> inline void set_atomic_none(A...) { dga_model::atomic(0); }
 template <class... A> inline void set_atomic_add(A...) { dga_model::atomic(1); }

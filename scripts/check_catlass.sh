@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Huawei's CATLASS examples for the Ascend 950 (../shared/third_party/catlass, unmodified) built with
+# scripts/npu_run.py and run on the instruction model at small shapes from their command lines: each must
+# pass its own golden check with the model's checkers silent.
+#   usage: check_catlass.sh [build dir]   (default build/release: libdga_npu_model.so and npu_model_stub/)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/release}
+catlass=${DGA_CATLASS:-$root/../shared/third_party/catlass}
+[ -d "$catlass/examples" ] || { echo "check_catlass: no CATLASS at $catlass" >&2; exit 1; }
+# example directory | its gen_data*.py arguments (none: it makes no input files) | program arguments (the
+# README's forms at smaller shapes, with tails; device 0). Every target of a directory runs.
+examples=(
+  "43_ascend950_basic_matmul||256 512 1024 0"
+  "43_ascend950_basic_matmul||200 130 300 0"
+  "53_ascend950_fp8_mx_matmul|128 256 512 0 1|128 256 512 0"
+  "53_ascend950_fp8_mx_matmul|100 130 96 0 1|100 130 96 0"
+  "54_ascend950_fp4_mx_matmul|128 256 512 0 1|128 256 512 0"
+  "54_ascend950_fp4_mx_matmul|64 96 96 0 1|64 96 96 0"
+  "60_ascend950_grouped_matmul_slice_m||8 256 512 512 0"
+)
+failed=0
+for e in "${examples[@]}"; do
+  IFS='|' read -r dir gen args <<< "$e"
+  opts=(--build "$build"); [ -n "$gen" ] && opts+=(--gen-args "$gen")
+  log="$build/catlass_${dir}_${args// /_}.log"
+  if python "$root/scripts/npu_run.py" "$catlass/examples/$dir" "${opts[@]}" -- $args > "$log" 2>&1; then
+    echo "pass  $dir $args ($(grep -c ': PASS' "$log") target(s))"
+  else
+    echo "FAIL  $dir $args"; grep -v '^\[' "$log" | tail -5; failed=1
+  fi
+done
+exit $failed
