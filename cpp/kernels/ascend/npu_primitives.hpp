@@ -64,16 +64,18 @@ class IeeeCasts {
 
 // ---- MTE2: GM -> L1 -------------------------------------------------------------------------------
 // A row-major (ND) rows x cols tile, ld values between rows, into an Nz tile whose fractal columns are
-// l1_rows rows apart (32 B units). Partial C0 columns are zero-filled by the DMA.
+// l1_rows rows apart (32 B units). Partial C0 columns are zero-filled by the DMA. The 950's Nd2NzParams
+// take dValue in 32 bits and srcDValue in 64 (a row stride of MN values, e.g. MN-major scale pairs of more
+// than 65,535 rows, must not be cut to 16 bits); rows and l1_rows are a tile's, within 16 bits.
 template <class T>
 __aicore__ inline void copy_gm_to_l1_nd(const Local<T>& l1, const Gm<T>& gm, uint32_t rows, uint32_t cols,
-                                        uint32_t ld, uint32_t l1_rows) {
+                                        uint64_t ld, uint32_t l1_rows) {
   AscendC::Nd2NzParams p;
   p.ndNum = 1;
   p.nValue = uint16_t(rows);
-  p.dValue = uint16_t(cols);
+  p.dValue = cols;
   p.srcNdMatrixStride = 0;
-  p.srcDValue = uint16_t(ld);
+  p.srcDValue = ld;
   p.dstNzC0Stride = uint16_t(l1_rows);
   p.dstNzNStride = 1;
   p.dstNzMatrixStride = 0;
@@ -84,7 +86,7 @@ __aicore__ inline void copy_gm_to_l1_nd(const Local<T>& l1, const Gm<T>& gm, uin
 // e.g. the "tn" A or the "nn" B operand (§4: DN2NZ is new on 950).
 template <class T>
 __aicore__ inline void copy_gm_to_l1_dn(const Local<T>& l1, const Gm<T>& gm, uint32_t rows, uint32_t cols,
-                                        uint32_t ld, uint32_t l1_rows) {
+                                        uint64_t ld, uint32_t l1_rows) {
   AscendC::Dn2NzParams p;
   p.dnNum = 1;
   p.nValue = uint16_t(rows);

@@ -109,9 +109,9 @@ struct Target {
     const Local<half> l1 = ctx.template tensor<half>(dst);
     const Gm<half> gm = gm_tensor<half>(s.base, 0);
     if (s.mn_stride == kPairBytes)
-      copy_gm_to_l1_nd(l1, gm, uint32_t(pairs), uint32_t(rows), uint32_t(s.k_stride / kPairBytes), uint32_t(l1_pairs));
+      copy_gm_to_l1_nd(l1, gm, uint32_t(pairs), uint32_t(rows), uint64_t(s.k_stride / kPairBytes), uint32_t(l1_pairs));
     else
-      copy_gm_to_l1_dn(l1, gm, uint32_t(pairs), uint32_t(rows), uint32_t(s.mn_stride / kPairBytes), uint32_t(l1_pairs));
+      copy_gm_to_l1_dn(l1, gm, uint32_t(pairs), uint32_t(rows), uint64_t(s.mn_stride / kPairBytes), uint32_t(l1_pairs));
   }
   // MX: columns [k_off, k_off + k) of the L1 operand tile and their scales into an L0 tile (L0A or L0B:
   // the hardware puts the scales in L0A_MX / L0B_MX at the tile's address / 16).

@@ -336,6 +336,8 @@ TEST(NpuKernelsOnModel, Fp8AndFp4MxGemmsMatchTheReference) {
   EXPECT_EQ(run_mx(100, 70, 320, true, 2), 0) << "fp8, MN-major scale pairs";
   // fp4: a 48-row A puts a second L0 stage 1536 B on; LocalTensor<fp4x2> counts 4-bit values.
   EXPECT_EQ(run_mx(48, 40, 384, false, 2, true), 0) << "fp4";
+  // MN-major scale pairs of more than 65,535 rows: the ND -> Nz copy's source row stride is M values.
+  EXPECT_EQ(run_mx(65600, 16, 128, true, 2), 0) << "M above 16 bits, MN-major scales (two pairs along K)";
 }
 
 TEST(NpuKernelsOnModel, Bf16GemmMatchesTheReference) {
