@@ -125,15 +125,17 @@ void cross_wait(int pipe, int id) {
     const std::string what = c.name + " waits for cross-core flag " + std::to_string(id) + " on pipe " + nm::pipe_name(pipe);
     if (!g.scheduler->wait_until(slot, [&g, &c, id] { return g.flags.can_wait(c.sub, id); }, what)) return;
     g.flags.take(c.sub, id);
-    if (c.sub >= 0) {  // the waiting core issues nothing more until the flag: every pipe is ordered after it
+    // On the 950 the wait blocks the later instructions of its own pipe only (CrossCoreWaitFlag: "阻塞指定流水
+    // 的后续指令"); other pipes are ordered after it by the core's own flags.
+    if (c.sub >= 0) {
       auto& q = g.to_aiv[size_t(c.sub)][size_t(id)];
-      c.hazards.order_after(-1, q.front());
+      c.hazards.order_after(pipe, q.front());
       q.pop_front();
       return;
     }
-    for (int v = 0; v < 2; ++v) {  // the AIC's next Fixpipes into AIV v's UB come after AIV v's set
+    for (int v = 0; v < 2; ++v) {  // a wait on FIX: the AIC's next Fixpipes into AIV v's UB come after its set
       auto& q = g.from_aiv[size_t(v)][size_t(id)];
-      aiv(g, v).hazards.order_after(nm::kPipeAicFix, q.front());
+      if (pipe == kPipeFix) aiv(g, v).hazards.order_after(nm::kPipeAicFix, q.front());
       q.pop_front();
     }
   });
