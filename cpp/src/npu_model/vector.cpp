@@ -13,7 +13,7 @@ namespace {
 constexpr size_t kMaxPreds = size_t(UINT16_MAX) + 1;  // handles are uint16_t
 constexpr int kCtrlAtomicTypeShift = 6, kCtrlAtomicOpShift = 9;
 constexpr uint64_t kCtrlAtomicTypeMask = 0x7, kCtrlAtomicOpMask = 0x3;
-constexpr int kCtrlNoSaturationBit = 48, kCtrlGlobalSaturationBit = 60;
+constexpr int kCtrlNoSaturationBit = 48, kCtrlNanKeptBit = 50, kCtrlGlobalSaturationBit = 60;
 constexpr int kLoopSizeBits = 21, kLoopUbStrideShift = 40, kLoopUbStrideBits = 21, kLoopGmStrideBits = 40;
 constexpr uint16_t kBf16SignBit = 0x8000, kBf16Abs = 0x7FFF, kBf16Inf = 0x7F80, kBf16Max = 0x7F7F, kBf16Zero = 0;
 
@@ -238,6 +238,8 @@ void VectorCore::vcadd(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) c
 }
 
 // ---- CTRL ----------------------------------------------------------------------------------------------
+
+bool VectorCore::saturated_nan_kept() const { return ((ctrl_ >> kCtrlNanKeptBit) & 1) != 0; }
 
 bool VectorCore::saturating(Sat sat) const {
   if ((ctrl_ >> kCtrlGlobalSaturationBit) & 1) return ((ctrl_ >> kCtrlNoSaturationBit) & 1) == 0;

@@ -23,7 +23,9 @@ constexpr uint8_t kE4M3NaN = 0x7F, kE4M3Sign = 0x80;
 float nan_max(float x, float y) { return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : x > y ? x : y; }
 float nan_min(float x, float y) { return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : x < y ? x : y; }
 
-uint8_t to_e4m3(float x, bool saturate) {
+// keep_nan: CTRL[50], read only when saturating.
+uint8_t to_e4m3(float x, bool saturate, bool keep_nan) {
+  if (saturate && std::isnan(x) && !keep_nan) return 0;
   if (saturate || std::isnan(x) || std::fabs(x) < kE4M3Overflow) return core::float_to_e4m3(x);
   return uint8_t((std::signbit(x) ? kE4M3Sign : 0) | kE4M3NaN);
 }
@@ -100,10 +102,11 @@ void VectorCore::vcvt_f322e4m3(Vreg& dst, const Vreg& src, uint16_t mask, Round 
                                Merge merge) const {
   DGA_REQUIRE(round == Round::kRint, kNotImplemented, "round", "only CAST_RINT is modelled for f32 -> e4m3");
   zeroing_only(merge, "f32 -> e4m3");
-  const bool saturate = saturating(sat);
+  const bool saturate = saturating(sat), keep_nan = saturated_nan_kept();
   Vreg out;
   for (size_t i = 0; i < kB32Elements; ++i)
-    if (active(mask, i, Width::kB32)) out.set<uint8_t>(4 * i + size_t(part), to_e4m3(src.get<float>(i), saturate));
+    if (active(mask, i, Width::kB32))
+      out.set<uint8_t>(4 * i + size_t(part), to_e4m3(src.get<float>(i), saturate, keep_nan));
   dst = out;
 }
 

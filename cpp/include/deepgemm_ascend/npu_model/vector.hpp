@@ -265,8 +265,9 @@ class VectorCore {
              Accesses* acc = nullptr) const;
   // vcvt f32 -> fp8 e4m3 (Cast.md, Tuple<fp8_e4m3fn_t, float>; RegLayout.md cast_b32_to_b8): dst is zeroed,
   // then active b32 element i (b32 rule) is converted to byte 4 i + part. Rounding RINT. Saturating (as
-  // vcvt_f322bf16 decides it): |x| >= 448 -> +-448 (0x7E), NaN -> NaN (0x7F, e4m3fn has no infinity);
-  // otherwise values that round above 448 (and infinities) become NaN. Refused: other roundings.
+  // vcvt_f322bf16 decides it): |x| >= 448 -> +-448 (0x7E), NaN -> 0, or NaN (0x7F) with CTRL[50] = 1
+  // (Cast.md; SetCtrlSpr(ISASI).md: reset 0); otherwise values that round above 448 (and infinities)
+  // become NaN (e4m3fn has no infinity). Refused: other roundings.
   void vcvt_f322e4m3(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part4 part, Merge merge) const;
   // vcvt fp4x2 e2m1 -> bf16 (Cast.md, Tuple<bfloat16_t, fp4x2_e2m1_t>; RegLayout.md cast_b4_to_b16: dst[2 j] =
   // nibble 2 part + 8 j, dst[2 j + 1] = the nibble after it, nibble 2 b being the low one of byte b): pair j
@@ -335,6 +336,8 @@ class VectorCore {
   uint16_t plt(Width w, uint32_t& scalar, Post post);
   bool active(uint16_t mask, size_t element, Width w) const { return pred(mask).test(element * size_t(w)); }
   bool saturating(Sat sat) const;
+  // CTRL[50]: a saturating cast to fp8 keeps NaN (1) or makes it 0 (0, the reset value).
+  bool saturated_nan_kept() const;
   void set_atomic_op(AtomicOp op);
   void copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const;
   template <class F>
