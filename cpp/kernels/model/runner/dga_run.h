@@ -11,8 +11,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <typeinfo>
+#include <utility>
 
 #include "kernel_operator.h"
+#include "dga_run_api.h"
 #include "model_types.h"  // the model's cube types of the devkit's element types
 
 #ifndef DGA_RUN_CORE_TYPE
@@ -25,14 +28,37 @@
 namespace dga_run {
 inline constexpr int32_t kPassCoreType = DGA_RUN_CORE_TYPE;
 
-// Runs body() on `blocks` cores of the model (cores: 0 cube, 1 mix, 2 vector); a model error ends the
-// program with its message (launch.cpp).
-void launch_kernel(const char* name, unsigned blocks, int cores, const std::function<void()>& body);
+// Mix kernels: the vector pass (the program built again with the AIV constant, DGA_RUN_AIV_PASS, as a
+// library) registers each launch site's kernel under the name of its lambda's type, which is the same in
+// both passes once its namespaces are named back (npu_run.py renames CATLASS's in the vector pass so that
+// the two passes' kernels do not merge); the cube pass's launch finds it there.
+template <class F, class... A, size_t... I>
+void call_aiv(void* const* args, std::index_sequence<I...>) {
+  F{}(*static_cast<A*>(args[I])...);
+}
+template <class F, class... A>
+void aiv_kernel(void* const* args) {
+  call_aiv<F, A...>(args, std::index_sequence_for<A...>{});
+}
+template <class F, class... A>
+struct AivEntry {
+  static inline const bool registered = (dga_run_register_aiv(typeid(F).name(), &aiv_kernel<F, A...>), true);
+};
 
 template <class F, class... A>
 void launch(uint32_t blocks, void* /* l2ctrl */, void* /* stream: every launch runs at once */, const char* name, F f,
             A... args) {
-  launch_kernel(name, blocks, DGA_RUN_CORES, [&] { f(args...); });
+#if defined(DGA_RUN_AIV_PASS)
+  (void)AivEntry<F, A...>::registered;  // the vector pass only registers: its program never runs
+#else
+  if constexpr (DGA_RUN_CORES == 1) {
+    void* ptrs[] = {static_cast<void*>(&args)..., nullptr};
+    const AivKernel aiv = find_aiv(typeid(F).name());
+    launch_mix(name, blocks, [&] { f(args...); }, [&] { aiv(ptrs); });
+  } else {
+    launch_kernel(name, blocks, DGA_RUN_CORES, [&] { f(args...); });
+  }
+#endif
 }
 }  // namespace dga_run
 
