@@ -2,6 +2,7 @@
 // running NPU kernel code on the instruction model in one process: the core globals (stub_def.h), GM
 // allocation, the process lock (one process: nothing to lock), the bf16 class's members (round to nearest
 // even) and the parameter checks the reached headers call (the model checks what it models).
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -77,5 +78,20 @@ const uint8_t* mx_scales_of(const void* l0, bool b) {
   const auto* base = cd.GetHardwareBaseAddr(b ? AscendC::Hardware::L0B : AscendC::Hardware::L0A);
   const uint8_t* mx = b ? cd.cpuL0BMx : cd.cpuL0AMx;
   return mx + (static_cast<const uint8_t*>(l0) - base) / 16;
+}
+
+uint8_t* mx_destination(uint64_t mx_dst, bool b) {
+  auto& cd = AscendC::ConstDefiner::Instance();
+  const auto hw = b ? AscendC::Hardware::L0B : AscendC::Hardware::L0A;
+  const uintptr_t l0 = reinterpret_cast<uintptr_t>(cd.GetHardwareBaseAddr(hw));
+  const size_t l0_bytes = cd.bufferInitLen.at(hw);
+  uint8_t* mx = b ? cd.cpuL0BMx : cd.cpuL0AMx;
+  const uintptr_t mx0 = reinterpret_cast<uintptr_t>(mx);
+  if (mx_dst >= mx0 && mx_dst - mx0 < l0_bytes / 16) return mx + (mx_dst - mx0);
+  constexpr uint64_t kMaxAddress16 = UINTPTR_MAX / 16;  // mx_dst * 16 must not wrap
+  if (mx_dst > kMaxAddress16) return nullptr;
+  const uintptr_t addr = uintptr_t(mx_dst) * 16;
+  if (addr >= l0 && addr - l0 < l0_bytes) return mx + (addr - l0) / 16;
+  return nullptr;
 }
 }  // namespace dga_model

@@ -126,7 +126,10 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
 void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
              uint64_t ss, uint64_t ds) {
   run(b ? "load_cbuf_to_cb_mx" : "load_cbuf_to_ca_mx", kPipeMte1, [&](nm::Accesses* acc) {
-    nm::load_mx_scales(reinterpret_cast<uint8_t*>(uintptr_t(mx_dst)), static_cast<const uint8_t*>(src),
+    uint8_t* dst = mx_destination(mx_dst, b);
+    DGA_REQUIRE(dst != nullptr, kValue, "mx_dst", "is neither an ", b ? "L0B_MX" : "L0A_MX", " address nor an ",
+                b ? "L0B" : "L0A", " address divided by 16");
+    nm::load_mx_scales(dst, static_cast<const uint8_t*>(src),
                        {uint16_t(xs), uint16_t(ys), uint16_t(xst), uint16_t(yst), uint16_t(ss), uint16_t(ds)}, acc);
   });
 }

@@ -32,6 +32,10 @@ void run_group(const std::string& kernel, int group, const uint8_t* const ub[3],
 // The L0A_MX / L0B_MX scales of an L0A / L0B address (the devkit's CPU buffers: address / 16 from the
 // buffer's start); defined with the CPU-debug runtime.
 const uint8_t* mx_scales_of(const void* l0, bool b);
+// The L0A_MX / L0B_MX destination of load_cbuf_to_ca_mx / _cb_mx: either an address in that buffer (the
+// devkit's CPU-debug wrapper) or the L0A / L0B address divided by 16 (its device branch, which CATLASS
+// calls directly). nullptr when mx_dst is neither.
+uint8_t* mx_destination(uint64_t mx_dst, bool b);
 // A core's buffer positions (the devkit's CPU buffers, with the 950's capacities): a cube core's L1, L0A,
 // L0B, L0C, L0A_MX, L0B_MX, or a vector core's UB (the current one).
 std::vector<deepgemm_ascend::npu_model::BufferPos> buffer_positions(bool vector);
