@@ -59,39 +59,52 @@ bool CheckFuncInitConstValueImpl(CubeInitConstValueApiParams&, const char*) { re
 }  // namespace AscendC::check
 
 namespace dga_model {
+namespace {
+constexpr size_t kMxShare = 16;  // L0A_MX / L0B_MX: one byte per 16 bytes of L0A / L0B
+
+// An L0A or L0B buffer with its MX scale buffer (the devkit's CPU buffers).
+struct MxSide {
+  const uint8_t* l0;
+  size_t l0_bytes;
+  uint8_t* mx;
+};
+
+MxSide mx_side(bool b) {
+  auto& cd = AscendC::ConstDefiner::Instance();
+  const auto hw = b ? AscendC::Hardware::L0B : AscendC::Hardware::L0A;
+  return {.l0 = cd.GetHardwareBaseAddr(hw),
+          .l0_bytes = cd.bufferInitLen.at(hw),
+          .mx = b ? cd.cpuL0BMx : cd.cpuL0AMx};
+}
+}  // namespace
+
 std::vector<deepgemm_ascend::npu_model::BufferPos> buffer_positions(bool vector) {
   using AscendC::Hardware;
   auto& cd = AscendC::ConstDefiner::Instance();
   if (vector) return {{"UB", cd.GetHardwareBaseAddr(Hardware::UB), cd.bufferInitLen.at(Hardware::UB)}};
-  constexpr size_t kMxShare = 16;  // L0A_MX / L0B_MX: one byte per 16 bytes of L0A / L0B
   std::vector<deepgemm_ascend::npu_model::BufferPos> out;
   for (auto [hw, name] : {std::pair{Hardware::L1, "L1"}, {Hardware::L0A, "L0A"}, {Hardware::L0B, "L0B"},
                           {Hardware::L0C, "L0C"}})
     out.push_back({name, cd.GetHardwareBaseAddr(hw), cd.bufferInitLen.at(hw)});
-  out.push_back({"L0A_MX", cd.cpuL0AMx, cd.bufferInitLen.at(Hardware::L0A) / kMxShare});
-  out.push_back({"L0B_MX", cd.cpuL0BMx, cd.bufferInitLen.at(Hardware::L0B) / kMxShare});
+  for (auto [b, name] : {std::pair{false, "L0A_MX"}, {true, "L0B_MX"}}) {
+    const MxSide side = mx_side(b);
+    out.push_back({name, side.mx, side.l0_bytes / kMxShare});
+  }
   return out;
 }
 
 const uint8_t* mx_scales_of(const void* l0, bool b) {
-  auto& cd = AscendC::ConstDefiner::Instance();
-  const auto* base = cd.GetHardwareBaseAddr(b ? AscendC::Hardware::L0B : AscendC::Hardware::L0A);
-  const uint8_t* mx = b ? cd.cpuL0BMx : cd.cpuL0AMx;
-  return mx + (static_cast<const uint8_t*>(l0) - base) / 16;
+  const MxSide side = mx_side(b);
+  return side.mx + (static_cast<const uint8_t*>(l0) - side.l0) / ptrdiff_t(kMxShare);
 }
 
 uint8_t* mx_destination(uint64_t mx_dst, bool b) {
-  auto& cd = AscendC::ConstDefiner::Instance();
-  const auto hw = b ? AscendC::Hardware::L0B : AscendC::Hardware::L0A;
-  const uintptr_t l0 = reinterpret_cast<uintptr_t>(cd.GetHardwareBaseAddr(hw));
-  const size_t l0_bytes = cd.bufferInitLen.at(hw);
-  uint8_t* mx = b ? cd.cpuL0BMx : cd.cpuL0AMx;
-  const uintptr_t mx0 = reinterpret_cast<uintptr_t>(mx);
-  if (mx_dst >= mx0 && mx_dst - mx0 < l0_bytes / 16) return mx + (mx_dst - mx0);
-  constexpr uint64_t kMaxAddress16 = UINTPTR_MAX / 16;  // mx_dst * 16 must not wrap
-  if (mx_dst > kMaxAddress16) return nullptr;
-  const uintptr_t addr = uintptr_t(mx_dst) * 16;
-  if (addr >= l0 && addr - l0 < l0_bytes) return mx + (addr - l0) / 16;
+  const MxSide side = mx_side(b);
+  const uintptr_t l0 = reinterpret_cast<uintptr_t>(side.l0), mx0 = reinterpret_cast<uintptr_t>(side.mx);
+  if (mx_dst >= mx0 && mx_dst - mx0 < side.l0_bytes / kMxShare) return side.mx + (mx_dst - mx0);
+  if (mx_dst > UINTPTR_MAX / kMxShare) return nullptr;  // mx_dst * 16 would wrap
+  const uintptr_t addr = uintptr_t(mx_dst) * kMxShare;
+  if (addr >= l0 && addr - l0 < side.l0_bytes) return side.mx + (addr - l0) / kMxShare;
   return nullptr;
 }
 }  // namespace dga_model
