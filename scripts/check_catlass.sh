@@ -14,6 +14,7 @@ examples=(
   "43_ascend950_basic_matmul||256 512 1024 0"
   "43_ascend950_basic_matmul||200 130 300 0"
   "50_ascend950_basic_matmul_gemv||1 200 127 0"
+  "50_ascend950_basic_matmul_gemv||1 16 20 0"
   "53_ascend950_fp8_mx_matmul|128 256 512 0 1|128 256 512 0"
   "53_ascend950_fp8_mx_matmul|100 130 96 0 1|100 130 96 0"
   "54_ascend950_fp4_mx_matmul|128 256 512 0 1|128 256 512 0"

@@ -15,7 +15,8 @@ relative paths the program reads; a generator that itself runs the program (from
 compares its result runs instead of the program, each target in turn under the name it calls. Each target is
 run with the program arguments (the targets' compile definitions, also those a CMake function of the
 directory adds, are its CMakeLists.txt's); the run passes when the program exits 0, prints none of FAIL_MARKS
-and prints one of PASS_MARKS (the examples report their golden check so). The exit status is 0 when every target passed.
+and prints one of PASS_MARKS (the examples report their golden check so). The exit status is 0 when every
+target passed. Objects stay in the build directory and are compiled again only when something they read changed.
 """
 import argparse
 import os
@@ -49,7 +50,7 @@ def lower_launches(text):
 
 
 def write_if_changed(path, text):
-    """Writes a generated file unless it already holds `text` (its time then stays, for up_to_date)."""
+    """Writes a generated file unless it already holds `text` (its time then stays, for compile_cached)."""
     if os.path.exists(path):
         with open(path) as fh:
             if fh.read() == text:
