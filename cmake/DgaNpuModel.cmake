@@ -43,7 +43,7 @@ function(dga_add_npu_model)
       set_atomic_bf16 get_ctrl set_ctrl set_loop3_para set_st_atomic_cfg vadd vsub vmul vcadd copy_gm_to_ubuf_align_v2
       set_loop_size_outtoub set_loop1_stride_outtoub set_loop2_stride_outtoub vrelu vmuls vadds vci vcmps_eq vcmps_ne
       vcmps_gt vcmps_ge vcmps_lt vcmps_le vsel pand por pnot vexp vabs vdiv vmaxs vmins vcmax vsldb create_cbuf_matrix
-      create_cbuf_matrix_bf16)
+      create_cbuf_matrix_bf16 copy_gm_to_cbuf_align_v2)
   add_custom_command(
     OUTPUT ${stub_dir}/stub_fun.h
     COMMAND ${CMAKE_COMMAND} -E make_directory ${stub_dir}

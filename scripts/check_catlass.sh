@@ -16,11 +16,16 @@ catlass=${DGA_CATLASS:-$root/../shared/third_party/catlass}
 examples=(
   "43_ascend950_basic_matmul||256 512 1024 0"
   "43_ascend950_basic_matmul||200 130 300 0"
+  "50_ascend950_basic_matmul_gemv||1 200 127 0"
+  "50_ascend950_basic_matmul_gemv||1 16 20 0"
   "53_ascend950_fp8_mx_matmul|128 256 512 0 1|128 256 512 0"
   "53_ascend950_fp8_mx_matmul|100 130 96 0 1|100 130 96 0"
   "54_ascend950_fp4_mx_matmul|128 256 512 0 1|128 256 512 0"
   "54_ascend950_fp4_mx_matmul|64 96 96 0 1|64 96 96 0"
+  "58_ascend950_fp8_mx_batch_matmul|2 100 130 96 0 1|2 100 130 96 0"
   "60_ascend950_grouped_matmul_slice_m||8 256 512 512 0"
+  "67_ascend950_batched_matmul||2 100 130 70 0"
+  "73_ascend950_matmul_full_loadA||130 520 200 0"
 )
 failed=0
 [ "$mode" = runs ] && for e in "${examples[@]}"; do

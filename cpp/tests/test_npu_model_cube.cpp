@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -108,10 +109,44 @@ TEST(NpuModelCube, BWithTransposedFractalsGivesAnotherProduct) {
   EXPECT_GT(max_error({40, 24, 70, nm::CubeType::kBF16, nm::CubeType::kBF16}, true), 0.1);
 }
 
+// GEMV (Mmad's key feature "GEMV": m == 1 with disableGemv false), the page's M 1, K 256, N 32 with b16 data:
+// A is the 1 x K vector, K values contiguous in L0A; C is row 0 of each 1024 B fractal, the other 15 rows
+// are not written. The same bytes read as an Nz A (GEMV off) give another product.
+TEST(NpuModelCube, GemvReadsAAsAContiguousVector) {
+  const Case cs{1, 32, 256, nm::CubeType::kBF16, nm::CubeType::kBF16};
+  std::vector<uint8_t> a, b;
+  std::vector<double> av, bv;
+  operands(cs, a, b, av, bv);
+  const auto b_zn = fractals(b, cs.n, cs.k, 2);
+  const auto product = [&](bool disable_gemv) {
+    std::vector<float> c(size_t(kR * cs.n), 7.0f);
+    std::vector<uint8_t> a_l0(size_t(up(cs.k, 16) * kR * 2), 0);  // an L0A tile of 16 rows, A at its start
+    std::memcpy(a_l0.data(), a.data(), a.size());
+    nm::mad(c.data(), a_l0.data(), cs.ta, b_zn.data(), cs.tb, {1, uint16_t(cs.k), uint16_t(cs.n), disable_gemv, false, true});
+    return c;
+  };
+  const auto c = product(false);
+  double off_nz = 0;
+  const auto nz = product(true);
+  for (int64_t j = 0; j < cs.n; ++j) {
+    double s = 0, mag = 0;
+    for (int64_t x = 0; x < cs.k; ++x) {
+      s += av[size_t(x)] * bv[size_t(j * cs.k + x)];
+      mag += std::fabs(av[size_t(x)] * bv[size_t(j * cs.k + x)]);
+    }
+    EXPECT_LT(std::fabs(c_at(c, 1, 0, j) - s) / (mag + 1e-30), 1e-6) << "column " << j;
+    for (int64_t i = 1; i < kR; ++i) EXPECT_EQ(c_at(c, kR, i, j), 7.0f) << "row " << i << " column " << j;
+    off_nz = std::max(off_nz, std::fabs(c_at(nz, 1, 0, j) - s) / (mag + 1e-30));
+  }
+  EXPECT_GT(off_nz, 0.1);
+}
+
 TEST(NpuModelCube, UnmodelledModesAreRefused) {
   std::vector<uint8_t> a(512), b(512);
   std::vector<float> c(256);
-  EXPECT_THROW(nm::mad(c.data(), a.data(), nm::CubeType::kBF16, b.data(), nm::CubeType::kBF16, {1, 16, 16, false, false, true}),
+  std::vector<uint8_t> sa(32), sb(32);
+  EXPECT_THROW(nm::mad_mx(c.data(), a.data(), nm::CubeType::kE4M3, sa.data(), b.data(), nm::CubeType::kE4M3, sb.data(),
+                          {1, 64, 16, false, false, true}),
                core::Error);
   EXPECT_THROW(nm::mad(c.data(), a.data(), nm::CubeType::kBF16, b.data(), nm::CubeType::kE4M3, {16, 16, 16, true, false, true}),
                core::Error);

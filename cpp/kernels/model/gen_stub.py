@@ -18,6 +18,9 @@ ALLOWED = {
     # the scalar data cache's clean-and-invalidate: the model has no data cache (scalar GM accesses take
     # effect at once), so the ordering it gives the hardware holds on the model without it
     "dcci",
+    # ICachePreLoad (ICachePreLoad(ISASI).md: instructions from the program's GM address into the ICache), which
+    # issues preload at get_pc(): the model runs no instructions from GM and has no ICache (the PC reads 0)
+    "get_pc", "preload",
 }
 
 devkit, out_path, model_header, *modelled = sys.argv[1:]

@@ -8,6 +8,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/cube.hpp"
 #include "deepgemm_ascend/npu_model/data_move.hpp"
+#include "deepgemm_ascend/npu_model/data_move_align.hpp"
 #include "deepgemm_ascend/npu_model/events.hpp"
 #include "deepgemm_ascend/npu_model/fixpipe.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
@@ -66,6 +67,22 @@ void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint6
   });
 }
 
+// copy_gm_to_cbuf_align_v2 (asc_copy_gm2l1_align.md) into L1 from a 32 B aligned start.
+void gm_to_l1_align(void* dst, const void* src, uint64_t n_burst, uint64_t len_burst, int left_pad, int right_pad,
+                    bool data_select, uint64_t src_stride, uint64_t dst_stride) {
+  run("copy_gm_to_cbuf_align_v2", kPipeMte2, [&](nm::Accesses* acc) {
+    auto* out = static_cast<uint8_t*>(dst);
+    const nm::BufferPos l1 = buffer_positions(false).front();
+    DGA_REQUIRE(out >= l1.base && out < l1.base + l1.bytes, kValue, "dst", "the destination is not in L1");
+    DGA_REQUIRE(size_t(out - l1.base) % 32 == 0, kValue, "dst", "the L1 destination must be 32 B aligned, got L1 byte ",
+                out - l1.base);
+    const nm::GmToL1Align op{.n_burst = uint32_t(n_burst), .len_burst = uint32_t(len_burst),
+                             .left_pad = uint8_t(left_pad), .right_pad = uint8_t(right_pad),
+                             .data_select = data_select, .src_stride = src_stride, .dst_stride = uint32_t(dst_stride)};
+    nm::copy_gm_to_cbuf_align(out, static_cast<const uint8_t*>(src), op, acc);
+  });
+}
+
 // Fill ("Fill" / InitConstValue: the 950 fills L1 only, on MTE2, from a 32 B aligned start): repeatTimes
 // iterations, each setting blockNum 32 B blocks to the value and skipping dstGap blocks.
 void fill_l1(void* dst, uint64_t repeat_bits, const void* value, int value_bytes) {
@@ -101,6 +118,14 @@ void load2d(void* dst, const void* src, int elem_bits, uint64_t ms, uint64_t ks,
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
          bool c_from_bias, bool init, int unit_flag) {
   run("mad", kPipeM, [&](nm::Accesses* acc) {
+    if (m == 1 && !gemv_off) {  // GEMV.md: the 1 x K vector A from a 512 B aligned address
+      for (const nm::BufferPos& l0a : buffer_positions(false)) {
+        const auto* at = static_cast<const uint8_t*>(a);
+        if (l0a.name == "L0A" && at >= l0a.base && at < l0a.base + l0a.bytes)
+          DGA_REQUIRE(size_t(at - l0a.base) % 512 == 0, kValue, "a", "GEMV's A must start 512 B aligned, got L0A byte ",
+                      at - l0a.base);
+      }
+    }
     nm::mad(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), static_cast<const uint8_t*>(b), nm::CubeType(tb),
             {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init}, acc);
   }, unit_flag);

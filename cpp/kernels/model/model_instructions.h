@@ -14,6 +14,8 @@ template <class T> struct CubeTypeOf;  // specialised after kernel_operator.h (m
 void nz_para(uint64_t reg);
 void fill_l1(void* dst, uint64_t repeat_bits, const void* value, int value_bytes);
 void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint64_t d, uint64_t loop4, bool small, bool dn);
+void gm_to_l1_align(void* dst, const void* src, uint64_t n_burst, uint64_t len_burst, int left_pad, int right_pad,
+                    bool data_select, uint64_t src_stride, uint64_t dst_stride);
 void load2d(void* dst, const void* src, int elem_bits, uint64_t m_start, uint64_t k_start, uint64_t m_step, uint64_t k_step,
             int64_t src_stride, uint64_t dst_stride, bool transpose);
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool disable_gemv,
@@ -118,6 +120,14 @@ template <class T, class U, class... R>
 inline void copy_gm_to_cbuf_multi_nd2nz(T* dst, U* src, int, uint64_t loop1, uint8_t, uint16_t n, uint32_t d,
                                         uint64_t loop4, bool small) {
   dga_model::nd2nz(dst, src, int(sizeof(T)), loop1, n, d, loop4, small, false);
+}
+// (dst, src, sid, n_burst, len_burst, left_pad, right_pad, data_select_bit, l2_cache_ctl, src_stride, dst_stride),
+// as CopyGmToCbufAlignV2 passes them.
+template <class T, class U, class Sid, class N, class L, class LP, class RP, class Sel, class C, class SS, class DS>
+inline void copy_gm_to_cbuf_align_v2(T* dst, U* src, Sid, N n_burst, L len_burst, LP left, RP right, Sel select, C,
+                                     SS src_stride, DS dst_stride) {
+  dga_model::gm_to_l1_align(dst, src, uint64_t(n_burst), uint64_t(len_burst), int(left), int(right), bool(select),
+                            uint64_t(src_stride), uint64_t(dst_stride));
 }
 template <class T, class U, class A, class B, class C, class D, class E, class F, class G>
 inline void copy_gm_to_cbuf_multi_dn2nz(T* dst, U* src, A, B loop1, C, D n, E d, F loop4, G small) {

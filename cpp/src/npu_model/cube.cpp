@@ -32,6 +32,15 @@ std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_
   return v;
 }
 
+// A as GEMV reads it (GEMV.md): the 1 x K vector, K values contiguous.
+std::vector<double> vector_values(const uint8_t* p, CubeType t, int64_t k) {
+  std::vector<double> v(static_cast<size_t>(k));
+  for (int64_t x = 0; x < k; ++x) v[size_t(x)] = cube_value(p, t, x);
+  return v;
+}
+
+bool gemv(const Mad& op) { return op.m == 1 && !op.disable_gemv; }
+
 // C (fp32 Nz, m x n) = sum(i, j, start): start is 0 with init, else the C element; summed in double and
 // rounded once.
 template <class Sum>
@@ -52,7 +61,7 @@ void note_operands(Accesses* acc, const float* c, const uint8_t* a, CubeType ta,
     const int64_t c0 = kCubeC0Bytes * 8 / cube_type_bits(t);
     return size_t((rows + kCubeRows - 1) / kCubeRows * ((op.k + c0 - 1) / c0) * kCubeFractalBytes);
   };
-  note(acc, a, tile(op.m, ta), false);
+  note(acc, a, gemv(op) ? size_t((op.k * cube_type_bits(ta) + 7) / 8) : tile(op.m, ta), false);
   note(acc, b, tile(op.n, tb), false);
   const int64_t m16 = (op.m + kCubeRows - 1) / kCubeRows, n16 = (op.n + kCubeRows - 1) / kCubeRows;
   const size_t c_bytes = size_t(m16 * n16 * kCFractalFloats) * sizeof(float);
@@ -94,12 +103,11 @@ double cube_value(const uint8_t* p, CubeType t, int64_t i) {
 
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op, Accesses* acc) {
   DGA_REQUIRE(ta == tb || (fp8(ta) && fp8(tb)), kValue, "b", "the cube takes equal operand types or two fp8 types");
-  DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv",
-              "GEMV (m == 1, A read as ND) is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
   note_operands(acc, c, a, ta, b, tb, op);
-  const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
+  const auto av = gemv(op) ? vector_values(a, ta, op.k) : l0_values(a, ta, op.m, op.k);
+  const auto bv = l0_values(b, tb, op.n, op.k);
   accumulate(c, op, [&](int64_t i, int64_t j, double s) {
     for (int64_t x = 0; x < op.k; ++x) s += av[size_t(i * op.k + x)] * bv[size_t(j * op.k + x)];
     return s;
@@ -112,7 +120,7 @@ void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const ui
   DGA_REQUIRE(fp4 || (fp8(ta) && fp8(tb)), kValue, "b", "the MX cube takes two fp8 or two fp4 operands");
   DGA_REQUIRE(op.k % (kMxBlockK * kMxScalesPerUnit) == 0, kValue, "k", "the MX Mmad needs K a multiple of 64, got ",
               op.k);
-  DGA_REQUIRE(!(op.m == 1 && !op.disable_gemv), kNotImplemented, "disable_gemv", "GEMV is not modelled");
+  DGA_REQUIRE(!gemv(op), kNotImplemented, "disable_gemv", "GEMV (m == 1) in the MX Mmad is not modelled");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   note_operands(acc, c, a, ta, b, tb, op);
   const size_t units = size_t(op.k / (kMxBlockK * kMxScalesPerUnit)) * kCubeMxUnitBytes;

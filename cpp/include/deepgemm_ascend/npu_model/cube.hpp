@@ -23,8 +23,11 @@ int cube_type_bits(CubeType t);   // bits of one value
 //   B (Zn of K x N, byte for byte the Nz of B^T [N, K]): fractal (n / 16, k / c0) at (k / c0 * n16 + n / 16)
 //     * 512 B, element at (n % 16) * c0 + k % c0
 //   C (Nz fp32): fractal (m / 16, n / 16) at (n / 16 * m16 + m / 16) * 1024 B, element at (m % 16) * 16 + n % 16
-// Refused (not modelled): m == 1 with GEMV on (A would be read as ND), a C matrix from the bias table,
-// type pairs outside the documentation's table.
+// GEMV ("GEMV" under Mmad's key features: m == 1 with disable_gemv false): A is the 1 x K vector, its K values
+// contiguous from the L0A start (which the glue checks is 512 B aligned); C as above, row 0 of each fractal
+// (for fp32 C each 1 x 16 piece takes a 1024 B fractal, its lowest 64 B valid).
+// Refused (not modelled): a C matrix from the bias table, type pairs outside the documentation's table, GEMV
+// in the MX Mmad (its scale layout for a vector A is not documented).
 struct Mad {
   uint16_t m = 0, k = 0, n = 0;
   bool disable_gemv = true;

@@ -14,7 +14,12 @@
 #include <typeinfo>
 #include <utility>
 
+// CPU-debug mode's bf16 class lives in a namespace `bfloat16`, which bisheng's builds do not have: programs
+// that name opdev's op::bfloat16 unqualified after `using op::bfloat16;` would find both. The devkit is
+// parsed here with that namespace renamed (its five users are all reached from kernel_operator.h).
+#define bfloat16 dga_devkit_bfloat16
 #include "kernel_operator.h"
+#undef bfloat16
 #include "dga_run_api.h"
 #include "model_types.h"  // the model's cube types of the devkit's element types
 
