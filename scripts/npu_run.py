@@ -111,15 +111,19 @@ def build(name, kind, srcs, example, opts):
     defs = ["ASCENDC_CPU_DEBUG=1", "__NPU_ARCH__=3510", "__DAV_C310__", f"DGA_RUN_CORE_TYPE={core_type}",
             f"DGA_RUN_CORES={CORES[kind]}", "CATLASS_ARCH=3510", "L2_CACHE_HINT"]
     exe = os.path.join(out_dir, name)
-    prog = [opts.cxx, "-std=c++20", "-O1", "-g0", "-w", "-include", os.path.join(RUNNER, "dga_run.h"),
+    # C++17, as bisheng compiles AscendC programs (its --std=c++17 is required): CATLASS's argument structs
+    # with a defaulted constructor are aggregates only before C++20.
+    prog = [opts.cxx, "-std=c++17", "-O1", "-g0", "-w", "-include", os.path.join(RUNNER, "dga_run.h"),
             "-include", os.path.join(lowered, "dga_run_data_types.h")]
     prog += [f"-D{d}" for d in defs] + [f"-I{i}" for i in incs]
     print(f"npu_run: building {name} ({kind}) from {example}", flush=True)
     libs = [f"-L{opts.lib}", "-ldga_npu_model", "-ldeepgemm_ascend", f"-Wl,-rpath,{opts.lib}", "-lm", "-ldl"]
     objs = runner_objects(opts)
     program_objs = compile_pass(prog, sources, os.path.join(out_dir, "cube"), name)
-    compile_or_exit([opts.cxx, "-o", exe, "-Wl,--export-dynamic-symbol=dga_run_register_aiv"] + program_objs + objs +
-                    libs, name, out_dir)
+    # Exported for the vector pass's library: its registration hook, and the ACL stand-in its (never run) host
+    # code refers to.
+    exports = ["-Wl,--export-dynamic-symbol=dga_run_register_aiv", "-Wl,--export-dynamic-symbol=acl*"]
+    compile_or_exit([opts.cxx, "-o", exe] + exports + program_objs + objs + libs, name, out_dir)
     if kind == "mix":
         # The vector pass: the same sources with the AIV constant, CATLASS's namespaces renamed (same lengths:
         # launch.cpp names them back in the launch sites' keys) so that its kernels stay apart from the cube
