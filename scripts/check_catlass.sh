@@ -18,6 +18,10 @@ examples=(
   "54_ascend950_fp4_mx_matmul|128 256 512 0 1|128 256 512 0"
   "54_ascend950_fp4_mx_matmul|64 96 96 0 1|64 96 96 0"
   "60_ascend950_grouped_matmul_slice_m||8 256 512 512 0"
+  # mix (cube + two vector cores, mode-4 flags, Fixpipe into both UBs): fp32 tiles of at most 256 x 248, so
+  # that each vector core's half stays inside its 124 KiB UB stage (a 256 x 256 tile's half is 128 KiB)
+  "46_ascend950_matmul_fixpipe_opti||200 130 300 0"
+  "46_ascend950_matmul_fixpipe_opti||300 120 100 0"
 )
 failed=0
 for e in "${examples[@]}"; do

@@ -110,6 +110,8 @@ def build(name, kind, srcs, example, opts):
     incs += [os.path.join(ROOT, "cpp", "include"), lowered, catlass_inc, common, example]
     defs = ["ASCENDC_CPU_DEBUG=1", "__NPU_ARCH__=3510", "__DAV_C310__", f"DGA_RUN_CORE_TYPE={core_type}",
             f"DGA_RUN_CORES={CORES[kind]}", "CATLASS_ARCH=3510", "L2_CACHE_HINT"]
+    if kind == "vector":
+        defs.append("DGA_RUN_DAV_VEC=1")  # bisheng's __DAV_VEC__ (else __DAV_CUBE__): runner/dga_run.h
     exe = os.path.join(out_dir, name)
     # C++17, as bisheng compiles AscendC programs (its --std=c++17 is required): CATLASS's argument structs
     # with a defaulted constructor are aggregates only before C++20.
@@ -129,7 +131,7 @@ def build(name, kind, srcs, example, opts):
         # launch.cpp names them back in the launch sites' keys) so that its kernels stay apart from the cube
         # pass's, as a library the program loads (DGA_RUN_AIV_LIB).
         aiv = [a.replace("DGA_RUN_CORE_TYPE=AscendC::AIC", "DGA_RUN_CORE_TYPE=AscendC::AIV") for a in prog]
-        aiv += ["-DDGA_RUN_AIV_PASS=1", "-DCatlass=CatlasZ", "-Dtla=tlZ", "-Dmain=dga_run_vector_pass_main", "-fPIC"]
+        aiv += ["-DDGA_RUN_AIV_PASS=1", "-DDGA_RUN_DAV_VEC=1", "-DCatlass=CatlasZ", "-Dtla=tlZ", "-Dmain=dga_run_vector_pass_main", "-fPIC"]
         aiv_objs = compile_pass(aiv, sources, os.path.join(out_dir, "vector"), name)
         compile_or_exit([opts.cxx, "-shared", "-o", exe + "_aiv.so"] + aiv_objs + libs, name, out_dir)
     return exe

@@ -77,6 +77,15 @@ void launch(uint32_t blocks, void* /* l2ctrl */, void* /* stream: every launch r
 
 #define g_coreType ::dga_run::kPassCoreType
 
+// bisheng's per-pass macros, which programs test (`#ifdef __DAV_CUBE__`): defined after the devkit's headers,
+// which stay in their CPU-debug configuration (their SPLIT_CORE_* variants would change the CPU runtime's
+// per-core state that the model swaps between cores), as the pass's g_coreType above.
+#if defined(DGA_RUN_DAV_VEC)
+#define __DAV_VEC__ 1
+#else
+#define __DAV_CUBE__ 1
+#endif
+
 #ifndef __forceinline__
 #define __forceinline__ inline __attribute__((always_inline))
 #endif
