@@ -131,7 +131,8 @@ def build(name, kind, srcs, example, opts):
         # launch.cpp names them back in the launch sites' keys) so that its kernels stay apart from the cube
         # pass's, as a library the program loads (DGA_RUN_AIV_LIB).
         aiv = [a.replace("DGA_RUN_CORE_TYPE=AscendC::AIC", "DGA_RUN_CORE_TYPE=AscendC::AIV") for a in prog]
-        aiv += ["-DDGA_RUN_AIV_PASS=1", "-DDGA_RUN_DAV_VEC=1", "-DCatlass=CatlasZ", "-Dtla=tlZ", "-Dmain=dga_run_vector_pass_main", "-fPIC"]
+        aiv += ["-DDGA_RUN_AIV_PASS=1", "-DDGA_RUN_DAV_VEC=1", "-DCatlass=CatlasZ", "-Dtla=tlZ",
+                "-Dmain=dga_run_vector_pass_main", "-fPIC"]
         aiv_objs = compile_pass(aiv, sources, os.path.join(out_dir, "vector"), name)
         compile_or_exit([opts.cxx, "-shared", "-o", exe + "_aiv.so"] + aiv_objs + libs, name, out_dir)
     return exe
