@@ -53,6 +53,8 @@ namespace AscendC::check {
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { return true; }
 bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
+bool CheckFuncVecBinaryImpl(VecBinaryApiParams&, const char*) { return true; }
+bool CheckFuncDataCopyImpl(DataCopyApiParams&, const char*) { return true; }
 bool CheckFuncLoadData2dv2Impl(LoadData2dv2ApiParams&, const char*) { return true; }
 bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
 bool CheckFuncInitConstValueImpl(CubeInitConstValueApiParams&, const char*) { return true; }
