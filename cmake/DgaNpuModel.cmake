@@ -38,7 +38,7 @@ function(dga_add_npu_model)
   set(modelled set_mte2_nz_para copy_gm_to_cbuf_multi_nd2nz copy_gm_to_cbuf_multi_dn2nz load_cbuf_to_ca
       load_cbuf_to_cb load_cbuf_to_ca_s4 load_cbuf_to_cb_s4 load_cbuf_to_ca_mx load_cbuf_to_cb_mx mad mad_mx
       copy_matrix_cc_to_gm copy_matrix_cc_to_ub set_atomic_none set_atomic_add set_flag wait_flag pipe_barrier
-      ffts_cross_core_sync wait_flag_dev pset_b32 pset_b16 plt_b32 plt_b16 vlds vsts vdup vaxpy vcvt
+      ffts_cross_core_sync wait_flag_dev set_intra_block wait_intra_block pset_b32 pset_b16 plt_b32 plt_b16 vlds vsts vdup vaxpy vcvt
       copy_ubuf_to_gm_align_v2 set_loop_size_ubtoout set_loop1_stride_ubtoout set_loop2_stride_ubtoout set_atomic_f32
       set_atomic_bf16 get_ctrl set_ctrl set_loop3_para set_st_atomic_cfg vadd vsub vmul vcadd copy_gm_to_ubuf_align_v2
       set_loop_size_outtoub set_loop1_stride_outtoub set_loop2_stride_outtoub vrelu vmuls vadds vci vcmps_eq vcmps_ne

@@ -142,10 +142,14 @@ def build(name, kind, srcs, defs, example, opts):
     incs += [os.path.join(ROOT, "cpp", "include"), lowered, catlass_inc, common, example]
     defs = ["ASCENDC_CPU_DEBUG=1", "__NPU_ARCH__=3510", "__DAV_C310__", f"DGA_RUN_CORE_TYPE={core_type}",
             f"DGA_RUN_CORES={CORES[kind]}", "CATLASS_ARCH=3510"] + defs
+    if kind == "vector":
+        defs.append("DGA_RUN_DAV_VEC=1")  # bisheng's __DAV_VEC__ (else __DAV_CUBE__): runner/dga_run.h
     exe = os.path.join(out_dir, name)
-    # -Wno-c++11-narrowing: the devkit's CPU-debug checks narrow in braces (kernel_check_copy.h), which GCC, its
-    # compiler, only warns about
-    prog = [opts.cxx, "-std=c++20", "-O1", "-g0", "-w", "-Wno-c++11-narrowing",
+    # C++17, as bisheng compiles AscendC programs (its --std=c++17 is required): CATLASS's argument structs
+    # with a defaulted constructor are aggregates only before C++20.
+    # -Wno-c++11-narrowing: the devkit's CPU-debug-only parameter checks (kernel_check_copy.h) narrow in brace
+    # initialisers, which g++ only warns about and clang refuses; bisheng's builds do not compile them.
+    prog = [opts.cxx, "-std=c++17", "-O1", "-g0", "-w", "-Wno-c++11-narrowing",
             "-include", os.path.join(RUNNER, "dga_run.h"),
             "-include", os.path.join(lowered, "dga_run_data_types.h")]
     prog += [f"-D{d}" for d in defs] + [f"-I{i}" for i in incs]
@@ -153,14 +157,17 @@ def build(name, kind, srcs, defs, example, opts):
     libs = [f"-L{opts.lib}", "-ldga_npu_model", "-ldeepgemm_ascend", f"-Wl,-rpath,{opts.lib}", "-lm", "-ldl"]
     objs = runner_objects(opts)
     program_objs = compile_pass(prog, sources, os.path.join(out_dir, "cube"), name)
-    compile_or_exit([opts.cxx, "-o", exe, "-Wl,--export-dynamic-symbol=dga_run_register_aiv"] + program_objs + objs +
-                    libs, name, out_dir)
+    # Exported for the vector pass's library: its registration hook, and the ACL stand-in its (never run) host
+    # code refers to.
+    exports = ["-Wl,--export-dynamic-symbol=dga_run_register_aiv", "-Wl,--export-dynamic-symbol=acl*"]
+    compile_or_exit([opts.cxx, "-o", exe] + exports + program_objs + objs + libs, name, out_dir)
     if kind == "mix":
         # The vector pass: the same sources with the AIV constant, CATLASS's namespaces renamed (same lengths:
         # launch.cpp names them back in the launch sites' keys) so that its kernels stay apart from the cube
         # pass's, as a library the program loads (DGA_RUN_AIV_LIB).
         aiv = [a.replace("DGA_RUN_CORE_TYPE=AscendC::AIC", "DGA_RUN_CORE_TYPE=AscendC::AIV") for a in prog]
-        aiv += ["-DDGA_RUN_AIV_PASS=1", "-DCatlass=CatlasZ", "-Dtla=tlZ", "-Dmain=dga_run_vector_pass_main", "-fPIC"]
+        aiv += ["-DDGA_RUN_AIV_PASS=1", "-DDGA_RUN_DAV_VEC=1", "-DCatlass=CatlasZ", "-Dtla=tlZ",
+                "-Dmain=dga_run_vector_pass_main", "-fPIC"]
         aiv_objs = compile_pass(aiv, sources, os.path.join(out_dir, "vector"), name)
         compile_or_exit([opts.cxx, "-shared", "-o", exe + "_aiv.so"] + aiv_objs + libs, name, out_dir)
     return exe

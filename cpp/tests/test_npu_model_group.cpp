@@ -31,6 +31,37 @@ TEST(NpuModelGroup, Mode2FlagsCountPerVectorCore) {
   EXPECT_NE(f.set(-1, 16).find("outside 0-15"), std::string::npos);
 }
 
+// Mode 4 ("CrossCoreWaitFlag(ISASI)", flagId constraints, and "asc_sync_intra_arrive": the AIC's ids 0-15
+// are AIV0's 0-15, its 16-31 AIV1's 0-15; a set reaches one core; a 4-bit counter per id).
+TEST(NpuModelGroup, Mode4FlagsReachOneCore) {
+  nm::IntraBlockFlags f;
+  EXPECT_EQ(f.set(-1, 3), "");  // AIC id 3 -> AIV0 id 3 only
+  EXPECT_TRUE(f.can_wait(0, 3));
+  EXPECT_FALSE(f.can_wait(1, 3));
+  f.take(0, 3);
+  EXPECT_EQ(f.set(-1, 19), "");  // AIC id 19 -> AIV1 id 3
+  EXPECT_FALSE(f.can_wait(0, 3));
+  EXPECT_TRUE(f.can_wait(1, 3));
+  f.take(1, 3);
+  EXPECT_EQ(f.set(0, 5), "");  // AIV0 id 5 -> AIC id 5: no need for AIV1 (unlike mode 2)
+  EXPECT_TRUE(f.can_wait(-1, 5));
+  EXPECT_FALSE(f.can_wait(-1, 21));
+  f.take(-1, 5);
+  EXPECT_EQ(f.set(1, 5), "");  // AIV1 id 5 -> AIC id 21
+  EXPECT_FALSE(f.can_wait(-1, 5));
+  EXPECT_TRUE(f.can_wait(-1, 21));
+  EXPECT_EQ(f.left_set(), std::vector<std::string>{"AIV1 -> AIC id 21"});
+  f.take(-1, 21);
+  EXPECT_TRUE(f.left_set().empty());
+  // ids: 0-31 on the AIC, 0-15 on an AIV
+  EXPECT_NE(f.set(0, 16).find("outside an AIV's 0-15"), std::string::npos);
+  EXPECT_NE(f.set(-1, 32).find("outside the AIC's 0-31"), std::string::npos);
+  EXPECT_EQ(nm::IntraBlockFlags::check_id(-1, 31), "");
+  // the counter holds 15 counts
+  for (int i = 0; i < 15; ++i) ASSERT_EQ(f.set(-1, 20), "");
+  EXPECT_NE(f.set(-1, 20).find("16 times"), std::string::npos);
+}
+
 TEST(NpuModelGroup, CoresTakeTurnsAtTheirWaits) {
   nm::CrossCoreFlags f;
   std::vector<std::string> log;

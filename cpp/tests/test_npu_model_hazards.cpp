@@ -106,6 +106,25 @@ TEST(NpuModelHazards, PipeBarrierAllOrdersEveryPipe) {
   EXPECT_NO_THROW(ok.load());
 }
 
+// On a vector core's checker the group's cube Fixpipe into its UB is another core's pipe: the vector core's
+// PipeBarrier<PIPE_ALL> neither holds it nor waits for it ("PipeBarrier(ISASI)": a barrier of the core's
+// own pipes); a cross-core flag does.
+TEST(NpuModelHazards, PipeBarrierAllDoesNotOrderTheCubeFixpipe) {
+  constexpr int kV = 1, kMte3 = 5;
+  Core c;
+  c.read(kMte3, c.l1.data(), 512);  // the vector core stores its UB to GM (the L1 buffer stands in for UB)
+  c.h.barrier(kAll);
+  EXPECT_NE(error_of([&] { c.write(nm::kPipeAicFix, c.l1.data(), 512); }).find("write after read"), std::string::npos);
+  Core d;
+  d.write(nm::kPipeAicFix, d.l1.data(), 512);
+  d.h.barrier(kAll);
+  EXPECT_NE(error_of([&] { d.read(kV, d.l1.data(), 512); }).find("read after write"), std::string::npos);
+  Core ok;  // ordered by a cross-core flag: the cube's Fixpipe after the store's clock
+  ok.read(kMte3, ok.l1.data(), 512);
+  ok.h.order_after(nm::kPipeAicFix, ok.h.clock_of(kMte3));
+  EXPECT_NO_THROW(ok.write(nm::kPipeAicFix, ok.l1.data(), 512));
+}
+
 TEST(NpuModelHazards, RunsOutsideTheirBufferAreRefusedAndGmIsNotTracked) {
   Core c;
   const std::string e = error_of([&] { c.write(kMte1, c.l0a.data() + 1000, 32); });

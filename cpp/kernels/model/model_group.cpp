@@ -1,8 +1,9 @@
 // The cores of a mix kernel's group on the model: the AIC and its two AIVs run as threads one at a time
 // (npu_model/group.hpp), the cross-core flags of mode 2 (ffts_cross_core_sync / wait_flag_dev as the
 // devkit's CPU-debug headers issue CrossCoreSetFlag / CrossCoreWaitFlag, impl/basic_api/dav_3510/
-// kernel_operator_sync_impl.h), and the Fixpipe from the AIC's L0C into its AIVs' UBs. A cross-core flag
-// also orders the two cores' accesses for the access checker. Plain C++ (no devkit headers).
+// kernel_operator_sync_impl.h) and of mode 4 (set_intra_block / wait_intra_block), and the Fixpipe from the
+// AIC's L0C into its AIVs' UBs. A cross-core flag also orders the two cores' accesses for the access checker.
+// Plain C++ (no devkit headers).
 #include <array>
 #include <deque>
 #include <memory>
@@ -20,14 +21,21 @@ namespace {
 constexpr int kSlots = 3;  // AIC, AIV0, AIV1
 constexpr int kModeShift = 4, kModeMask = 0x3, kIdShift = 8, kIdMask = 0xF;  // the ffts message (GetffstMsg)
 constexpr int kModeAicAiv = 2;
+constexpr int kPipeS = 0;
 
 Core* g_current = nullptr;
 
+// The setter's access clock of every count still set (for the access checker), per vector core and id: to_aiv
+// for sets by the AIC, from_aiv for sets by the AIV (mode 4: the AIC's id - 16 v).
+struct FlagClocks {
+  std::array<std::array<std::deque<nm::Hazards::Clock>, 16>, 2> to_aiv, from_aiv;
+};
+
 struct Group {
   std::array<std::unique_ptr<Core>, kSlots> cores;
-  nm::CrossCoreFlags flags;
-  // The setter's access clock of every count still set, per vector core and id (for the access checker).
-  std::array<std::array<std::deque<nm::Hazards::Clock>, nm::CrossCoreFlags::kIds>, 2> to_aiv, from_aiv;
+  nm::CrossCoreFlags flags;       // mode 2
+  nm::IntraBlockFlags intra;      // mode 4
+  FlagClocks ffts_clocks, intra_clocks;
   std::array<const uint8_t*, kSlots> ub{};
   nm::GroupScheduler* scheduler = nullptr;
   int slot = 0;
@@ -40,6 +48,24 @@ Group& group(const char* instr) {
 }
 
 Core& aiv(Group& g, int v) { return *g.cores[size_t(1 + v)]; }
+
+// What a set by the AIC on `pipe` orders for AIV v: a set on FIX follows the Fixpipes into the AIV's UB.
+nm::Hazards::Clock aic_set_clock(Group& g, int pipe, int v) {
+  nm::Hazards::Clock k{};
+  if (pipe == kPipeFix) k[nm::kPipeAicFix] = aiv(g, v).hazards.clock_of(nm::kPipeAicFix)[nm::kPipeAicFix];
+  return k;
+}
+
+// On the 950 a wait blocks the later instructions of its own pipe only (CrossCoreWaitFlag: "阻塞指定流水的
+// 后续指令"); other pipes are ordered after it by the core's own flags. A wait on PIPE_S (mode 4) blocks the
+// scalar unit, which issues every later instruction: every pipe comes after it ("阻塞本核后续指令的下发").
+void aiv_wait_order(Core& c, int pipe, const nm::Hazards::Clock& k) {
+  c.hazards.order_after(pipe == kPipeS ? -1 : pipe, k);
+}
+// A wait by the AIC that blocks FIX: its next Fixpipes into AIV v's UB come after AIV v's set.
+void aic_wait_order(Group& g, int pipe, int v, const nm::Hazards::Clock& k) {
+  if (pipe == kPipeFix || pipe == kPipeS) aiv(g, v).hazards.order_after(nm::kPipeAicFix, k);
+}
 
 }  // namespace
 
@@ -91,6 +117,11 @@ void run_group(const std::string& kernel, int index, const uint8_t* const ub[3],
       error = "kernel " + kernel + ", " + prefix + ": cross-core flag still set when the kernel returns: " + f;
       break;
     }
+  if (error.empty())
+    for (const std::string& f : g.intra.left_set()) {
+      error = "kernel " + kernel + ", " + prefix + ": mode-4 cross-core flag still set when the kernel returns: " + f;
+      break;
+    }
   select(nullptr);
   g_group = nullptr;
   if (!error.empty()) deepgemm_ascend::core::fail(kind, "npu_model", error);
@@ -106,14 +137,10 @@ void cross_set(int pipe, uint64_t msg) {
     const std::string err = g.flags.set(c.sub, id);
     DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag on pipe ", nm::pipe_name(pipe), ": ", err);
     if (c.sub >= 0) {
-      g.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
+      g.ffts_clocks.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
       return;
     }
-    for (int v = 0; v < 2; ++v) {  // a set on FIX follows the Fixpipes into the AIVs' UBs
-      nm::Hazards::Clock k{};
-      if (pipe == kPipeFix) k[nm::kPipeAicFix] = aiv(g, v).hazards.clock_of(nm::kPipeAicFix)[nm::kPipeAicFix];
-      g.to_aiv[size_t(v)][size_t(id)].push_back(k);
-    }
+    for (int v = 0; v < 2; ++v) g.ffts_clocks.to_aiv[size_t(v)][size_t(id)].push_back(aic_set_clock(g, pipe, v));
   });
 }
 
@@ -125,19 +152,57 @@ void cross_wait(int pipe, int id) {
     const std::string what = c.name + " waits for cross-core flag " + std::to_string(id) + " on pipe " + nm::pipe_name(pipe);
     if (!g.scheduler->wait_until(slot, [&g, &c, id] { return g.flags.can_wait(c.sub, id); }, what)) return;
     g.flags.take(c.sub, id);
-    // On the 950 the wait blocks the later instructions of its own pipe only (CrossCoreWaitFlag: "阻塞指定流水
-    // 的后续指令"); other pipes are ordered after it by the core's own flags.
     if (c.sub >= 0) {
-      auto& q = g.to_aiv[size_t(c.sub)][size_t(id)];
-      c.hazards.order_after(pipe, q.front());
+      auto& q = g.ffts_clocks.to_aiv[size_t(c.sub)][size_t(id)];
+      aiv_wait_order(c, pipe, q.front());
       q.pop_front();
       return;
     }
-    for (int v = 0; v < 2; ++v) {  // a wait on FIX: the AIC's next Fixpipes into AIV v's UB come after its set
-      auto& q = g.from_aiv[size_t(v)][size_t(id)];
-      if (pipe == kPipeFix) aiv(g, v).hazards.order_after(nm::kPipeAicFix, q.front());
+    for (int v = 0; v < 2; ++v) {
+      auto& q = g.ffts_clocks.from_aiv[size_t(v)][size_t(id)];
+      aic_wait_order(g, pipe, v, q.front());
       q.pop_front();
     }
+  });
+}
+
+void intra_set(int pipe, int id) {
+  guard("set_intra_block", [&] {
+    Group& g = group("CrossCoreSetFlag (mode 4)");
+    Core& c = current();
+    DGA_REQUIRE(pipe != nm::kPipeAll, kRuntime, "pipe", "CrossCoreSetFlag with mode 4 on PIPE_ALL (not allowed)");
+    const std::string err = g.intra.set(c.sub, id);
+    DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag (mode 4) on pipe ", nm::pipe_name(pipe), ": ",
+                err);
+    const nm::IntraBlockFlags::Target t = nm::IntraBlockFlags::target(c.sub, id);
+    if (c.sub >= 0)
+      g.intra_clocks.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
+    else
+      g.intra_clocks.to_aiv[size_t(t.sub)][size_t(t.id)].push_back(aic_set_clock(g, pipe, t.sub));
+  });
+}
+
+void intra_wait(int pipe, int id) {
+  guard("wait_intra_block", [&] {
+    Group& g = group("CrossCoreWaitFlag (mode 4)");
+    Core& c = current();
+    DGA_REQUIRE(pipe != nm::kPipeAll, kRuntime, "pipe", "CrossCoreWaitFlag with mode 4 on PIPE_ALL (not allowed)");
+    const std::string err = nm::IntraBlockFlags::check_id(c.sub, id);
+    DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreWaitFlag (mode 4): ", err);
+    const std::string what =
+        c.name + " waits for mode-4 cross-core flag " + std::to_string(id) + " on pipe " + nm::pipe_name(pipe);
+    if (!g.scheduler->wait_until(g.slot, [&g, &c, id] { return g.intra.can_wait(c.sub, id); }, what)) return;
+    g.intra.take(c.sub, id);
+    if (c.sub >= 0) {
+      auto& q = g.intra_clocks.to_aiv[size_t(c.sub)][size_t(id)];
+      aiv_wait_order(c, pipe, q.front());
+      q.pop_front();
+      return;
+    }
+    const int v = id / nm::IntraBlockFlags::kAivIds;  // the AIV whose sets count for this id
+    auto& q = g.intra_clocks.from_aiv[size_t(v)][size_t(id % nm::IntraBlockFlags::kAivIds)];
+    aic_wait_order(g, pipe, v, q.front());
+    q.pop_front();
   });
 }
 

@@ -35,6 +35,8 @@ void flag(bool set, int src, int dst, int id);
 void barrier(int pipe);
 void cross_set(int pipe, uint64_t msg);
 void cross_wait(int pipe, int id);
+void intra_set(int pipe, int id);   // mode 4 (set_intra_block)
+void intra_wait(int pipe, int id);  // mode 4 (wait_intra_block)
 // dual: dualDstCtl (0 one UB: sub's, 1 rows split over both); quant as for fixpipe_out
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride, uint64_t src_stride, int dual,
                 int sub, int quant, bool nz2nd, int unit_flag);
@@ -516,3 +518,7 @@ template <class P, class M>
 inline void ffts_cross_core_sync(P pipe, M msg) { dga_model::cross_set(int(pipe), uint64_t(msg)); }
 template <class P, class I>
 inline void wait_flag_dev(P pipe, I id) { dga_model::cross_wait(int(pipe), int(id)); }
+template <class P, class I>
+inline void set_intra_block(P pipe, I id) { dga_model::intra_set(int(pipe), int(id)); }
+template <class P, class I>
+inline void wait_intra_block(P pipe, I id) { dga_model::intra_wait(int(pipe), int(id)); }

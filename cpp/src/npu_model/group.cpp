@@ -120,4 +120,32 @@ std::vector<std::string> CrossCoreFlags::left_set() const {
   return out;
 }
 
+std::string IntraBlockFlags::check_id(int sub, int id) {
+  const int ids = sub < 0 ? kAicIds : kAivIds;
+  if (id >= 0 && id < ids) return {};
+  return "flag id " + std::to_string(id) + " is outside " + (sub < 0 ? "the AIC's 0-31" : "an AIV's 0-15") +
+         " (mode 4)";
+}
+
+std::string IntraBlockFlags::set(int sub, int id) {
+  if (std::string err = check_id(sub, id); !err.empty()) return err;
+  const Target t = target(sub, id);
+  int& c = count(t.sub, t.id);
+  if (c == kMaxCount)
+    return "flag id " + std::to_string(id) + " set 16 times without a wait (mode 4: a 4-bit counter)";
+  ++c;
+  return {};
+}
+
+std::vector<std::string> IntraBlockFlags::left_set() const {
+  std::vector<std::string> out;
+  for (int v = 0; v < kVectorCores; ++v)
+    for (int id = 0; id < kAivIds; ++id) {
+      const std::string aiv = "AIV" + std::to_string(v);
+      if (count(v, id) > 0) out.push_back("AIC -> " + aiv + " id " + std::to_string(id));
+      if (count(-1, id + kAivIds * v) > 0) out.push_back(aiv + " -> AIC id " + std::to_string(id + kAivIds * v));
+    }
+  return out;
+}
+
 }  // namespace deepgemm_ascend::npu_model

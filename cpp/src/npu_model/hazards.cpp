@@ -126,9 +126,15 @@ void Hazards::wait_flag(int src, int dst, int id) {
   order_after(dst, it->second);
 }
 
+// PipeBarrier waits for the pipes of its own core: on a vector core, the group's cube Fixpipe into its UB
+// (kPipeAicFix, the AIC's pipe) is neither held by the barrier nor waited for; only cross-core flags order it.
 void Hazards::barrier(int pipe) {
   if (pipe != kPipeAll) return;
-  for (Clock& c : ordered_) c = issued_;
+  for (int q = 0; q < kPipes; ++q) {
+    if (q == kPipeAicFix) continue;
+    for (int p = 0; p < kPipes; ++p)
+      if (p != kPipeAicFix) ordered_[size_t(q)][size_t(p)] = issued_[size_t(p)];
+  }
 }
 
 }  // namespace deepgemm_ascend::npu_model

@@ -10,6 +10,13 @@
 // CrossCoreFlags keeps the mode-2 counters (AIC <-> both AIVs, flag ids 0-15): a set by the AIC counts
 // once for each AIV, a wait on an AIV takes one of its counts; a set by an AIV counts for that AIV, and a
 // wait on the AIC needs, and takes, one count of each AIV.
+//
+// IntraBlockFlags keeps the mode-4 counters (the 950's AIC <-> one AIV, CrossCoreSetFlag / CrossCoreWaitFlag
+// with modeId 4, which the devkit issues as set_intra_block / wait_intra_block; "asc_sync_intra_arrive" and
+// "asc_sync_intra_wait" in docs/zh/api/SIMD-API/C-API/sync/): the AIC has 32 flag ids, each AIV 16. A set by
+// the AIC on id 0-15 counts for AIV0's id, on 16-31 for AIV1's id - 16; a set by AIV v on id counts for the
+// AIC's id + 16 v. A wait takes one count of its own core's id. Each counter has 4 bits (0-15): a 16th count
+// is an error. Mode 4's flags are independent of modes 0-2.
 #pragma once
 
 #include <array>
@@ -67,6 +74,40 @@ class CrossCoreFlags {
  private:
   std::array<std::array<int, kIds>, kVectorCores> to_aiv_{};    // set by the AIC, for AIV v
   std::array<std::array<int, kIds>, kVectorCores> from_aiv_{};  // set by AIV v, for the AIC
+};
+
+class IntraBlockFlags {
+ public:
+  static constexpr int kAicIds = 32;
+  static constexpr int kAivIds = 16;
+  static constexpr int kVectorCores = 2;
+  static constexpr int kMaxCount = 15;  // a 4-bit counter
+
+  // The core a flag set by core `sub` (-1 the AIC, else the AIV's index) on `id` counts for: the AIV's index,
+  // or -1 for the AIC; and the id it counts under there.
+  struct Target {
+    int sub;
+    int id;
+  };
+  static Target target(int sub, int id) {
+    return sub < 0 ? Target{id / kAivIds, id % kAivIds} : Target{-1, id + kAivIds * sub};
+  }
+  // An error message for an id outside the core's range, empty if none.
+  static std::string check_id(int sub, int id);
+
+  // Returns an error message, empty if none.
+  std::string set(int sub, int id);
+  bool can_wait(int sub, int id) const { return count(sub, id) > 0; }
+  void take(int sub, int id) { --count(sub, id); }
+  // Counts still set when the kernel returns, as "AIC -> AIV0 id 3" / "AIV1 -> AIC id 19" lines.
+  std::vector<std::string> left_set() const;
+
+ private:
+  int& count(int sub, int id) { return sub < 0 ? aic_[size_t(id)] : aiv_[size_t(sub)][size_t(id)]; }
+  int count(int sub, int id) const { return sub < 0 ? aic_[size_t(id)] : aiv_[size_t(sub)][size_t(id)]; }
+
+  std::array<int, kAicIds> aic_{};                            // the AIC's counters
+  std::array<std::array<int, kAivIds>, kVectorCores> aiv_{};  // each AIV's counters
 };
 
 }  // namespace deepgemm_ascend::npu_model

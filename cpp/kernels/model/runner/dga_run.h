@@ -5,12 +5,15 @@
 //     SPLIT_CORE_VEC); CPU-debug mode makes it a variable, which templates cannot take as an argument. A
 //     program is built per pass with DGA_RUN_CORE_TYPE (AscendC::AIC or AIV) as that constant.
 //   * bisheng's builtins the programs call unqualified (min, max) and its __forceinline__.
+//   * half: a literal binary16 type in place of the devkit's CPU-debug class (dga_half.h).
 //   * dga_run::launch: npu_run.py rewrites `K<<<b, l2, s>>>(args)` into dga_run::launch(b, l2, s, "K",
 //     [](auto&&... a) { K(a...); }, args), which runs the kernel on b cores of the model (launch.cpp).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <new>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 
@@ -18,6 +21,7 @@
 // that name opdev's op::bfloat16 unqualified after `using op::bfloat16;` would find both. The devkit is
 // parsed here with that namespace renamed (its five users are all reached from kernel_operator.h).
 #define bfloat16 dga_devkit_bfloat16
+#include "dga_half.h"  // before the devkit: it replaces the devkit's half
 #include "kernel_operator.h"
 #undef bfloat16
 #include "dga_run_api.h"
@@ -37,9 +41,18 @@ inline constexpr int32_t kPassCoreType = DGA_RUN_CORE_TYPE;
 // library) registers each launch site's kernel under the name of its lambda's type, which is the same in
 // both passes once its namespaces are named back (npu_run.py renames CATLASS's in the vector pass so that
 // the two passes' kernels do not merge); the cube pass's launch finds it there.
+// F is a captureless lambda: an empty, trivially copyable class with no state, so any suitably aligned
+// storage holds an object of it (an implicit-lifetime type). Programs are C++17, where a closure type cannot
+// be default-constructed.
+template <class F>
+F& stateless() {
+  static_assert(std::is_empty_v<F> && std::is_trivially_copyable_v<F>, "a launch site's lambda captures nothing");
+  alignas(F) static unsigned char storage[sizeof(F)];
+  return *std::launder(reinterpret_cast<F*>(storage));
+}
 template <class F, class... A, size_t... I>
 void call_aiv(void* const* args, std::index_sequence<I...>) {
-  F{}(*static_cast<A*>(args[I])...);
+  stateless<F>()(*static_cast<A*>(args[I])...);
 }
 template <class F, class... A>
 void aiv_kernel(void* const* args) {
@@ -68,6 +81,15 @@ void launch(uint32_t blocks, void* /* l2ctrl */, void* /* stream: every launch r
 }  // namespace dga_run
 
 #define g_coreType ::dga_run::kPassCoreType
+
+// bisheng's per-pass macros, which programs test (`#ifdef __DAV_CUBE__`): defined after the devkit's headers,
+// which stay in their CPU-debug configuration (their SPLIT_CORE_* variants would change the CPU runtime's
+// per-core state that the model swaps between cores), as the pass's g_coreType above.
+#if defined(DGA_RUN_DAV_VEC)
+#define __DAV_VEC__ 1
+#else
+#define __DAV_CUBE__ 1
+#endif
 
 #ifndef __forceinline__
 #define __forceinline__ inline __attribute__((always_inline))
