@@ -2,8 +2,12 @@
 // (impl/basic_api/dav_3510/kernel_operator_mm_impl.h: mad(c, a, b, m, k, n, unitFlag, disableGemv,
 // cmatrixSource, cmatrixInitVal)), with the semantics of "Mmad" in the AscendC documentation (950: A in
 // L0A as Nz M x K, B in L0B as Zn K x N, C in L0C as Nz M x N; the type table). Our reading of the
-// documentation; the summation order inside the cube is not documented (the model sums in double and
-// rounds once per call).
+// documentation; the summation order inside the cube is not documented. The model multiplies in double
+// (a product of two bf16 / fp16 / fp32 / fp8 / fp4 values, MX scales included, is exact in double), sums
+// each output in double from its start value (0 with init, else C) in ascending K order, and rounds to fp32
+// once per call. It decodes each operand once into row panels and runs a register-blocked kernel vectorised
+// across outputs (npu_model/cube_dot.hpp), so only the speed depends on the host: with exact products a
+// fused multiply-add rounds like a multiply and an add, and every host gives the same bits.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +28,18 @@ int cube_type_bits(CubeType t);   // bits of one value
 //     * 512 B, element at (n % 16) * c0 + k % c0
 //   C (Nz fp32): fractal (m / 16, n / 16) at (n / 16 * m16 + m / 16) * 1024 B, element at (m % 16) * 16 + n % 16
 // Refused (not modelled): m == 1 with GEMV on (A would be read as ND), a C matrix from the bias table,
-// type pairs outside the documentation's table.
+// type pairs outside the documentation's table, fp32 operands in HF32 mode.
+// hf32: CTRL[46] (SetHF32Mode, "Mmad计算 / 关键特性说明 / HF32" in the AscendC docs): the cube rounds fp32
+// operands to HF32 (10 mantissa bits on the 950) before the product, by CTRL's HF32 rounding mode
+// (SetHF32TransMode). The documentation names the rounding modes only in words ("NEAREST_ZERO" / "NEAREST_EVEN")
+// and the format only in a figure, so the model refuses fp32 operands with it on; other types ignore it (the
+// page applies it to fp32 data only).
 struct Mad {
   uint16_t m = 0, k = 0, n = 0;
   bool disable_gemv = true;
   bool c_from_bias = false;
   bool init = false;
+  bool hf32 = false;
 };
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op,
          Accesses* acc = nullptr);
