@@ -27,6 +27,10 @@ function(dga_add_host_isa_sources target)
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mfma${_q}")
     set_source_files_properties(${_dir}/widen_avx512vbmi.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vbmi${_q}")
+    # The instruction model's cube arithmetic (npu_model/cube_dot.hpp): exact products, so contraction into
+    # FMAs does not change its sums.
+    set_source_files_properties(${PROJECT_SOURCE_DIR}/cpp/src/npu_model/cube_dot_avx2.cpp PROPERTIES
+                                COMPILE_OPTIONS "-mavx2;-mfma;-ffp-contract=fast")
     target_compile_definitions(${target} PRIVATE DGA_HOST_X86=1)
   endif()
 endfunction()

@@ -182,7 +182,7 @@ def test_backend_knob_validates_its_argument():
 
 
 @needs_model
-def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none():
+def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none(monkeypatch):
     before = _rt.get_backend()
     _rt.set_backend("npu-model")
     try:
@@ -200,11 +200,20 @@ def test_npu_model_backend_runs_the_npu_kernel_and_refuses_what_has_none():
         with pytest.raises(NotImplementedError, match="^b: .*float8_e4m3fn operands on the NPU"):
             dg.fp8_gemm_nt((a5, sf), (b4, sf), y, recipe=(1, 1, 128))
         assert bool((y == 5.0).all())
-        # A launch too large to interpret is refused before it runs; nothing is written.
-        big_a, big_b = torch.randn(1024, 1024).bfloat16(), torch.randn(1024, 1024).bfloat16()
-        out = torch.full((1024, 1024), 3.0).bfloat16()
-        with pytest.raises(NotImplementedError, match="too large for the model"):
+        # A launch above the budget (DGA_NPU_MODEL_MAX_MACS, here 2^20; default 2^34) is refused before it
+        # runs and writes nothing; one within it runs.
+        monkeypatch.setenv("DGA_NPU_MODEL_MAX_MACS", str(2 ** 20))
+        big_a, big_b = torch.randn(128, 128).bfloat16(), torch.randn(128, 128).bfloat16()
+        out = torch.full((128, 128), 3.0).bfloat16()
+        with pytest.raises(NotImplementedError, match="2097152 multiply-adds.*budget of 1048576.*too large for the model"):
             dg.bf16_gemm_nt(big_a, big_b, out)
         assert bool((out == 3.0).all())
+        sa, sb, small = big_a[:64].contiguous(), big_b[:64].contiguous(), torch.full((64, 64), 3.0).bfloat16()
+        dg.bf16_gemm_nt(sa, sb, small)
+        ref = sa.double() @ sb.double().T
+        assert (small.double() - ref).abs().max() <= 2.0 ** -7 * ref.abs().max()
+        monkeypatch.setenv("DGA_NPU_MODEL_MAX_MACS", "2^20")
+        with pytest.raises(ValueError, match="DGA_NPU_MODEL_MAX_MACS.*positive integer"):
+            dg.bf16_gemm_nt(big_a, big_b, out)
     finally:
         _rt.set_backend(before)

@@ -29,6 +29,10 @@ nm::UnitFlags l0c_unit_flags(bool vector) {
     if (b.name == "L0C") return {b.base, b.bytes};
   return {};
 }
+
+// CTRL[46]: the cube's HF32 mode (the devkit's asc_enable_hf32 sets that bit; npu_model::Mad::hf32).
+constexpr int kCtrlHf32Bit = 46;
+bool hf32_mode() { return ((current().vec.ctrl() >> kCtrlHf32Bit) & 1) != 0; }
 }  // namespace
 
 Core::Core(const std::string& k, const std::string& n, int s)
@@ -127,7 +131,7 @@ void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uin
       }
     }
     nm::mad(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), static_cast<const uint8_t*>(b), nm::CubeType(tb),
-            {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init}, acc);
+            {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init, hf32_mode()}, acc);
   }, unit_flag);
 }
 

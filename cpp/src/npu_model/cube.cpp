@@ -1,5 +1,7 @@
 #include "deepgemm_ascend/npu_model/cube.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/data_move.hpp"
 #include "deepgemm_ascend/npu_model/load2d.hpp"
+#include "cube_dot.hpp"
 
 namespace deepgemm_ascend::npu_model {
 
@@ -20,37 +23,95 @@ bool fp8(CubeType t) { return t == CubeType::kE4M3 || t == CubeType::kE5M2; }
 
 constexpr int kMxBlockK = 32, kMxScalesPerUnit = 2, kCubeMxUnitBytes = int(kMxUnitBytes), kUe8m0Bias = 127;
 
-// Operand values of a Nz (A) / Zn (B) L0 tile: rows x k, c0 values of K per 32 B row.
-std::vector<double> l0_values(const uint8_t* p, CubeType t, int64_t rows, int64_t k) {
-  const int64_t r16 = (rows + kCubeRows - 1) / kCubeRows, c0 = kCubeC0Bytes * 8 / cube_type_bits(t);
-  const int64_t per_fractal = kCubeFractalBytes * 8 / cube_type_bits(t);
-  std::vector<double> v(size_t(rows * k));
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t x = 0; x < k; ++x)
-      v[size_t(r * k + x)] =
-          cube_value(p, t, (x / c0 * r16 + r / kCubeRows) * per_fractal + (r % kCubeRows) * c0 + x % c0);
-  return v;
+// Decodes n values of type t starting at value `first` of p into out[0], out[stride], ... (the fp8 and fp4
+// codes through tables built once from core/convert.hpp's exact decoders).
+void decode_run(const uint8_t* p, CubeType t, int64_t first, int64_t n, double* out, int64_t stride) {
+  static const auto fp8_table = [](float (*decode)(uint8_t)) {
+    std::array<double, 256> v{};
+    for (int c = 0; c < 256; ++c) v[size_t(c)] = decode(uint8_t(c));
+    return v;
+  };
+  static const std::array<double, 256> e4m3 = fp8_table(core::e4m3_to_float), e5m2 = fp8_table(core::e5m2_to_float),
+                                       e2m1 = fp8_table(core::e2m1_to_float);
+  switch (t) {
+    case CubeType::kBF16:
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * (first + i), 2);
+        out[i * stride] = core::bf16_to_float(h);
+      }
+      return;
+    case CubeType::kFP32:
+      for (int64_t i = 0; i < n; ++i) {
+        float f;
+        std::memcpy(&f, p + 4 * (first + i), 4);
+        out[i * stride] = f;
+      }
+      return;
+    case CubeType::kE4M3: for (int64_t i = 0; i < n; ++i) out[i * stride] = e4m3[p[first + i]]; return;
+    case CubeType::kE5M2: for (int64_t i = 0; i < n; ++i) out[i * stride] = e5m2[p[first + i]]; return;
+    case CubeType::kE2M1:
+      for (int64_t i = 0; i < n; ++i) out[i * stride] = e2m1[(p[(first + i) / 2] >> (4 * ((first + i) % 2))) & 0xF];
+      return;
+    default: for (int64_t i = 0; i < n; ++i) out[i * stride] = cube_value(p, t, first + i); return;
+  }
 }
 
-// A as GEMV reads it (GEMV.md): the 1 x K vector, K values contiguous.
-std::vector<double> vector_values(const uint8_t* p, CubeType t, int64_t k) {
-  std::vector<double> v(static_cast<size_t>(k));
-  for (int64_t x = 0; x < k; ++x) v[size_t(x)] = cube_value(p, t, x);
-  return v;
+// The values of a Nz (A) / Zn (B) L0 tile of rows x k (c0 values of K per 32 B row), packed in panels of
+// `panel` rows (cube_dot.hpp): value (r, x) at ((r / panel) * k + x) * panel + r % panel; the rows past
+// `rows` up to a whole panel are zero.
+void pack_l0(std::vector<double>& v, const uint8_t* p, CubeType t, int64_t rows, int64_t k, int64_t panel) {
+  const int64_t r16 = (rows + kCubeRows - 1) / kCubeRows, c0 = kCubeC0Bytes * 8 / cube_type_bits(t);
+  const int64_t per_fractal = kCubeFractalBytes * 8 / cube_type_bits(t), panels = (rows + panel - 1) / panel;
+  v.assign(size_t(panels * panel * k), 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t x0 = 0; x0 < k; x0 += c0)
+      decode_run(p, t, (x0 / c0 * r16 + r / kCubeRows) * per_fractal + (r % kCubeRows) * c0, std::min(c0, k - x0),
+                 v.data() + ((r / panel) * k + x0) * panel + r % panel, panel);
+}
+
+// A as GEMV reads it (GEMV.md): the 1 x K vector, K values contiguous, packed as pack_l0 packs one row.
+void pack_vector(std::vector<double>& v, const uint8_t* p, CubeType t, int64_t k, int64_t panel) {
+  v.assign(size_t(panel * k), 0.0);
+  decode_run(p, t, 0, k, v.data(), panel);
 }
 
 bool gemv(const Mad& op) { return op.m == 1 && !op.disable_gemv; }
 
-// C (fp32 Nz, m x n) = sum(i, j, start): start is 0 with init, else the C element; summed in double and
-// rounded once.
-template <class Sum>
-void accumulate(float* c, const Mad& op, Sum sum) {
+// The products of the Mmad, packed for cube_dot; A and B (and their MX scales) already in the panels.
+struct Operands {
+  std::vector<double> a, b, out;
+};
+Operands& scratch() {
+  thread_local Operands s;
+  return s;
+}
+
+// C (fp32 Nz, m x n) = start + sum over K of the packed products, start 0 with init, else the C element;
+// summed in double along K and rounded once.
+void accumulate(float* c, const Mad& op, Operands& o) {
   const int64_t m16 = (op.m + kCubeRows - 1) / kCubeRows;
+  const int64_t m_panels = (op.m + kDotRows - 1) / kDotRows, n_panels = (op.n + kDotCols - 1) / kDotCols;
+  const int64_t stride = n_panels * kDotCols;
+  // Row i of C, columns j0 .. j0 + 15: 16 consecutive floats of one Nz fractal.
+  const auto c_row = [&](int64_t i, int64_t j0) {
+    return c + (j0 / kCubeRows * m16 + i / kCubeRows) * kCFractalFloats + (i % kCubeRows) * kCubeRows;
+  };
+  o.out.assign(size_t(m_panels * kDotRows * stride), 0.0);
+  if (!op.init)
+    for (int64_t i = 0; i < op.m; ++i)
+      for (int64_t j0 = 0; j0 < op.n; j0 += kCubeRows) {
+        const float* from = c_row(i, j0);
+        double* to = o.out.data() + i * stride + j0;
+        for (int64_t j = 0; j < std::min(kCubeRows, op.n - j0); ++j) to[j] = double(from[j]);
+      }
+  cube_dot({.a = o.a.data(), .b = o.b.data(), .out = o.out.data(), .m_panels = m_panels, .n_panels = n_panels,
+            .k = op.k});
   for (int64_t i = 0; i < op.m; ++i)
-    for (int64_t j = 0; j < op.n; ++j) {
-      float& out =
-          c[(j / kCubeRows * m16 + i / kCubeRows) * kCFractalFloats + (i % kCubeRows) * kCubeRows + j % kCubeRows];
-      out = float(sum(i, j, op.init ? 0.0 : double(out)));
+    for (int64_t j0 = 0; j0 < op.n; j0 += kCubeRows) {
+      float* to = c_row(i, j0);
+      const double* from = o.out.data() + i * stride + j0;
+      for (int64_t j = 0; j < std::min(kCubeRows, op.n - j0); ++j) to[j] = float(from[j]);
     }
 }
 
@@ -76,6 +137,17 @@ double mx_scale(const uint8_t* s, int64_t r, int64_t g, int64_t k) {
   const int64_t units_per_block = (k + kMxBlockK * kMxScalesPerUnit - 1) / (kMxBlockK * kMxScalesPerUnit);
   const int64_t unit = (r / kCubeRows) * units_per_block + g / kMxScalesPerUnit;
   return ue8m0(s[unit * kCubeMxUnitBytes + (r % kCubeRows) * kMxScalesPerUnit + g % kMxScalesPerUnit]);
+}
+
+// Multiplies the packed values (pack_l0) of rows x k by their rows' MX scales, one per 32 K values: a power
+// of two (exact in double for fp8 and fp4 values) or NaN for the code 0xFF.
+void apply_mx_scales(std::vector<double>& v, const uint8_t* s, int64_t rows, int64_t k, int64_t panel) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t g = 0; g < k / kMxBlockK; ++g) {
+      const double scale = mx_scale(s, r, g, k);
+      double* at = v.data() + ((r / panel) * k + g * kMxBlockK) * panel + r % panel;
+      for (int64_t x = 0; x < kMxBlockK; ++x) at[x * panel] *= scale;
+    }
 }
 }  // namespace
 
@@ -105,13 +177,14 @@ void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
   DGA_REQUIRE(ta == tb || (fp8(ta) && fp8(tb)), kValue, "b", "the cube takes equal operand types or two fp8 types");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
+  DGA_REQUIRE(!(op.hf32 && ta == CubeType::kFP32), kNotImplemented, "hf32",
+              "HF32 mode (CTRL[46], SetHF32Mode) with fp32 operands is not modelled (its rounding to HF32)");
   note_operands(acc, c, a, ta, b, tb, op);
-  const auto av = gemv(op) ? vector_values(a, ta, op.k) : l0_values(a, ta, op.m, op.k);
-  const auto bv = l0_values(b, tb, op.n, op.k);
-  accumulate(c, op, [&](int64_t i, int64_t j, double s) {
-    for (int64_t x = 0; x < op.k; ++x) s += av[size_t(i * op.k + x)] * bv[size_t(j * op.k + x)];
-    return s;
-  });
+  Operands& o = scratch();
+  if (gemv(op)) pack_vector(o.a, a, ta, op.k, kDotRows);
+  else pack_l0(o.a, a, ta, op.m, op.k, kDotRows);
+  pack_l0(o.b, b, tb, op.n, op.k, kDotCols);
+  accumulate(c, op, o);
 }
 
 void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
@@ -126,13 +199,12 @@ void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const ui
   const size_t units = size_t(op.k / (kMxBlockK * kMxScalesPerUnit)) * kCubeMxUnitBytes;
   note(acc, sa, size_t((op.m + kCubeRows - 1) / kCubeRows) * units, false);
   note(acc, sb, size_t((op.n + kCubeRows - 1) / kCubeRows) * units, false);
-  const auto av = l0_values(a, ta, op.m, op.k), bv = l0_values(b, tb, op.n, op.k);
-  accumulate(c, op, [&](int64_t i, int64_t j, double s) {
-    for (int64_t x = 0; x < op.k; ++x)
-      s += av[size_t(i * op.k + x)] * mx_scale(sa, i, x / kMxBlockK, op.k) * bv[size_t(j * op.k + x)] *
-           mx_scale(sb, j, x / kMxBlockK, op.k);
-    return s;
-  });
+  Operands& o = scratch();
+  pack_l0(o.a, a, ta, op.m, op.k, kDotRows);
+  pack_l0(o.b, b, tb, op.n, op.k, kDotCols);
+  apply_mx_scales(o.a, sa, op.m, op.k, kDotRows);
+  apply_mx_scales(o.b, sb, op.n, op.k, kDotCols);
+  accumulate(c, op, o);
 }
 
 }  // namespace deepgemm_ascend::npu_model

@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kHost = "host";
 constexpr const char* kNpuModel = "npu-model";
-constexpr int64_t kDefaultMaxMacs = int64_t(1) << 28;
+constexpr int64_t kDefaultMaxMacs = int64_t(1) << 34;
 constexpr size_t kErrorBytes = 4096;
 
 struct CGmRegion {  // DgaGmRegion of the model library's C entry (npu_model_launch.h)

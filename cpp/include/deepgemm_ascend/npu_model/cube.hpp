@@ -2,8 +2,12 @@
 // (impl/basic_api/dav_3510/kernel_operator_mm_impl.h: mad(c, a, b, m, k, n, unitFlag, disableGemv,
 // cmatrixSource, cmatrixInitVal)), with the semantics of "Mmad" in the AscendC documentation (950: A in
 // L0A as Nz M x K, B in L0B as Zn K x N, C in L0C as Nz M x N; the type table). Our reading of the
-// documentation; the summation order inside the cube is not documented (the model sums in double and
-// rounds once per call).
+// documentation; the summation order inside the cube is not documented. The model multiplies in double
+// (a product of two bf16 / fp16 / fp32 / fp8 / fp4 values, MX scales included, is exact in double), sums
+// each output in double from its start value (0 with init, else C) in ascending K order, and rounds to fp32
+// once per call. It decodes each operand once into row panels and runs a register-blocked kernel vectorised
+// across outputs (npu_model/cube_dot.hpp), so only the speed depends on the host: with exact products a
+// fused multiply-add rounds like a multiply and an add, and every host gives the same bits.
 #pragma once
 
 #include <cstdint>
@@ -27,12 +31,18 @@ int cube_type_bits(CubeType t);   // bits of one value
 // contiguous from the L0A start (which the glue checks is 512 B aligned); C as above, row 0 of each fractal
 // (for fp32 C each 1 x 16 piece takes a 1024 B fractal, its lowest 64 B valid).
 // Refused (not modelled): a C matrix from the bias table, type pairs outside the documentation's table, GEMV
-// in the MX Mmad (its scale layout for a vector A is not documented).
+// in the MX Mmad (its scale layout for a vector A is not documented), fp32 operands in HF32 mode.
+// hf32: CTRL[46] (SetHF32Mode, "Mmad计算 / 关键特性说明 / HF32" in the AscendC docs): the cube rounds fp32
+// operands to HF32 (10 mantissa bits on the 950) before the product, by CTRL's HF32 rounding mode
+// (SetHF32TransMode). The documentation names the rounding modes only in words ("NEAREST_ZERO" / "NEAREST_EVEN")
+// and the format only in a figure, so the model refuses fp32 operands with it on; other types ignore it (the
+// page applies it to fp32 data only).
 struct Mad {
   uint16_t m = 0, k = 0, n = 0;
   bool disable_gemv = true;
   bool c_from_bias = false;
   bool init = false;
+  bool hf32 = false;
 };
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op,
          Accesses* acc = nullptr);

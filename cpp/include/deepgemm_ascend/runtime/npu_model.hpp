@@ -38,7 +38,7 @@ void npu_model_launch(const std::string& entry, unsigned blocks, const void* par
 std::vector<std::string> take_npu_model_launches();
 
 // The most multiply-accumulates one launch may run on the model (it interprets every instruction):
-// DGA_NPU_MODEL_MAX_MACS, default 2^28.
+// DGA_NPU_MODEL_MAX_MACS, default 2^34 (about half a minute for a BF16 GEMM on one host core).
 int64_t npu_model_max_macs();
 
 }  // namespace deepgemm_ascend::runtime
