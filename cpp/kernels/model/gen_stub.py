@@ -18,6 +18,10 @@ ALLOWED = {
     # the scalar data cache's clean-and-invalidate: the model has no data cache (scalar GM accesses take
     # effect at once), so the ordering it gives the hardware holds on the model without it
     "dcci",
+    # ICachePreLoad (基础API/缓存控制/ICachePreLoad(ISASI).md: preloads instructions from their GM address into
+    # the instruction cache, a hint with no effect on results): get_pc reads the program counter for it (0
+    # here: the model fetches no instructions) and preload issues the hint; the model has no instruction cache
+    "get_pc", "preload",
 }
 
 devkit, out_path, model_header, *modelled = sys.argv[1:]
