@@ -16,6 +16,17 @@ std::vector<BufferPos>& gm_regions() {
   return regions;
 }
 
+// Whether `name` is one of the '/'-separated names of `list`.
+bool listed(const std::string& name, const char* list) {
+  const std::string l = list;
+  for (size_t at = 0; at <= l.size();) {
+    const size_t end = std::min(l.find('/', at), l.size());
+    if (l.compare(at, end - at, name) == 0) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 void set_gm_regions(std::vector<BufferPos> regions) { gm_regions() = std::move(regions); }
@@ -96,19 +107,6 @@ void Hazards::check_gm(int pipe, const char* name, const Run& r) const {
   core::fail(core::ErrorKind::kRuntime, "gm bounds", "kernel ", kernel_, ", ", core_, ": ", name, " on pipe ",
              pipe_name(pipe), ": ", os.str());
 }
-
-namespace {
-// Whether `name` is one of the '/'-separated names of `list`.
-bool listed(const std::string& name, const char* list) {
-  const std::string l = list;
-  for (size_t at = 0; at <= l.size();) {
-    const size_t end = std::min(l.find('/', at), l.size());
-    if (l.compare(at, end - at, name) == 0) return true;
-    at = end + 1;
-  }
-  return false;
-}
-}  // namespace
 
 // The start of an operand against its rule, in the buffer position holding it (none: not checked). A
 // ValueError naming the operand; its message names kernel, core and instruction, as the checker's others.
