@@ -54,7 +54,7 @@ function(dga_add_npu_model)
   # The kernels (one translation unit per launcher family table, model_entries.hpp), the launch entry point
   # and the closed runtime pieces.
   add_library(dga_npu_model_kernels OBJECT ${model_dir}/entries_gemm.cpp ${model_dir}/entries_mqa.cpp
-              ${model_dir}/entries_mega_moe.cpp ${model_dir}/entries_vector.cpp
+              ${model_dir}/entries_mega_moe.cpp ${model_dir}/entries_vector.cpp ${model_dir}/entries_probes.cpp
               ${model_dir}/model_entries.cpp ${model_dir}/cpu_debug_runtime.cpp
               ${DGA_ASC_DEVKIT}/cpudebug/src/acl_stub/kernel_fp16.cpp ${stub_dir}/stub_fun.h)
   dga_npu_model_sources(dga_npu_model_kernels)

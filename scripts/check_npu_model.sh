@@ -166,4 +166,15 @@ mutate "compressed MQA: a query's KV scales read from KV row 0 (not its range's 
 mutate "compressed MQA: a query's columns tested against its range as if they started at KV row 0 (col0 0)" \
   npu_mqa_launch.hpp 's/p->logits + uint64_t(i \* p->logits_stride) \* f32, start}/p->logits + uint64_t(i * p->logits_stride) * f32, 0}/' \
   '*CompressedFp8Mqa*'
+# The instructions' documented operand rules (test_npu_model_rules.cpp breaks each once): planted in the
+# primitive layer, each fails the suite through its rule.
+mutate "L0A tiles 512 B past 1024 B boundaries (MmadMx's 1024 B rule for fp8 operands)" npu_ctx.hpp \
+  's|const uint32_t start = (top_\[int(pos)\] + a - 1) / a \* a;|const uint32_t start = (top_[int(pos)] + a - 1) / a * a + (pos == Pos::kL0A ? 512u : 0u);|' \
+  '*Fp8AndFp4MxGemms*'
+mutate "Fixpipe srcStride the tile's valid rows, not its rows rounded to 16 (the srcStride rule)" npu_primitives.hpp \
+  's/p.srcStride = uint16_t(m_pad);/p.srcStride = uint16_t(m);/' '*Bf16Gemm*'
+mutate "the GEMM's Fixpipe casts left saturating (CTRL[48] not set: inf -> bf16 max, NaN -> 0)" npu_gemm_launch.hpp \
+  '/const IeeeFixpipeCasts ieee;/d' '*Bf16GemmKeepsInfinities*'
+mutate "the vector casts leave CTRL[50] at 0 (a saturating cast to e4m3 gives 0 for NaN, the host NaN)" \
+  npu_primitives.hpp '/AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(1);/d' '*NpuModelSwiglu*'
 run_all

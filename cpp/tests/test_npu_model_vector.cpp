@@ -28,6 +28,14 @@ constexpr uint16_t kPoison16 = 0xDEAD;
 constexpr uint8_t kPoison8 = 0xA5;
 constexpr uint64_t kCtrlNoSaturation = uint64_t(1) << 48, kCtrlGlobalSaturation = uint64_t(1) << 60;
 
+// A DataCopyPad instruction notes its UB start's rule first (checked by the access checker, hazards.hpp;
+// test_npu_model_rules.cpp): removed here, where the tests count the moved runs.
+void drop_start_rule(nm::Accesses& acc) {
+  ASSERT_FALSE(acc.empty());
+  EXPECT_NE(acc.front().rule, nullptr);
+  acc.erase(acc.begin());
+}
+
 uint32_t repeats(uint32_t count, size_t per_reg) { return uint32_t((count + per_reg - 1) / per_reg); }
 
 // Elements [0, n) of width w on, nothing else.
@@ -320,6 +328,7 @@ TEST(NpuModelVectorDataCopyPad, AtomicAdd) {
   vc.set_atomic_add();
   nm::Accesses acc;
   vc.copy_ubuf_to_gm_align_v2(bytes(gm.data()), bytes(ub.data()), op, &acc);
+  drop_start_rule(acc);
   EXPECT_EQ(acc.size(), 4u);  // a read and a write per row
   for (size_t i = 0; i < gm.size(); ++i)
     ASSERT_EQ(gm[i], i % 6 < 5 ? 1000.0f + float(i) + ub[i / 6 * 8 + i % 6] : kPoison) << i;
@@ -378,6 +387,7 @@ TEST(NpuModelVectorDataCopyPadIn, DocumentationExamples) {
     nm::VectorCore vc;
     nm::Accesses acc;
     vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op, &acc);
+    drop_start_rule(acc);
     ASSERT_EQ(acc.size(), 6u);  // per row a GM read and a UB write of the padded row
     EXPECT_EQ(acc[0].bytes, len);
     EXPECT_EQ(acc[1].bytes, 64u);
@@ -502,6 +512,7 @@ TEST(NpuModelVectorDataCopyPadIn, AccessCheckerSeesMte2Writes) {
   nm::VectorCore vc;
   nm::Accesses acc;
   vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), sizeof(float), nm::data_copy_pad_gm_to_ub(3, 20, 0, 2), &acc);
+  drop_start_rule(acc);
   ASSERT_EQ(acc.size(), 6u);
   for (size_t r = 0; r < 3; ++r) {
     EXPECT_EQ(acc[2 * r].p, gm.data() + 20 * r);

@@ -99,6 +99,7 @@ __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Proble
     }
   } else {
     typename T::Ctx ctx;
+    const IeeeFixpipeCasts ieee;  // a bf16 D keeps inf / NaN as the host's; after the context's set-up
     kernel::gemm<T>(ctx, args, t, problems);
   }
   barrier_all();

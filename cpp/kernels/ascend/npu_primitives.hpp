@@ -46,19 +46,43 @@ __aicore__ inline Gm<T> gm_at(uint64_t addr) {
 // Every pipe finishes what it has issued before anything after (e.g. scalar UB writes around a store).
 __aicore__ inline void barrier_all() { AscendC::PipeBarrier<PIPE_ALL>(); }
 
-// For its lifetime the vector core's casts follow IEEE as the host's do (fp32 -> bf16: overflow and
-// infinities give inf, NaN stays NaN): CTRL[60] = 0 selects the casts' NO_SAT behaviour instead of the
-// saturating default (SetCtrlSpr(ISASI).md); the previous value is restored. Construct it after the
-// kernel's context: the pipe's set-up (InitSocState) sets CTRL to its default, saturation included.
+// For its lifetime the vector core's casts follow the host's (fp32 -> bf16: overflow and infinities give inf,
+// NaN stays NaN; the saturating fp32 -> e4m3 cast keeps NaN, as the host's and upstream's e4m3 casts do):
+// CTRL[60] = 0 selects the casts' own NO_SAT / SAT instead of the saturating default, and CTRL[50] = 1 makes a
+// saturating cast to fp8 give NaN for NaN instead of 0 (SetCtrlSpr(ISASI).md; Reg Cast.md, 饱和模式). The
+// previous values are restored. Construct it after the kernel's context: the pipe's set-up (InitSocState)
+// sets CTRL to its default, saturation included.
 class IeeeCasts {
  public:
-  __aicore__ inline IeeeCasts() : saved_(AscendC::GetCtrlSpr<kGlobalSatBit, kGlobalSatBit>()) {
+  __aicore__ inline IeeeCasts()
+      : saved_(AscendC::GetCtrlSpr<kGlobalSatBit, kGlobalSatBit>()),
+        saved_nan_(AscendC::GetCtrlSpr<kFp8NanBit, kFp8NanBit>()) {
     AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(0);
+    AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(1);
   }
-  __aicore__ inline ~IeeeCasts() { AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(saved_); }
+  __aicore__ inline ~IeeeCasts() {
+    AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(saved_nan_);
+    AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(saved_);
+  }
 
  private:
-  static constexpr int8_t kGlobalSatBit = 60;
+  static constexpr int8_t kGlobalSatBit = 60, kFp8NanBit = 50;
+  int64_t saved_, saved_nan_;
+};
+
+// For its lifetime the cube core's Fixpipe casts (fp32 -> bf16 / fp16) keep inf and NaN, as the host's casts
+// do: the 950's reset CTRL (CTRL[60] = 1, CTRL[48] = 0) saturates them, inf -> +-max and NaN -> 0
+// (L0C到GM数据搬运（Fixpipe）.md, 约束说明; SetCtrlSpr(ISASI).md); CTRL[48] = 1 is the global non-saturating mode.
+// Construct it after the kernel's context (the pipe's set-up resets CTRL); the previous value is restored.
+class IeeeFixpipeCasts {
+ public:
+  __aicore__ inline IeeeFixpipeCasts() : saved_(AscendC::GetCtrlSpr<kNoSatBit, kNoSatBit>()) {
+    AscendC::SetCtrlSpr<kNoSatBit, kNoSatBit>(1);
+  }
+  __aicore__ inline ~IeeeFixpipeCasts() { AscendC::SetCtrlSpr<kNoSatBit, kNoSatBit>(saved_); }
+
+ private:
+  static constexpr int8_t kNoSatBit = 48;
   int64_t saved_;
 };
 

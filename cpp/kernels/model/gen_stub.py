@@ -18,8 +18,9 @@ ALLOWED = {
     # the scalar data cache's clean-and-invalidate: the model has no data cache (scalar GM accesses take
     # effect at once), so the ordering it gives the hardware holds on the model without it
     "dcci",
-    # ICachePreLoad (ICachePreLoad(ISASI).md: instructions from the program's GM address into the ICache), which
-    # issues preload at get_pc(): the model runs no instructions from GM and has no ICache (the PC reads 0)
+    # ICachePreLoad (基础API/缓存控制/ICachePreLoad(ISASI).md: preloads instructions from their GM address into
+    # the instruction cache, a hint with no effect on results): get_pc reads the program counter for it (0
+    # here: the model fetches no instructions) and preload issues the hint; the model has no instruction cache
     "get_pc", "preload",
 }
 

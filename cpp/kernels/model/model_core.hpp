@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "deepgemm_ascend/core/error.hpp"
@@ -30,7 +31,7 @@ struct Core {
   int atomic = 0;       // 0 none, 1 add
   uint64_t loop3 = 1;   // LOOP3_PARA: [15:0] ND matrices of a Fixpipe (1), [31:16] src, [63:32] dst strides
   int atomic_type = 1;  // the vector copies' atomic type (npu_model::AtomicType; set_atomic_f32 ...)
-  nm::VectorCore vec;   // a vector core's predicates, CTRL and loop registers
+  nm::VectorCore vec;   // a vector core's predicates and loop registers; every core's CTRL (Fixpipe reads it)
   // register -> the UB bytes vlds loaded and the value it loaded: a register whose bytes have changed since
   // (a by-value copy of another register at the same stack address, say) no longer reads those UB bytes.
   struct Loaded {
@@ -64,7 +65,9 @@ void guard(const char* instr, F&& f) {
     // The event and hazard checkers' messages name kernel and core themselves, the GM bounds checker's the
     // instruction too.
     const bool named = e.arg() == "event" || e.arg() == "hazard";
-    if (e.arg() == "gm bounds") c.error = e.what();
+    // An operand start rule's message (hazards.hpp) names kernel, core and instruction as well.
+    const bool whole = e.arg() == "gm bounds" || std::string_view(e.what()).rfind("kernel ", 0) == 0;
+    if (whole) c.error = e.what();
     else c.error = (named ? std::string() : "kernel " + c.kernel + ", " + c.name + ": ") + instr + ": " + e.what();
   }
 }

@@ -28,7 +28,8 @@ using dga_model::Run;
 
 const Entry* find_entry(const std::string& name) {
   for (const dga_model::Entries& family : {dga_model::gemm_entries(), dga_model::mqa_entries(),
-                                           dga_model::mega_moe_entries(), dga_model::vector_entries()})
+                                           dga_model::mega_moe_entries(), dga_model::vector_entries(),
+                                           dga_model::probe_entries()})
     for (size_t i = 0; i < family.size; ++i)
       if (name == family.data[i].name) return &family.data[i];
   return nullptr;

@@ -26,5 +26,6 @@ Entries gemm_entries();      // the GEMM families: dense, masked, contiguous, K-
 Entries mqa_entries();       // MQA logits, plain and paged
 Entries mega_moe_entries();  // the Mega MoE steps
 Entries vector_entries();    // the AIV-only kernels: HC pre-norm, row conversion, SwiGLU
+Entries probe_entries();     // the model's self-test launchers (model_probes.h)
 
 }  // namespace dga_model

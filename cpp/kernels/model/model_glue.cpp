@@ -145,6 +145,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     DGA_REQUIRE((dst_bytes == 4) == (op.quant == nm::FixQuant::kNone), kValue, "quantPre",
                 "the Fixpipe's conversion does not match its destination type (", dst_bytes, "-byte elements)");
     op.atomic_add = current().atomic == 1;
+    if (op.quant != nm::FixQuant::kNone) op.saturate = nm::fixpipe_saturates(current().vec.ctrl());
     require_one_nd(current().loop3);
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
     nm::fixpipe(out, src, op, acc);

@@ -8,6 +8,7 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/npu_model/cube_checks.hpp"
 #include "deepgemm_ascend/npu_model/data_move.hpp"
 #include "deepgemm_ascend/npu_model/load2d.hpp"
 #include "cube_dot.hpp"
@@ -174,6 +175,7 @@ double cube_value(const uint8_t* p, CubeType t, int64_t i) {
 }
 
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op, Accesses* acc) {
+  check_mad_operands(c, a, b, op, acc);
   DGA_REQUIRE(ta == tb || (fp8(ta) && fp8(tb)), kValue, "b", "the cube takes equal operand types or two fp8 types");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
@@ -191,6 +193,7 @@ void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const ui
             const uint8_t* sb, const Mad& op, Accesses* acc) {
   const bool fp4 = ta == CubeType::kE2M1 && tb == CubeType::kE2M1;
   DGA_REQUIRE(fp4 || (fp8(ta) && fp8(tb)), kValue, "b", "the MX cube takes two fp8 or two fp4 operands");
+  check_mad_mx_operands(c, a, b, fp4, op, acc);
   DGA_REQUIRE(op.k % (kMxBlockK * kMxScalesPerUnit) == 0, kValue, "k", "the MX Mmad needs K a multiple of 64, got ",
               op.k);
   DGA_REQUIRE(!gemv(op), kNotImplemented, "disable_gemv", "GEMV (m == 1) in the MX Mmad is not modelled");

@@ -16,6 +16,17 @@ std::vector<BufferPos>& gm_regions() {
   return regions;
 }
 
+// Whether `name` is one of the '/'-separated names of `list`.
+bool listed(const std::string& name, const char* list) {
+  const std::string l = list;
+  for (size_t at = 0; at <= l.size();) {
+    const size_t end = std::min(l.find('/', at), l.size());
+    if (l.compare(at, end - at, name) == 0) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 void set_gm_regions(std::vector<BufferPos> regions) { gm_regions() = std::move(regions); }
@@ -42,6 +53,7 @@ Hazards::Shadow* Hazards::find(const uint8_t* p) {
     if (p >= s.buf->base && p < s.buf->base + s.buf->bytes) return &s;
   return nullptr;
 }
+const Hazards::Shadow* Hazards::find(const uint8_t* p) const { return const_cast<Hazards*>(this)->find(p); }
 
 void Hazards::check(int pipe, const char* name, const Run& r, Shadow& s) {
   const size_t off = size_t(r.p - s.buf->base);
@@ -96,11 +108,31 @@ void Hazards::check_gm(int pipe, const char* name, const Run& r) const {
              pipe_name(pipe), ": ", os.str());
 }
 
+// The start of an operand against its rule, in the buffer position holding it (none: not checked). A
+// ValueError naming the operand; its message names kernel, core and instruction, as the checker's others.
+void Hazards::check_start(const char* name, const Run& r) const {
+  const Shadow* s = find(r.p);
+  if (s == nullptr) return;
+  const StartRule& rule = *r.rule;
+  const size_t off = size_t(r.p - s->buf->base);
+  std::ostringstream os;
+  if (!listed(s->buf->name, rule.buffers))
+    os << "the " << rule.operand << " must be in " << rule.buffers << ", not in " << s->buf->name;
+  else if (off % rule.align != 0)
+    os << "the " << rule.operand << " starts at " << s->buf->name << " byte " << off << ", which is not " << rule.align
+       << " B aligned";
+  else
+    return;
+  throw core::Error(core::ErrorKind::kValue, rule.operand,
+                    "kernel " + kernel_ + ", " + core_ + ": " + name + ": " + os.str() + " (" + rule.page + ")");
+}
+
 void Hazards::instruction(int pipe, const char* name, const Accesses& runs) {
   ++issued_[size_t(pipe)];
   ordered_[size_t(pipe)][size_t(pipe)] = issued_[size_t(pipe)];  // a pipe is in program order
   for (const Run& r : runs) {
-    if (r.gm) check_gm(pipe, name, r);
+    if (r.rule != nullptr) check_start(name, r);
+    else if (r.gm) check_gm(pipe, name, r);
     else if (Shadow* s = find(r.p)) check(pipe, name, r, *s);
   }
 }

@@ -12,6 +12,24 @@ namespace {
 
 constexpr size_t kFractalRows = 16;
 
+// LoadData（2D矩阵搬运V2）.md (LoadData_2D_V2.md), 约束说明 and the LoadData2DParamsV2 table: the L1 source 32 B
+// aligned, the L0A / L0B destination 512 B aligned, mStep and kStep in [0, 255].
+constexpr const char* kLoad2dPage = "LoadData_2D_V2.md";
+constexpr StartRule kLoad2dSrc{"src", "L1", 32, kLoad2dPage};
+constexpr StartRule kLoad2dDst{"dst", "L0A/L0B", 512, kLoad2dPage};
+// LoadData_2D_MX.md: the scale source in L1 (32 B, 通用说明和约束.md's L1 rule, which the page refers to);
+// the L0A_MX / L0B_MX destination is the L0A / L0B address / 16 of a 512 B aligned L0 address, so 32 B
+// aligned; xStep and yStep in [0, 255].
+constexpr const char* kLoadMxPage = "LoadData_2D_MX.md, 通用说明和约束.md";
+constexpr StartRule kLoadMxSrc{"src", "L1", 32, kLoadMxPage};
+constexpr StartRule kLoadMxDst{"mx_dst", "L0A_MX/L0B_MX", 32, kLoadMxPage};
+constexpr uint16_t kMaxStep = 255;
+
+void check_steps(uint16_t a, uint16_t b, const char* a_name, const char* b_name) {
+  DGA_REQUIRE(a <= kMaxStep, kValue, a_name, a_name, " in [0, ", kMaxStep, "], got ", a);
+  DGA_REQUIRE(b <= kMaxStep, kValue, b_name, b_name, " in [0, ", kMaxStep, "], got ", b);
+}
+
 // Value `i` (elem_bits wide, packed low nibble first for b4) of a buffer, and its store.
 uint8_t get_nibble(const uint8_t* p, size_t i) { return uint8_t((p[i / 2] >> (4 * (i % 2))) & 0xF); }
 void set_nibble(uint8_t* p, size_t i, uint8_t v) {
@@ -52,6 +70,10 @@ void load_transposed(uint8_t* dst, const uint8_t* src, const Load2d& op, size_t 
 }  // namespace
 
 void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op, Accesses* acc) {
+  check_steps(op.m_step, op.k_step, "mStep", "kStep");
+  if (op.m_step == 0 || op.k_step == 0) return;  // a no-op (the page)
+  note_start(acc, src, kLoad2dSrc);
+  note_start(acc, dst, kLoad2dDst);
   const size_t src_stride = size_t(std::abs(op.src_stride));
   if (op.transpose) return load_transposed(dst, src, op, src_stride, acc);
   for (size_t ki = 0; ki < op.k_step; ++ki) {
@@ -65,6 +87,10 @@ void load_cbuf_to_l0(uint8_t* dst, const uint8_t* src, const Load2d& op, Accesse
 }
 
 void load_mx_scales(uint8_t* dst, const uint8_t* src, const LoadMx& op, Accesses* acc) {
+  check_steps(op.x_step, op.y_step, "xStep", "yStep");
+  if (op.x_step == 0 || op.y_step == 0) return;  // a no-op (the page)
+  note_start(acc, src, kLoadMxSrc);
+  note_start(acc, dst, kLoadMxDst);
   for (size_t x = 0; x < op.x_step; ++x) {
     uint8_t* to = dst + x * op.dst_stride * kMxUnitBytes;
     const uint8_t* from = src + ((op.x_start + x) * op.src_stride + op.y_start) * kMxUnitBytes;

@@ -280,6 +280,21 @@ void VectorCore::set_loop_size_outtoub(uint64_t reg) { set_loop_size(in_, reg); 
 void VectorCore::set_loop1_stride_outtoub(uint64_t reg) { set_loop_stride(in_.ub1, in_.gm1, reg); }
 void VectorCore::set_loop2_stride_outtoub(uint64_t reg) { set_loop_stride(in_.ub2, in_.gm2, reg); }
 
+namespace {
+// asc_copy_ub2gm_align_arch_3510.md / asc_copy_gm2ub_align_arch_3510.md (参数说明, 约束说明), with DataCopyPad's
+// pages (UBToGM / GMToUB非对齐数据搬运(DataCopyPad).md): n_burst in [1, 4095] and len_burst in [1, 2097151]
+// (0: the DataCopyPad no-op), the UB start 32 B aligned, the GM source of GM -> UB aligned to its element.
+constexpr uint32_t kMaxBursts = 4095, kMaxBurstBytes = 2097151;
+constexpr StartRule kUbToGmSrc{"src", "UB", 32, "asc_copy_ub2gm_align_arch_3510.md"};
+constexpr StartRule kGmToUbDst{"dst", "UB", 32, "asc_copy_gm2ub_align_arch_3510.md"};
+
+void check_bursts(uint16_t n_burst, uint32_t len_burst) {
+  DGA_REQUIRE(n_burst <= kMaxBursts, kValue, "n_burst", "n_burst in [1, ", kMaxBursts, "], got ", n_burst);
+  DGA_REQUIRE(len_burst <= kMaxBurstBytes, kValue, "len_burst", "len_burst in [1, ", kMaxBurstBytes, "] bytes, got ",
+              len_burst);
+}
+}  // namespace
+
 void VectorCore::copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Accesses* acc) const {
   note(acc, from, bytes, false);
   note_gm(acc, to, bytes, true);
@@ -298,6 +313,8 @@ void VectorCore::copy_burst(uint8_t* to, const uint8_t* from, uint32_t bytes, Ac
 
 void VectorCore::copy_ubuf_to_gm_align_v2(uint8_t* gm, const uint8_t* ub, const UbToGm& op, Accesses* acc) const {
   if (op.n_burst == 0 || op.len_burst == 0) return;
+  check_bursts(op.n_burst, op.len_burst);
+  note_start(acc, ub, kUbToGmSrc);
   DGA_REQUIRE(op.src_stride % kUbBlockBytes == 0 || op.src_stride == op.len_burst, kValue, "src_stride",
               "a UB stride other than len_burst (", op.len_burst, ") must be a multiple of 32 B, got ", op.src_stride);
   check_loops(out_);
@@ -319,6 +336,10 @@ void VectorCore::copy_ubuf_to_gm_align_v2(uint8_t* gm, const uint8_t* ub, const 
 void VectorCore::copy_gm_to_ubuf_align_v2(uint8_t* ub, const uint8_t* gm, size_t elem_bytes, const GmToUb& op,
                                           Accesses* acc) const {
   if (op.n_burst == 0 || op.len_burst == 0) return;
+  check_bursts(op.n_burst, op.len_burst);
+  note_start(acc, ub, kGmToUbDst);
+  DGA_REQUIRE(elem_bytes > 0 && reinterpret_cast<uintptr_t>(gm) % elem_bytes == 0, kValue, "src",
+              "the GM source must be aligned to its ", elem_bytes, "-byte element (asc_copy_gm2ub_align_arch_3510.md)");
   DGA_REQUIRE(op.left_pad == 0 && op.right_pad == 0 && !op.constant_pad, kNotImplemented, "padding",
               "GM -> UB padding is not modelled (left ", int(op.left_pad), ", right ", int(op.right_pad),
               ", constant ", op.constant_pad, ")");

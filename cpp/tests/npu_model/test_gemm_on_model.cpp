@@ -354,3 +354,29 @@ TEST(NpuKernelsOnModel, Bf16GemmMatchesTheReference) {
     EXPECT_EQ(run_bf16(s), 0) << s.m << "x" << s.n << "x" << s.k << " a_mn " << s.a_mn_major << " b_mn "
                               << s.b_mn_major << " fp32 " << s.fp32_out << " c " << s.with_c;
 }
+
+// Infinities and NaN reach a bf16 D as on the host: the GEMM sets CTRL[48] for its Fixpipe casts, which
+// at the 950's reset CTRL saturate (inf -> +-max, NaN -> 0; L0C到GM数据搬运（Fixpipe）.md, 约束说明).
+TEST(NpuKernelsOnModel, Bf16GemmKeepsInfinitiesAndNan) {
+  if (!runtime::npu_model_available()) GTEST_SKIP() << runtime::npu_model_unavailable_reason();
+  constexpr int64_t kM = 16, kN = 16, kK = 32;
+  const uint16_t inf = core::float_to_bf16(INFINITY), one = core::float_to_bf16(1.0f), minus = core::float_to_bf16(-1.0f);
+  std::vector<uint16_t> a(size_t(kM * kK), 0), b(size_t(kN * kK), one), d(size_t(kM * kN), 0x1234);
+  a[0] = inf;                           // A(0, 0)
+  a[size_t(kK)] = a[size_t(kK + 1)] = inf;  // A(1, 0), A(1, 1)
+  b[size_t(1 * kK)] = minus;            // B(1, 0)
+  b[size_t(2 * kK + 1)] = minus;        // B(2, 1)
+  DgaGemmParams p{};
+  p.a = matrix(a.data(), kM, kK, false);
+  p.b = matrix(b.data(), kN, kK, false);
+  p.d = {uint64_t(uintptr_t(d.data())), kM, kN, kN, 1};
+  p.d_dtype = int32_t(core::DType::kBF16);
+  p.block_m = 64, p.block_n = 64, p.block_k = 64, p.l0_k = 32;
+  p.swizzle_band = 2, p.swizzle_along_m = 1;
+  runtime::npu_model_launch("dga_npu_launch_gemm_bf16", 1, &p);
+  const auto at = [&](int64_t i, int64_t j) { return core::bf16_to_float(d[size_t(i * kN + j)]); };
+  EXPECT_EQ(at(0, 0), INFINITY);
+  EXPECT_EQ(at(0, 1), -INFINITY);
+  EXPECT_TRUE(std::isnan(at(1, 2))) << at(1, 2);  // inf - inf
+  EXPECT_EQ(at(2, 0), 0.0f);
+}

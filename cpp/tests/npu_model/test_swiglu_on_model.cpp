@@ -27,6 +27,7 @@ struct SwigluCase {
   bool sf_mn_major = false;
   int cores = 2;
   std::vector<int32_t> ends = {};  // psum ends (groups from starts aligned to 4): rows in the gaps untouched
+  bool nan_gate = false;  // row 0's first gate value NaN, in its otherwise all-zero group
 };
 
 constexpr int64_t kEndsAlign = 4;
@@ -51,6 +52,9 @@ int64_t run_swiglu(const SwigluCase& c) {
   std::vector<uint16_t> h(size_t(c.rows * h_stride));
   for (auto& v : h) v = core::float_to_bf16(nd(rng));
   for (int64_t j = 0; j < 64 && c.rows > 0; ++j) h[size_t(j)] = 0;  // an all-zero group: the amax floor
+  // A NaN output in that group: e4m3 NaN on the host, and on the NPU (CTRL[50], IeeeCasts); its amax is the
+  // floor on both (the host's max skips NaN, the scalar scale code takes a NaN amax as the floor).
+  if (c.nan_gate && c.rows > 0) h[0] = 0x7FC0;
   std::vector<float> w(size_t(c.rows));
   for (auto& v : w) v = nd(rng);
   const size_t out_bytes = size_t(c.rows * c.inter * item), sf_bytes = size_t(c.rows * words * 4);
@@ -67,6 +71,11 @@ int64_t run_swiglu(const SwigluCase& c) {
                           c.interleaved ? 1 : 0, c.ends.empty() ? 0 : addr(c.ends.data()), int64_t(c.ends.size()),
                           kEndsAlign};
   runtime::npu_model_launch("dga_npu_launch_swiglu", unsigned(c.cores), &q);
+  if (c.nan_gate) {  // output 0 of row 0 is NaN (then equal to the host's bits below)
+    uint16_t v = model_out[0];
+    if (!c.fp8) std::memcpy(&v, model_out.data(), sizeof v);
+    EXPECT_TRUE(c.fp8 ? (v & 0x7F) == 0x7F : std::isnan(core::bf16_to_float(v))) << std::hex << v;
+  }
   int64_t bad = 0;
   for (size_t i = 0; i < out_bytes; ++i) bad += host_out[i] != model_out[i];
   for (size_t i = 0; i < sf_bytes; ++i) bad += host_sf[i] != model_sf[i];
@@ -85,6 +94,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(SwigluCase{5, 256, true, true, INFINITY}, SwigluCase{3, 384, false, true, 2.5f, true},
                       SwigluCase{4, 128, true, false, 3.0f}, SwigluCase{3, 256, false, false, INFINITY, false, 3},
                       SwigluCase{1, 12160, true, true, 4.0f, true, 1},  // two chunks, a 128-value tail
-                      SwigluCase{11, 128, true, true, INFINITY, false, 2, {3, 7, 7, 10}}));  // rows 3, 7, 10 in no group
+                      SwigluCase{11, 128, true, true, INFINITY, false, 2, {3, 7, 7, 10}},  // rows 3, 7, 10 in no group
+                      SwigluCase{2, 128, true, true, INFINITY, false, 1, {}, true},    // a NaN to e4m3: NaN
+                      SwigluCase{2, 128, true, false, INFINITY, false, 1, {}, true}));  // a NaN to bf16: NaN
 
 }  // namespace

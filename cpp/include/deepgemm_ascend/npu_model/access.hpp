@@ -10,6 +10,17 @@
 
 namespace deepgemm_ascend::npu_model {
 
+// A documented start-address rule of an instruction's operand: the operand must start in one of `buffers`
+// ("L1", "L0A/L0B": buffer position names, '/'-separated) at a byte offset that is a multiple of `align`
+// (the 950's address rules, cited by `page`). The access checker, which knows where each buffer starts,
+// checks it (hazards.hpp); an operand in no buffer position it knows (GM, say) is not checked.
+struct StartRule {
+  const char* operand;
+  const char* buffers;
+  uint32_t align;
+  const char* page;
+};
+
 struct Run {
   const uint8_t* p = nullptr;
   size_t bytes = 0;
@@ -20,6 +31,8 @@ struct Run {
   // true: a run of global memory (a DMA's GM side), checked against the launch's GM regions when set
   // (set_gm_regions, hazards.hpp) and not for order.
   bool gm = false;
+  // Not null: no bytes, only the operand start `p` checked against this rule.
+  const StartRule* rule = nullptr;
 };
 using Accesses = std::vector<Run>;
 
@@ -29,6 +42,11 @@ inline void note(Accesses* acc, const void* p, size_t bytes, bool write) {
 
 inline void note_gm(Accesses* acc, const void* p, size_t bytes, bool write) {
   if (acc != nullptr && bytes > 0) acc->push_back({static_cast<const uint8_t*>(p), bytes, write, false, true});
+}
+
+// Notes that an operand starts at p under `rule` (a rule with static storage: the run keeps its address).
+inline void note_start(Accesses* acc, const void* p, const StartRule& rule) {
+  if (acc != nullptr) acc->push_back({static_cast<const uint8_t*>(p), 0, false, true, false, &rule});
 }
 
 }  // namespace deepgemm_ascend::npu_model

@@ -9,6 +9,9 @@
 //     the 950's capacities), and
 //   * a read after another pipe's write, or a write after another pipe's read or write, with no flag or
 //     barrier between them (the hardware may run them in either order),
+//   * an operand start that breaks its instruction's documented start-address rule (StartRule: the buffer
+//     position it must lie in and the alignment of its offset there), raised as a ValueError naming the
+//     operand, with the rule's page,
 //   * with GM regions set for the launch (set_gm_regions: the tensors a launch may touch, as its caller
 //     knows them), a DMA's GM run that does not lie inside one region (an out-of-bounds address computed
 //     from device-resident sizes or ids, say),
@@ -74,7 +77,9 @@ class Hazards {
   };
 
   Shadow* find(const uint8_t* p);
+  const Shadow* find(const uint8_t* p) const;
   void check_gm(int pipe, const char* name, const Run& r) const;
+  void check_start(const char* name, const Run& r) const;
   void check(int pipe, const char* name, const Run& r, Shadow& s);
   [[noreturn]] void fail(const char* name, int pipe, const std::string& what) const;
 

@@ -314,7 +314,7 @@ class VectorCore {
   // to 32 B with dummy data, the row's first element (elem_bytes: the instruction's operand type) repeated
   // (DataCopyPad.md: dummy会默认填充待搬运数据块的第一个元素值, read per block). dst_stride == len_burst, not a
   // multiple of 32 (Compact): the blocks packed, accepted when the n_burst blocks end on a 32 B boundary (no
-  // dummy). n_burst or len_burst 0: a no-op. The UB start's 32 B alignment: checked by the glue (its UB offset).
+  // dummy). n_burst or len_burst 0: a no-op. The UB start's 32 B alignment: noted for the access checker.
   // Refused: left / right padding and constant padding (set_mov_pad_val), a Compact tail (kNotImplemented);
   // a UB stride that is neither len_burst nor a multiple of 32 B, rows overlapping (dst_stride below
   // align32(len_burst)), UB loop strides that are not multiples of 32 B, len_burst not a multiple of
