@@ -19,7 +19,8 @@
 namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
 
-namespace {
+// A named namespace around the whole file: the unity test build joins this file with others.
+namespace cube_kernel_test {
 
 using T = nm::CubeType;
 constexpr int64_t kR = 16;
@@ -128,7 +129,6 @@ void check_pairs(const std::vector<std::pair<T, T>>& pairs, const std::vector<Sh
       }
 }
 
-}  // namespace
 
 TEST(NpuModelCubeKernel, MmadMatchesTheElementwiseFormulation) {
   check_pairs({{T::kBF16, T::kBF16}, {T::kFP16, T::kFP16}, {T::kFP32, T::kFP32}, {T::kE4M3, T::kE4M3},
@@ -170,3 +170,5 @@ TEST(NpuModelCubeKernel, Hf32WithFp32OperandsIsRefused) {
   }
   EXPECT_NO_THROW(nm::mad(c.data(), a.data(), T::kBF16, b.data(), T::kBF16, op));
 }
+
+}  // namespace cube_kernel_test

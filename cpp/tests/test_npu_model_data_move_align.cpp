@@ -13,7 +13,8 @@
 namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
 
-namespace {
+// A named namespace around the whole file: the unity test build joins this file with others.
+namespace data_move_align_test {
 
 constexpr uint16_t kPoison = 0xFFFF;  // the fill of L1 the DMA must not write
 constexpr uint32_t kHalf = 2;
@@ -28,7 +29,6 @@ void move(std::vector<uint16_t>& l1, const std::vector<uint16_t>& gm, const nm::
   nm::copy_gm_to_cbuf_align(reinterpret_cast<uint8_t*>(l1.data()), reinterpret_cast<const uint8_t*>(gm.data()), op);
 }
 
-}  // namespace
 
 TEST(NpuModelDataMoveAlign, BurstsLandAtTheirStrides) {
   const auto gm = gm_halves(256);
@@ -86,3 +86,5 @@ TEST(NpuModelDataMoveAlign, RefusesWhatIsNotModelledOrForbidden) {
   EXPECT_EQ(kind({.n_burst = 2, .len_burst = 64, .src_stride = 64, .dst_stride = 32}), K::kValue);  // overlapping
   EXPECT_EQ(l1, std::vector<uint16_t>(256, kPoison));  // a refused move writes nothing
 }
+
+}  // namespace data_move_align_test
