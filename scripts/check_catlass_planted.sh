@@ -14,7 +14,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # name | model source | sed expression | example directory | program arguments
 mutations=(
   # the L0C unit flags ignored: the Fixpipe's read of L0C is no longer ordered after the Mmad's write
-  "unit flags ignored|cpp/src/npu_model/unit_flag.cpp|s/if (unit_flag == 0 || l0c_ == nullptr) return;/return;/|43_ascend950_basic_matmul|256 512 1024 0"
+  "unit flags ignored|cpp/src/npu_model/unit_flag.cpp|/^void UnitFlags::before/,/^}/s/if (unit_flag == 0 .*) return;/return;/|43_ascend950_basic_matmul|256 512 1024 0"
   # the transposing LoadData 2D keeping each square block untransposed (example 43's B is row-major)
   "transposing load keeps its blocks|cpp/src/npu_model/load2d.cpp|s/const size_t in = r \* c0 + c;/const size_t in = c * kFractalRows + r;/|43_ascend950_basic_matmul|200 130 300 0"
   # a mode-4 CrossCoreWaitFlag that neither waits nor takes its count (the AIVs read their UB before the AIC's
