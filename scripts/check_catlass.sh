@@ -54,4 +54,11 @@ for e in "${examples[@]}"; do
   fi
 done
 
+# Which modelled instructions the examples reached, and which examples reached each (npu_run.py's lines).
+echo "modelled instructions the examples reached:"
+for e in "${examples[@]}"; do
+  IFS='|' read -r dir gen args only <<< "$e"
+  sed -n "s/^npu_run: [^ ]*: instructions reached: //p" "$build/catlass_${dir}_${args// /_}.log" | tr ' ' '\n' |
+    sed "s/\$/ ${dir%%_*}/"
+done | sort -u | awk '{ex[$1] = ex[$1] (ex[$1] == "" ? "" : ",") $2} END {for (i in ex) print "  " i ": " ex[i]}' | sort
 exit $failed

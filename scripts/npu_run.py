@@ -303,30 +303,46 @@ def run_generator(name, example, exe, gen, gen_args, timeout):
     cmd = [sys.executable, copy] + (gen_args or "").split()
     print(f"npu_run: running {name} through {' '.join(cmd[1:])}", flush=True)
     try:
-        env = dict(os.environ, DGA_RUN_AIV_LIB=exe + "_aiv.so")
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=run_dir, env=env)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=run_dir, env=model_env(exe))
     except subprocess.TimeoutExpired:
         print(f"npu_run: {name}: over {timeout} s")
         return False
     program_status = open(status).read().strip() if os.path.exists(status) else "not run"
     out = r.stdout + r.stderr + (open(err).read() if os.path.exists(err) else "")
     sys.stdout.write(out)
+    print_reached(name, exe)
     ok = (r.returncode == 0 and program_status == "0" and any(m in out for m in PASS_MARKS)
           and not any(m in out for m in FAIL_MARKS))
     print(f"npu_run: {name}: {'PASS' if ok else 'FAIL'} (program exit status {program_status})", flush=True)
     return ok
 
 
+def model_env(exe):
+    """The program's environment: its vector-pass library, and the file the model lists the instructions it
+    reached in (emptied first)."""
+    reached = exe + ".reached"
+    if os.path.exists(reached):
+        os.remove(reached)
+    return dict(os.environ, DGA_RUN_AIV_LIB=exe + "_aiv.so", DGA_NPU_MODEL_REACHED=reached)
+
+
+def print_reached(name, exe):
+    """Prints the modelled instructions the program reached (each process of the run appended its own)."""
+    path = exe + ".reached"
+    names = sorted({n.strip() for n in open(path)} - {"", "end of kernel"}) if os.path.exists(path) else []
+    print(f"npu_run: {name}: instructions reached: {' '.join(names) or '(none)'}", flush=True)
+
+
 def run(name, exe, args, timeout, cwd):
     print(f"npu_run: running {name} {' '.join(args)}", flush=True)
     try:
-        env = dict(os.environ, DGA_RUN_AIV_LIB=exe + "_aiv.so")
-        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=model_env(exe))
     except subprocess.TimeoutExpired:
         print(f"npu_run: {name}: over {timeout} s")
         return False
     out = r.stdout + r.stderr
     sys.stdout.write(out)
+    print_reached(name, exe)
     ok = r.returncode == 0 and any(m in out for m in PASS_MARKS) and not any(m in out for m in FAIL_MARKS)
     print(f"npu_run: {name}: {'PASS' if ok else 'FAIL'} (exit status {r.returncode})", flush=True)
     return ok

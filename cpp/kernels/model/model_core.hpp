@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/access.hpp"
@@ -54,8 +55,13 @@ Core& current();
 void select(Core* core);
 
 // Runs one modelled instruction; a model error is kept for the end of the run and the instruction skipped.
+// Records that the process reached a modelled instruction (model_reached.cpp).
+void reached(const char* instr);
+
 template <class F>
 void guard(const char* instr, F&& f) {
+  thread_local std::unordered_set<const char*> seen;  // names are literals: one record per name and thread
+  if (seen.insert(instr).second) reached(instr);
   try {
     f();
   } catch (const deepgemm_ascend::core::Error& e) {
