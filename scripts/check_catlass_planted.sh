@@ -14,7 +14,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # name | model source | sed expression | example directory | program arguments
 mutations=(
   # the L0C unit flags ignored: the Fixpipe's read of L0C is no longer ordered after the Mmad's write
-  "unit flags ignored|cpp/src/npu_model/unit_flag.cpp|s/if (unit_flag == 0 || l0c_ == nullptr) return;/return;/|43_ascend950_basic_matmul|256 512 1024 0"
+  "unit flags ignored|cpp/src/npu_model/unit_flag.cpp|s/if (unit_flag == 0 .. l0c_ == nullptr) return;/return;/|43_ascend950_basic_matmul|256 512 1024 0"
   # the transposing LoadData 2D keeping each square block untransposed (example 43's B is row-major)
   "transposing load keeps its blocks|cpp/src/npu_model/load2d.cpp|s/const size_t in = r \* c0 + c;/const size_t in = c * kFractalRows + r;/|43_ascend950_basic_matmul|200 130 300 0"
   # a mode-4 CrossCoreWaitFlag that neither waits nor takes its count (the AIVs read their UB before the AIC's
@@ -25,6 +25,8 @@ mutations=(
   "mode-4 wait orders nothing|cpp/kernels/model/model_group.cpp|/^void intra_wait/,/^}/s/aiv_wait_order(c, pipe, q.front());/(void)0;/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # the Fixpipe to UB's unitFlag dropped (its L0C read no longer waits for the Mmad's)
   "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag);/  }, 0);/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  # the integer Mmad reading its int8 operands as unsigned (example 51's operands are in [-5, 5])
+  "int8 operands read unsigned|cpp/src/npu_model/cube.cpp|s/out\[i \* stride\] = int8_t(p\[first + i\]); return;/out[i * stride] = p[first + i]; return;/|51_ascend950_quant_matmul_per_group_per_block_tla|200 200 300 0"
 )
 
 # The library a model source is linked into: its ninja target and the file its link step writes.
