@@ -45,7 +45,8 @@ for m in "${mutations[@]}"; do
   c=$(grep -F -- "-c $src" <<< "$cmds" | head -1)
   o=$(grep -oE -- "-o [^ ]+\.o" <<< "$c" | cut -c4-)
   c=$(sed -E "s# -MD -MT [^ ]+ -MF [^ ]+##" <<< "$c")
-  c=${c//-c $src/-c $copy}; c=${c//-o $o/-o $dir/mutated.o}
+  # (the source's own directory stays on the include path, for its quoted includes)
+  c=${c//-c $src/-I$(dirname "$src") -c $copy}; c=${c//-o $o/-o $dir/mutated.o}
   l=${link//$o/$dir/mutated.o}; l=${l/-o $out/-o $dir/$out}
   if ! (cd "$build" && eval "$c" && eval "$l") > "$dir/build.log" 2>&1; then
     echo "FAIL  '$name' does not build"; tail -5 "$dir/build.log"; failed=1; continue
