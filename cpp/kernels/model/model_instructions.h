@@ -160,6 +160,8 @@ inline void copy_matrix_cc_to_gm(D* dst, S* src, uint8_t, uint16_t n, uint16_t m
                 : quant == uint64_t(QuantMode_t::F322F16)  ? 1
                 : quant == uint64_t(QuantMode_t::F322BF16) ? 2
                                                            : -1;
+  if (q == 0 && std::is_same_v<D, int32_t> != std::is_same_v<S, int32_t>)  // the tables: no fp32 <-> int32 copy
+    return dga_model::unmodelled("copy_matrix_cc_to_gm with NoQuant between an fp32 and an int32 type");
   dga_model::fixpipe_out(dst, int(sizeof(D)), reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, q,
                          nz2nd, int(unit_flag), std::is_same_v<S, int32_t>);
 }
@@ -222,6 +224,8 @@ inline void copy_matrix_cc_to_ub(D* dst, S* src, uint8_t, uint16_t n, uint16_t m
                                  uint16_t src_stride, uint8_t dual, uint8_t sub, uint8_t, uint8_t unit_flag, uint64_t quant,
                                  uint8_t, bool, bool nz2nd, R...) {
   static_assert(sizeof(D) == 4, "the model's Fixpipe to UB writes fp32 or int32");
+  if (quant == uint64_t(QuantMode_t::NoQuant) && std::is_same_v<D, int32_t> != std::is_same_v<S, int32_t>)
+    return dga_model::unmodelled("copy_matrix_cc_to_ub with NoQuant between an fp32 and an int32 type");
   dga_model::fixpipe_ub(dst, reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, dual, sub,
                         quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd, int(unit_flag),
                         std::is_same_v<S, int32_t>);
