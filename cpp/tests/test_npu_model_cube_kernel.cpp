@@ -3,7 +3,8 @@
 // the documented L0 layouts (cube.hpp), its products (MX scales included) summed in double from the start
 // value in ascending K order, rounded to fp32 once. Both orders are the same, so the results must agree bit
 // for bit (NaN with NaN), for every operand type pair, m / n / k tails, with and without init, and MX scales
-// that include the NaN code 0xFF.
+// that include the NaN code 0xFF. The integer Mmad (int8 x int8 -> int32) against an int64 reference, equal
+// exactly, up to the largest sums its K allows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
