@@ -31,6 +31,11 @@ examples=(
   # mix, an epilogue visitor graph on the vector cores (leaky_relu reaches vlrelu and bias the UB -> UB
   # DataCopy, neither modelled)
   "64_ascend950_matmul_evg||100 130 72 0|add add_ub sigmoid silu tanh"
+  # mix, int8 x int8 -> int32 Mmad, the int32 L0C to both UBs, a per-group / per-block dequant epilogue (s32 ->
+  # f32 casts, broadcast loads, f32 -> f16): N tiles above 64 (an N tile of at most 64 takes the level-0 Cast
+  # with MoveMask / ppack, not modelled)
+  "51_ascend950_quant_matmul_per_group_per_block_tla||200 200 300 0"
+  "51_ascend950_quant_matmul_per_group_per_block_tla||300 330 520 0"
 )
 failed=0
 for e in "${examples[@]}"; do

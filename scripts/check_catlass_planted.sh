@@ -25,6 +25,8 @@ mutations=(
   "mode-4 wait orders nothing|cpp/kernels/model/model_group.cpp|/^void intra_wait/,/^}/s/aiv_wait_order(c, pipe, q.front());/(void)0;/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # the Fixpipe to UB's unitFlag dropped (its L0C read no longer waits for the Mmad's)
   "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag);/  }, 0);/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  # the integer Mmad reading its int8 operands as unsigned (example 51's operands are in [-5, 5])
+  "int8 operands read unsigned|cpp/src/npu_model/cube.cpp|s/out\[i \* stride\] = int8_t(p\[first + i\]); return;/out[i * stride] = p[first + i]; return;/|51_ascend950_quant_matmul_per_group_per_block_tla|200 200 300 0"
 )
 
 # The library a model source is linked into: its ninja target and the file its link step writes.
@@ -43,7 +45,8 @@ for m in "${mutations[@]}"; do
   c=$(grep -F -- "-c $src" <<< "$cmds" | head -1)
   o=$(grep -oE -- "-o [^ ]+\.o" <<< "$c" | cut -c4-)
   c=$(sed -E "s# -MD -MT [^ ]+ -MF [^ ]+##" <<< "$c")
-  c=${c//-c $src/-c $copy}; c=${c//-o $o/-o $dir/mutated.o}
+  # (the source's own directory stays on the include path, for its quoted includes)
+  c=${c//-c $src/-I$(dirname "$src") -c $copy}; c=${c//-o $o/-o $dir/mutated.o}
   l=${link//$o/$dir/mutated.o}; l=${l/-o $out/-o $dir/$out}
   if ! (cd "$build" && eval "$c" && eval "$l") > "$dir/build.log" 2>&1; then
     echo "FAIL  '$name' does not build"; tail -5 "$dir/build.log"; failed=1; continue

@@ -3,9 +3,12 @@
 // the documented L0 layouts (cube.hpp), its products (MX scales included) summed in double from the start
 // value in ascending K order, rounded to fp32 once. Both orders are the same, so the results must agree bit
 // for bit (NaN with NaN), for every operand type pair, m / n / k tails, with and without init, and MX scales
-// that include the NaN code 0xFF.
+// that include the NaN code 0xFF. The integer Mmad (int8 x int8 -> int32) against an int64 reference, equal
+// exactly, up to the largest sums its K allows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -46,6 +49,7 @@ std::vector<uint8_t> random_tile(std::mt19937& rng, T t, int64_t rows, int64_t k
       case T::kE4M3: x[size_t(i)] = core::float_to_e4m3(f); break;
       case T::kE5M2: x[size_t(i)] = core::float_to_e5m2(f); break;
       case T::kE2M1: x[size_t(i / 2)] |= uint8_t(core::float_to_e2m1(f) << (4 * (i % 2))); break;
+      case T::kS8: x[size_t(i)] = uint8_t(int8_t(std::lround(f))); break;
     }
   }
   return x;
@@ -113,7 +117,7 @@ int64_t mismatches(const Operands& o, const Shape& s, bool init, std::mt19937& r
 }
 
 std::string name(T t) {
-  const char* names[] = {"bf16", "fp16", "fp32", "e4m3", "e5m2", "e2m1"};
+  const char* names[] = {"bf16", "fp16", "fp32", "e4m3", "e5m2", "e2m1", "s8"};
   return names[int(t)];
 }
 
@@ -169,6 +173,79 @@ TEST(NpuModelCubeKernel, Hf32WithFp32OperandsIsRefused) {
     EXPECT_NE(std::string(e.what()).find("CTRL[46]"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(nm::mad(c.data(), a.data(), T::kBF16, b.data(), T::kBF16, op));
+}
+
+// ---- the integer Mmad (int8 x int8 -> int32) ----------------------------------------------------------
+
+namespace {
+
+// A whole int8 L0 tile of rows x k (c0 = 32), every byte random over the full int8 range.
+std::vector<uint8_t> random_s8_tile(std::mt19937& rng, int64_t rows, int64_t k) {
+  std::vector<uint8_t> x(size_t(up(rows, kR) * up(k, 32)));
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (uint8_t& v : x) v = uint8_t(byte(rng));
+  return x;
+}
+
+// The reference in int64: value (r, x) of the Nz / Zn tile read byte by byte, the sum exact.
+std::vector<int32_t> reference_s8(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, const Shape& s,
+                                  const std::vector<int32_t>& c0, bool init) {
+  const auto at = [](const std::vector<uint8_t>& p, int64_t rows, int64_t r, int64_t x) {
+    return int64_t(int8_t(p[size_t((x / 32 * (up(rows, kR) / kR) + r / kR) * 512 + (r % kR) * 32 + x % 32)]));
+  };
+  std::vector<int32_t> c = c0;
+  const int64_t m16 = up(s.m, kR) / kR;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      int32_t& out = c[size_t((j / kR * m16 + i / kR) * 256 + (i % kR) * kR + j % kR)];
+      int64_t sum = init ? 0 : out;
+      for (int64_t x = 0; x < s.k; ++x) sum += at(a, s.m, i, x) * at(b, s.n, j, x);
+      out = int32_t(sum);
+    }
+  return c;
+}
+
+}  // namespace
+
+TEST(NpuModelCubeKernel, MmadS8MatchesTheElementwiseFormulation) {
+  std::mt19937 rng(2025);
+  std::uniform_int_distribution<int32_t> start(-(1 << 28), 1 << 28);
+  for (const Shape& s : std::vector<Shape>{{1, 1, 1}, {5, 3, 7}, {16, 8, 32}, {37, 17, 33}, {4, 40, 70}, {33, 9, 130}})
+    for (bool init : {true, false}) {
+      const std::vector<uint8_t> a = random_s8_tile(rng, s.m, s.k), b = random_s8_tile(rng, s.n, s.k);
+      std::vector<int32_t> c0(size_t(up(s.m, kR) * up(s.n, kR)));
+      for (int32_t& v : c0) v = start(rng);
+      std::vector<int32_t> c = c0;
+      nm::mad_s8(c.data(), a.data(), b.data(), {.m = uint16_t(s.m), .k = uint16_t(s.k), .n = uint16_t(s.n), .init = init});
+      EXPECT_EQ(c, reference_s8(a, b, s, c0, init)) << s.m << "x" << s.n << "x" << s.k << (init ? " init" : "");
+    }
+}
+
+// The largest sums a Mmad can make: K = 4095 (Mmad.md's limit) products of -128 x -128 = 2^14 on a start of
+// INT32_MAX - 4095 * 2^14 land exactly on INT32_MAX (each partial sum is exact in double); one more unit
+// of start leaves int32, which the documentation does not define: refused.
+TEST(NpuModelCubeKernel, MmadS8IsExactUpToInt32AndRefusesBeyond) {
+  constexpr int64_t kK = 4095, kProduct = 128 * 128;
+  const std::vector<uint8_t> a(size_t(up(kK, 32) * kR), uint8_t(0x80)), b = a;
+  std::vector<int32_t> c(256, int32_t(INT32_MAX - kK * kProduct));
+  const nm::Mad op{.m = 16, .k = uint16_t(kK), .n = 16};
+  nm::mad_s8(c.data(), a.data(), b.data(), op);
+  for (int32_t v : c) ASSERT_EQ(v, INT32_MAX);
+  std::fill(c.begin(), c.end(), int32_t(INT32_MAX - kK * kProduct + 1));
+  try {
+    nm::mad_s8(c.data(), a.data(), b.data(), op);
+    ADD_FAILURE() << "an int32 overflow was accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("outside int32"), std::string::npos) << e.what();
+  }
+}
+
+// int8 operands through the float Mmad (its C is fp32) are refused: the type table gives them an int32 C.
+TEST(NpuModelCubeKernel, S8OperandsNeedTheIntegerMmad) {
+  std::vector<uint8_t> a(512), b(512);
+  std::vector<float> c(256);
+  EXPECT_THROW(nm::mad(c.data(), a.data(), T::kS8, b.data(), T::kS8, {.m = 16, .k = 32, .n = 16, .init = true}),
+               core::Error);
 }
 
 }  // namespace cube_kernel_test

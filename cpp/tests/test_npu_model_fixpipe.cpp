@@ -71,3 +71,36 @@ TEST(NpuModelFixpipe, CastsAtomicAddAndDualDestination) {
   sp.m = 23;
   EXPECT_THROW(nm::fixpipe(dual, tile.data(), sp), core::Error);
 }
+
+// An int32 L0C (the integer Mmad's C) with NoQuant: the documentation example's NZ2ND moves, the int32
+// values copied (the 950 tables: int32_t -> int32_t), including bit patterns that are NaN as floats.
+TEST(NpuModelFixpipe, Int32SourceIsCopiedWithNoQuant) {
+  std::vector<int32_t> src(2 * 16 * 256 + 2 * 64 * 16);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = int32_t(0x7FC00001u + uint32_t(i) * 2654435761u);
+  constexpr int32_t kPoison = -12345;
+  std::vector<int32_t> dst(2 * 4096, kPoison);
+  uint8_t* out[2] = {reinterpret_cast<uint8_t*>(dst.data()), nullptr};
+  nm::Fixpipe op;
+  op.n = 32, op.m = 48, op.src_stride = 64, op.dst_stride = 64, op.nd_num = 2, op.src_nd_stride = 16,
+  op.dst_nd_stride = 4096, op.src_s32 = true;
+  nm::fixpipe(out, reinterpret_cast<const float*>(src.data()), op);
+  for (int nd = 0; nd < 2; ++nd)
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < 64; ++j) {
+        const int32_t got = dst[size_t(nd * 4096 + i * 64 + j)];
+        if (i < 48 && j < 32) ASSERT_EQ(got, src[size_t(nd * 16 * 256 + (j / 16) * 64 * 16 + i * 16 + j % 16)]);
+        else ASSERT_EQ(got, kPoison) << "row " << i << " col " << j << " was written";
+      }
+}
+
+// The quantisation modes of an int32 source (DEQF16, REQ8, QS322BF16_PRE, ...) and atomic add on it are not
+// modelled: refused.
+TEST(NpuModelFixpipe, Int32SourceRefusesQuantAndAtomicAdd) {
+  std::vector<int32_t> src(256), dst(256);
+  uint8_t* out[2] = {reinterpret_cast<uint8_t*>(dst.data()), nullptr};
+  nm::Fixpipe op;
+  op.n = 16, op.m = 16, op.src_stride = 16, op.dst_stride = 16, op.src_s32 = true, op.quant = nm::FixQuant::kF322F16;
+  EXPECT_THROW(nm::fixpipe(out, reinterpret_cast<const float*>(src.data()), op), core::Error);
+  op.quant = nm::FixQuant::kNone, op.atomic_add = true;
+  EXPECT_THROW(nm::fixpipe(out, reinterpret_cast<const float*>(src.data()), op), core::Error);
+}

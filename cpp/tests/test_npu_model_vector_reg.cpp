@@ -28,7 +28,7 @@ nm::Vreg floats(const std::vector<float>& v) { return reg_of(v); }
 }  // namespace
 
 // R Reg数据搬入/连续对齐搬入（LoadAlign）.md, 表3 DIST_UNPACK_B16: src [0x0000, 0x0001, .., 0x007F, ..] -> dst
-// [0x0000, 0x0000, 0x0001, 0x0000, .., 0x003F, 0x0000]: VL / 2 bytes read. DIST_NORM reads VL; others refused.
+// [0x0000, 0x0000, 0x0001, 0x0000, .., 0x003F, 0x0000]: VL / 2 bytes read. DIST_NORM reads VL; US_B8 refused.
 TEST(NpuModelVectorLoad, UnpackB16DocumentationExample) {
   nm::VectorCore vc;
   std::vector<uint16_t> src(kB16PerReg);
@@ -47,8 +47,8 @@ TEST(NpuModelVectorLoad, UnpackB16DocumentationExample) {
   vc.vlds(reg, bytes(src.data()), nm::LoadDist::kNorm, &acc);
   for (size_t slot = 0; slot < kB16PerReg; ++slot) EXPECT_EQ(reg.get<uint16_t>(slot), src[slot]);
   EXPECT_EQ(acc.at(0).bytes, nm::kVregBytes);
-  constexpr auto kBrcB16 = nm::LoadDist(2);  // LoadDist::DIST_BRC_B16
-  expect_error([&] { vc.vlds(reg, bytes(src.data()), kBrcB16, nullptr); }, core::ErrorKind::kNotImplemented);
+  constexpr auto kUsB8 = nm::LoadDist(6);  // LoadDist::DIST_US_B8 (not modelled)
+  expect_error([&] { vc.vlds(reg, bytes(src.data()), kUsB8, nullptr); }, core::ErrorKind::kNotImplemented);
 }
 
 // R类型转换/Cast.md 表7 (bfloat16_t -> float: RegLayout ZERO / ONE, ZEROING) and 调用示例 场景1 (LoadAlign

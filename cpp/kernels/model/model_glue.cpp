@@ -130,13 +130,20 @@ void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uin
                       at - l0a.base);
       }
     }
-    nm::mad(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), static_cast<const uint8_t*>(b), nm::CubeType(tb),
-            {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init, hf32_mode()}, acc);
+    const nm::Mad op{uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init, hf32_mode()};
+    const auto* a8 = static_cast<const uint8_t*>(a);
+    const auto* b8 = static_cast<const uint8_t*>(b);
+    if (nm::CubeType(ta) == nm::CubeType::kS8 || nm::CubeType(tb) == nm::CubeType::kS8) {
+      DGA_REQUIRE(ta == tb, kValue, "b", "the integer Mmad takes int8_t x int8_t (Mmad.md's 950 table)");
+      nm::mad_s8(reinterpret_cast<int32_t*>(c), a8, b8, op, acc);  // C's storage holds int32
+    } else {
+      nm::mad(c, a8, nm::CubeType(ta), b8, nm::CubeType(tb), op, acc);
+    }
   }, unit_flag);
 }
 
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss,
-                 int quant, bool nz2nd, int unit_flag) {
+                 int quant, bool nz2nd, int unit_flag, bool src_s32) {
   run("copy_matrix_cc_to_gm", kPipeFix, [&](nm::Accesses* acc) {
     nm::Fixpipe op;
     op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;
@@ -145,6 +152,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     DGA_REQUIRE((dst_bytes == 4) == (op.quant == nm::FixQuant::kNone), kValue, "quantPre",
                 "the Fixpipe's conversion does not match its destination type (", dst_bytes, "-byte elements)");
     op.atomic_add = current().atomic == 1;
+    op.src_s32 = src_s32;
     if (op.quant != nm::FixQuant::kNone) op.saturate = nm::fixpipe_saturates(current().vec.ctrl());
     require_one_nd(current().loop3);
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};

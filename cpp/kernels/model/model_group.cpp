@@ -207,7 +207,7 @@ void intra_wait(int pipe, int id) {
 }
 
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss, int dual, int sub,
-                int quant, bool nz2nd, int unit_flag) {
+                int quant, bool nz2nd, int unit_flag, bool src_s32) {
   constexpr int kDualSplitM = 1;
   run("copy_matrix_cc_to_ub", kPipeFix, [&](nm::Accesses* acc) {
     Group& g = group("Fixpipe to UB");
@@ -220,6 +220,7 @@ void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t ds
     op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;
     op.dual_split_m = dual == kDualSplitM;
     op.to_ub = true;
+    op.src_s32 = src_s32;
     require_one_nd(current().loop3);
     nm::fixpipe(to, src, op, acc);
     for (int v = 0; v < 2; ++v) aiv(g, v).hazards.instruction(nm::kPipeAicFix, "copy_matrix_cc_to_ub", *acc);

@@ -21,8 +21,9 @@ void load2d(void* dst, const void* src, int elem_bits, uint64_t m_start, uint64_
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool disable_gemv,
          bool c_from_bias, bool init, int unit_flag);
 // quant: 0 NoQuant, 1 F322F16, 2 F322BF16, -1 any other mode (refused)
+// src_s32: the L0C source holds int32 (the integer Mmad's C)
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride,
-                 uint64_t src_stride, int quant, bool nz2nd, int unit_flag);
+                 uint64_t src_stride, int quant, bool nz2nd, int unit_flag, bool src_s32);
 void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
              uint64_t ss, uint64_t ds);
 void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n,
@@ -39,7 +40,7 @@ void intra_set(int pipe, int id);   // mode 4 (set_intra_block)
 void intra_wait(int pipe, int id);  // mode 4 (wait_intra_block)
 // dual: dualDstCtl (0 one UB: sub's, 1 rows split over both); quant as for fixpipe_out
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t dst_stride, uint64_t src_stride, int dual,
-                int sub, int quant, bool nz2nd, int unit_flag);
+                int sub, int quant, bool nz2nd, int unit_flag, bool src_s32);
 // The vector core (model_vector.cpp): registers as their 256 bytes; enum operands as the stub numbers them.
 uint16_t v_pset(int width, int pattern);
 uint16_t v_plt(int width, uint32_t& scalar, bool post_update);
@@ -49,6 +50,8 @@ void v_dup(void* reg, uint32_t bits, int width, uint16_t mask, int mode);
 void v_axpy(void* dst, const void* src, float scalar, uint16_t mask, int mode);
 void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
 void v_cvt_bf16_f32(void* dst, const void* src, uint16_t mask, int part, int mode);
+void v_cvt_f32_f16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
+void v_cvt_s32_f32(void* dst, const void* src, uint16_t mask, int round, int mode);
 void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode);  // op: '+', '-', '*'
 void v_cadd(void* dst, const void* src, uint16_t mask, int mode);
 void v_relu(void* dst, const void* src, uint16_t mask, int mode);
@@ -157,8 +160,10 @@ inline void copy_matrix_cc_to_gm(D* dst, S* src, uint8_t, uint16_t n, uint16_t m
                 : quant == uint64_t(QuantMode_t::F322F16)  ? 1
                 : quant == uint64_t(QuantMode_t::F322BF16) ? 2
                                                            : -1;
+  if (q == 0 && std::is_same_v<D, int32_t> != std::is_same_v<S, int32_t>)  // the tables: no fp32 <-> int32 copy
+    return dga_model::unmodelled("copy_matrix_cc_to_gm with NoQuant between an fp32 and an int32 type");
   dga_model::fixpipe_out(dst, int(sizeof(D)), reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, q,
-                         nz2nd, int(unit_flag));
+                         nz2nd, int(unit_flag), std::is_same_v<S, int32_t>);
 }
 // InitConstValue / Fill on L1 (InitL1BufferCal): repeat_bits [15:0] repeatTimes, [31:16] blockNum, [47:32] dstGap.
 template <class T, class V>
@@ -218,9 +223,12 @@ template <class D, class S, class... R>
 inline void copy_matrix_cc_to_ub(D* dst, S* src, uint8_t, uint16_t n, uint16_t m, uint32_t dst_stride,
                                  uint16_t src_stride, uint8_t dual, uint8_t sub, uint8_t, uint8_t unit_flag, uint64_t quant,
                                  uint8_t, bool, bool nz2nd, R...) {
-  static_assert(sizeof(D) == 4, "the model's Fixpipe to UB writes fp32");
+  static_assert(sizeof(D) == 4, "the model's Fixpipe to UB writes fp32 or int32");
+  if (quant == uint64_t(QuantMode_t::NoQuant) && std::is_same_v<D, int32_t> != std::is_same_v<S, int32_t>)
+    return dga_model::unmodelled("copy_matrix_cc_to_ub with NoQuant between an fp32 and an int32 type");
   dga_model::fixpipe_ub(dst, reinterpret_cast<const float*>(src), n, m, dst_stride, src_stride, dual, sub,
-                        quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd, int(unit_flag));
+                        quant == uint64_t(QuantMode_t::NoQuant) ? 0 : -1, nz2nd, int(unit_flag),
+                        std::is_same_v<S, int32_t>);
 }
 // ---- the vector core -------------------------------------------------------------------------------
 template <class P>
@@ -264,21 +272,32 @@ inline void vaxpy(R& dst, Q& src, S scalar, M mask, Mode mode) {
 }
 template <class R, class Q, class M, class Rd, class Sat, class Part, class Mode>
 inline void vcvt(R& dst, Q& src, M mask, Rd round, Sat sat, Part part, Mode mode) {
-  if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, float> && sizeof(dga_model::reg_elem_t<R>) == 2 &&
-                !std::is_integral_v<dga_model::reg_elem_t<R>>)
+  if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, float> && std::is_same_v<dga_model::reg_elem_t<R>, bfloat16_t>)
     dga_model::v_cvt_f32_bf16(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(round),
                               int(sat), int(part), int(mode));
   else if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, float> &&
                      std::is_same_v<dga_model::reg_elem_t<R>, fp8_e4m3fn_t> && std::is_convertible_v<Part, Part_T>)
     dga_model::v_cvt_f32_e4m3(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(round),
                               int(sat), int(part), int(mode));
+  else if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, float> && std::is_same_v<dga_model::reg_elem_t<R>, half> &&
+                     std::is_convertible_v<Part, ::Part>)
+    dga_model::v_cvt_f32_f16(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(round),
+                             int(sat), int(part), int(mode));
   else
-    dga_model::unmodelled("vcvt (other than float -> bf16 / e4m3 with a rounding)");
+    dga_model::unmodelled("vcvt (other than float -> bf16 / half / e4m3 with a rounding)");
 }
-// vcvt(dst, src, mask, part, mode): the widening casts of CastOperator; bf16 -> float modelled.
+// vcvt(dst, src, mask, part, mode): the widening casts of CastOperator; bf16 -> float modelled. With a
+// rounding in place of the part, vcvt(dst, src, mask, round, mode): s322f32 modelled (s162f16 and f162bf16
+// not).
 template <class R, class Q, class M, class P, class Mode>
 inline void vcvt(R& dst, Q& src, M mask, P part, Mode mode) {
-  if constexpr (dga_model::all_float<R> && std::is_same_v<dga_model::reg_elem_t<Q>, bfloat16_t> &&
+  if constexpr (std::is_convertible_v<P, ROUND>) {
+    if constexpr (std::is_same_v<dga_model::reg_elem_t<Q>, int32_t> && std::is_same_v<dga_model::reg_elem_t<R>, float>)
+      dga_model::v_cvt_s32_f32(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(part),
+                               int(mode));
+    else
+      dga_model::unmodelled("vcvt with a rounding and no saturation (other than int32 -> float)");
+  } else if constexpr (dga_model::all_float<R> && std::is_same_v<dga_model::reg_elem_t<Q>, bfloat16_t> &&
                 std::is_convertible_v<P, Part>)
     dga_model::v_cvt_bf16_f32(dga_model::reg_bytes(dst), dga_model::reg_bytes(src), uint16_t(mask), int(part),
                               int(mode));

@@ -16,4 +16,5 @@ template <> struct CubeTypeOf<fp8_e5m2_t> { static constexpr int value = int(Cub
 template <> struct CubeTypeOf<AscendC::mx_fp8_e4m3_t> { static constexpr int value = int(CubeType::kE4M3); };
 template <> struct CubeTypeOf<AscendC::mx_fp8_e5m2_t> { static constexpr int value = int(CubeType::kE5M2); };
 template <> struct CubeTypeOf<fp4x2_e2m1_t> { static constexpr int value = int(CubeType::kE2M1); };
+template <> struct CubeTypeOf<int8_t> { static constexpr int value = int(CubeType::kS8); };
 }  // namespace dga_model

@@ -41,6 +41,9 @@ nm::Merge merge_of(int mode) {
 // 4 j <- UB byte j, the three after it 0). Kept here rather than in Core: an entry is read only with the
 // core's loaded_from entry, which the same vlds set.
 std::unordered_map<const Core*, std::unordered_map<const void*, size_t>> g_unpacked;
+// Registers vlds last filled with a broadcast (BRC_B16 / BRC_B32), per core, and the bytes of the one UB
+// value every element holds; kept as g_unpacked is.
+std::unordered_map<const Core*, std::unordered_map<const void*, size_t>> g_broadcast;
 
 // Register bytes [off, off + n) of `reg`, if vlds loaded it: the UB bytes they came from, as reads the access
 // checker orders (the load itself is checked for bounds only); the zero bytes an unpacking load adds come
@@ -49,6 +52,8 @@ void note_reg(nm::Accesses* acc, const void* reg, size_t off, size_t n) {
   const auto& from = current().loaded_from;
   const auto it = from.find(reg);
   if (it == from.end() || std::memcmp(it->second.value.bytes.data(), reg, nm::kVregBytes) != 0) return;
+  if (const auto b = g_broadcast.find(&current()); b != g_broadcast.end())
+    if (const auto f = b->second.find(reg); f != b->second.end()) return nm::note(acc, it->second.from, f->second, false);
   size_t spread = 1;
   if (const auto u = g_unpacked.find(&current()); u != g_unpacked.end())
     if (const auto f = u->second.find(reg); f != u->second.end()) spread = f->second;
@@ -113,6 +118,10 @@ void v_lds(void* reg, const void* addr, int dist) {
     if (d == nm::LoadDist::kUnpackB16) unpacked[reg] = 2;
     else if (d == nm::LoadDist::kUnpack4B8) unpacked[reg] = 4;
     else unpacked.erase(reg);
+    auto& broadcast = g_broadcast[&current()];
+    if (d == nm::LoadDist::kBrcB16) broadcast[reg] = 2;
+    else if (d == nm::LoadDist::kBrcB32) broadcast[reg] = 4;
+    else broadcast.erase(reg);
   });
 }
 
@@ -152,6 +161,29 @@ void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sa
     nm::Vreg v = load_reg(dst);
     const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;  // SatMode: UNKNOWN -1, NO_SAT 0, SAT 1
     vec().vcvt_f322bf16(v, load_reg(src), mask, nm::Round(round), s, nm::Part(part), merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_cvt_f32_f16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
+  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kFloat = 4;
+    note_used(acc, src, mask, kFloat);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;  // SatMode: UNKNOWN -1, NO_SAT 0, SAT 1
+    vec().vcvt_f322f16(v, load_reg(src), mask, nm::Round(round), s, nm::Part(part), merge_of(mode));
+    store_reg(dst, v);
+  });
+}
+
+void v_cvt_s32_f32(void* dst, const void* src, uint16_t mask, int round, int mode) {
+  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
+    constexpr int kInt32 = 4;
+    note_used(acc, src, mask, kInt32);
+    forget(dst);
+    nm::Vreg v = load_reg(dst);
+    vec().vcvt_s322f32(v, load_reg(src), mask, nm::Round(round), merge_of(mode));
     store_reg(dst, v);
   });
 }

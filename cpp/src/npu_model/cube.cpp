@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -54,6 +55,7 @@ void decode_run(const uint8_t* p, CubeType t, int64_t first, int64_t n, double* 
     case CubeType::kE2M1:
       for (int64_t i = 0; i < n; ++i) out[i * stride] = e2m1[(p[(first + i) / 2] >> (4 * ((first + i) % 2))) & 0xF];
       return;
+    case CubeType::kS8: for (int64_t i = 0; i < n; ++i) out[i * stride] = int8_t(p[first + i]); return;
     default: for (int64_t i = 0; i < n; ++i) out[i * stride] = cube_value(p, t, first + i); return;
   }
 }
@@ -88,13 +90,30 @@ Operands& scratch() {
   return s;
 }
 
-// C (fp32 Nz, m x n) = start + sum over K of the packed products, start 0 with init, else the C element;
-// summed in double along K and rounded once.
-void accumulate(float* c, const Mad& op, Operands& o) {
+// The L0C element types: fp32, and int32 for the integer Mmad.
+struct F32C {
+  using T = float;
+  static double load(float v) { return double(v); }
+  static float store(double v) { return float(v); }  // the one rounding per call
+};
+struct S32C {
+  using T = int32_t;
+  static double load(int32_t v) { return double(v); }
+  static int32_t store(double v) {  // exact (mad_s8 in cube.hpp); outside int32 the behaviour is not documented
+    DGA_REQUIRE(v >= double(INT32_MIN) && v <= double(INT32_MAX), kNotImplemented, "c",
+                "an int32 Mmad result outside int32 (", v, ") is not documented (wrap or saturation)");
+    return int32_t(v);
+  }
+};
+
+// C (Nz, m x n, of E::T) = start + sum over K of the packed products, start 0 with init, else the C
+// element; summed in double along K and stored once (E::store).
+template <class E>
+void accumulate(typename E::T* c, const Mad& op, Operands& o) {
   const int64_t m16 = (op.m + kCubeRows - 1) / kCubeRows;
   const int64_t m_panels = (op.m + kDotRows - 1) / kDotRows, n_panels = (op.n + kDotCols - 1) / kDotCols;
   const int64_t stride = n_panels * kDotCols;
-  // Row i of C, columns j0 .. j0 + 15: 16 consecutive floats of one Nz fractal.
+  // Row i of C, columns j0 .. j0 + 15: 16 consecutive elements of one Nz fractal.
   const auto c_row = [&](int64_t i, int64_t j0) {
     return c + (j0 / kCubeRows * m16 + i / kCubeRows) * kCFractalFloats + (i % kCubeRows) * kCubeRows;
   };
@@ -102,22 +121,22 @@ void accumulate(float* c, const Mad& op, Operands& o) {
   if (!op.init)
     for (int64_t i = 0; i < op.m; ++i)
       for (int64_t j0 = 0; j0 < op.n; j0 += kCubeRows) {
-        const float* from = c_row(i, j0);
+        const typename E::T* from = c_row(i, j0);
         double* to = o.out.data() + i * stride + j0;
-        for (int64_t j = 0; j < std::min(kCubeRows, op.n - j0); ++j) to[j] = double(from[j]);
+        for (int64_t j = 0; j < std::min(kCubeRows, op.n - j0); ++j) to[j] = E::load(from[j]);
       }
   cube_dot({.a = o.a.data(), .b = o.b.data(), .out = o.out.data(), .m_panels = m_panels, .n_panels = n_panels,
             .k = op.k});
   for (int64_t i = 0; i < op.m; ++i)
     for (int64_t j0 = 0; j0 < op.n; j0 += kCubeRows) {
-      float* to = c_row(i, j0);
+      typename E::T* to = c_row(i, j0);
       const double* from = o.out.data() + i * stride + j0;
-      for (int64_t j = 0; j < std::min(kCubeRows, op.n - j0); ++j) to[j] = float(from[j]);
+      for (int64_t j = 0; j < std::min(kCubeRows, op.n - j0); ++j) to[j] = E::store(from[j]);
     }
 }
 
 // The L0 bytes of a Mmad: A and B tiles (whole fractals), C (read unless init, written).
-void note_operands(Accesses* acc, const float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
+void note_operands(Accesses* acc, const void* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
                    const Mad& op) {
   const auto tile = [&](int64_t rows, CubeType t) {
     const int64_t c0 = kCubeC0Bytes * 8 / cube_type_bits(t);
@@ -170,6 +189,7 @@ double cube_value(const uint8_t* p, CubeType t, int64_t i) {
     case CubeType::kE4M3: return core::e4m3_to_float(p[i]);
     case CubeType::kE5M2: return core::e5m2_to_float(p[i]);
     case CubeType::kE2M1: return core::e2m1_to_float(uint8_t((p[i / 2] >> (4 * (i % 2))) & 0xF));
+    case CubeType::kS8: return int8_t(p[i]);
   }
   return 0.0;
 }
@@ -177,6 +197,7 @@ double cube_value(const uint8_t* p, CubeType t, int64_t i) {
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op, Accesses* acc) {
   check_mad_operands(c, a, b, op, acc);
   DGA_REQUIRE(ta == tb || (fp8(ta) && fp8(tb)), kValue, "b", "the cube takes equal operand types or two fp8 types");
+  DGA_REQUIRE(ta != CubeType::kS8, kValue, "a", "int8 operands give an int32 C (mad_s8)");
   DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
   DGA_REQUIRE(ta != CubeType::kE2M1 && tb != CubeType::kE2M1, kValue, "a", "fp4 operands need the MX Mmad");
   DGA_REQUIRE(!(op.hf32 && ta == CubeType::kFP32), kNotImplemented, "hf32",
@@ -186,7 +207,18 @@ void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb,
   if (gemv(op)) pack_vector(o.a, a, ta, op.k, kDotRows);
   else pack_l0(o.a, a, ta, op.m, op.k, kDotRows);
   pack_l0(o.b, b, tb, op.n, op.k, kDotCols);
-  accumulate(c, op, o);
+  accumulate<F32C>(c, op, o);
+}
+
+void mad_s8(int32_t* c, const uint8_t* a, const uint8_t* b, const Mad& op, Accesses* acc) {
+  check_mad_operands(c, a, b, op, acc);
+  DGA_REQUIRE(!op.c_from_bias, kNotImplemented, "c_from_bias", "C from the bias table is not modelled");
+  note_operands(acc, c, a, CubeType::kS8, b, CubeType::kS8, op);
+  Operands& o = scratch();
+  if (gemv(op)) pack_vector(o.a, a, CubeType::kS8, op.k, kDotRows);
+  else pack_l0(o.a, a, CubeType::kS8, op.m, op.k, kDotRows);
+  pack_l0(o.b, b, CubeType::kS8, op.n, op.k, kDotCols);
+  accumulate<S32C>(c, op, o);
 }
 
 void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const uint8_t* b, CubeType tb,
@@ -207,7 +239,7 @@ void mad_mx(float* c, const uint8_t* a, CubeType ta, const uint8_t* sa, const ui
   pack_l0(o.b, b, tb, op.n, op.k, kDotCols);
   apply_mx_scales(o.a, sa, op.m, op.k, kDotRows);
   apply_mx_scales(o.b, sb, op.n, op.k, kDotCols);
-  accumulate(c, op, o);
+  accumulate<F32C>(c, op, o);
 }
 
 }  // namespace deepgemm_ascend::npu_model

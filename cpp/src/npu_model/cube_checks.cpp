@@ -27,7 +27,7 @@ void check_sizes(const Mad& op) {
 }
 }  // namespace
 
-void check_mad_operands(const float* c, const uint8_t* a, const uint8_t* b, const Mad& op, Accesses* acc) {
+void check_mad_operands(const void* c, const uint8_t* a, const uint8_t* b, const Mad& op, Accesses* acc) {
   check_sizes(op);
   note_start(acc, c, kMadC);
   note_start(acc, a, kMadA);

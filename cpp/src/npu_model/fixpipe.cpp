@@ -63,6 +63,10 @@ void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op, Accesse
               "atomic add is modelled for fp32 outputs only");
   DGA_REQUIRE(!(op.dual_split_m && op.m % 2 != 0), kValue, "m", "a dual-destination split by rows needs an even m, got ",
               op.m);
+  DGA_REQUIRE(!(op.src_s32 && op.quant != FixQuant::kNone), kNotImplemented, "quantPre",
+              "a Fixpipe from an int32 L0C is modelled with NoQuant (int32 -> int32) only");
+  DGA_REQUIRE(!(op.src_s32 && op.atomic_add), kNotImplemented, "atomic_add",
+              "atomic add on an int32 Fixpipe output is not modelled");
   if (op.m == 0 || op.n == 0 || op.nd_num == 0) return;
   check(op);
   note_start(acc, src, op.to_ub ? kUbSrc : kGmSrc);
@@ -74,10 +78,10 @@ void fixpipe(uint8_t* const dst[2], const float* src, const Fixpipe& op, Accesse
       for (int64_t j = 0; j < op.n; ++j) {
         const float* at = &src[nd * op.src_nd_stride * kZFloats + (j / kC0Floats) * op.src_stride * kC0Floats +
                                i * kC0Floats + j % kC0Floats];
-        const float v = *at;
         const int64_t row = i % half, sub = i / half;
-        put(dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride + j) * out_bytes, v, op.quant, op.atomic_add,
-            op.saturate);
+        uint8_t* to = dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride + j) * out_bytes;
+        if (op.src_s32) std::memcpy(to, at, sizeof(int32_t));  // int32 -> int32, NoQuant
+        else put(to, *at, op.quant, op.atomic_add, op.saturate);
         if (j % kC0Floats == 0) note(acc, at, kC0Floats * sizeof(float), false);  // the source C0 of (i, j)
         if (j == 0)
           note(acc, dst[sub] + (nd * op.dst_nd_stride + row * op.dst_stride) * out_bytes, size_t(op.n * out_bytes), true);

@@ -139,6 +139,12 @@ void VectorCore::vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* ac
     note(acc, src, kQuarter, false);
     return;
   }
+  if (dist == LoadDist::kBrcB16 || dist == LoadDist::kBrcB32) {
+    const size_t w = dist == LoadDist::kBrcB16 ? sizeof(uint16_t) : sizeof(uint32_t);
+    for (size_t at = 0; at < kVregBytes; at += w) std::memcpy(dst.bytes.data() + at, src, w);
+    note(acc, src, w, false);
+    return;
+  }
   DGA_REQUIRE(dist == LoadDist::kNorm, kNotImplemented, "dist", "vlds distribution ", int(dist), " is not modelled");
   std::memcpy(dst.bytes.data(), src, kVregBytes);
   note(acc, src, kVregBytes, false);

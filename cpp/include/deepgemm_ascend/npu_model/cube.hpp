@@ -16,7 +16,8 @@
 
 namespace deepgemm_ascend::npu_model {
 
-enum class CubeType : uint8_t { kBF16, kFP16, kFP32, kE4M3, kE5M2, kE2M1 };  // kE2M1: packed, low nibble first
+// kE2M1: packed, low nibble first; kS8: int8_t (two's complement)
+enum class CubeType : uint8_t { kBF16, kFP16, kFP32, kE4M3, kE5M2, kE2M1, kS8 };
 
 int cube_type_bytes(CubeType t);  // bytes of one element (kE2M1: 1 byte = 2 values)
 int cube_type_bits(CubeType t);   // bits of one value
@@ -46,6 +47,15 @@ struct Mad {
 };
 void mad(float* c, const uint8_t* a, CubeType ta, const uint8_t* b, CubeType tb, const Mad& op,
          Accesses* acc = nullptr);
+
+// The integer Mmad (Mmad.md, 数据类型, the 950's table: int8_t x int8_t -> int32_t): A, B and C laid out as
+// for mad (c0 = 32 int8 values of K; C's Nz fractal holds 16 x 16 int32). C (+)= A x B in exact integer
+// arithmetic: each product is at most 2^14 in magnitude and K at most 4095 (Mmad.md), so every partial sum,
+// start value included, is an integer below 2^31 + 2^26 < 2^53 and the double kernel (cube_dot.hpp) sums it
+// exactly. The documentation does not say what the cube does when a result leaves int32 (wrap or saturate):
+// such a result is refused (kNotImplemented); a partial sum that leaves int32 and returns is not detected.
+// HF32 mode applies to fp32 operands only (HF32.md) and is ignored here.
+void mad_s8(int32_t* c, const uint8_t* a, const uint8_t* b, const Mad& op, Accesses* acc = nullptr);
 
 // The MX Mmad ("MmadMx", asc_mmad_mx: C = (scaleA (x) A) (scaleB (x) B) + C, one UE8M0 scale per 32 K
 // values): A, B and C as for mad (fp8 pairs or fp4 pairs; c0 = 32 B of K, 64 fp4 values), the scales of A

@@ -7,7 +7,7 @@
 
 namespace deepgemm_ascend::npu_model {
 
-void check_mad_operands(const float* c, const uint8_t* a, const uint8_t* b, const Mad& op, Accesses* acc);
+void check_mad_operands(const void* c, const uint8_t* a, const uint8_t* b, const Mad& op, Accesses* acc);
 // fp4: two fp4 operands (else two fp8).
 void check_mad_mx_operands(const float* c, const uint8_t* a, const uint8_t* b, bool fp4, const Mad& op,
                            Accesses* acc);

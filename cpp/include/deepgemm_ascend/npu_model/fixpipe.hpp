@@ -30,6 +30,11 @@ struct Fixpipe {
   bool atomic_add = false;
   bool to_ub = false;
   bool saturate = true;
+  // The L0C source holds int32 (mad_s8's C). The pages' 950 tables (数据类型) take an int32 source to int8_t,
+  // uint8_t, half, bfloat16_t or int32_t; the model has int32 -> int32 with NoQuant (the values copied) only,
+  // and refuses every quantPre with an int32 source (DEQF16, VDEQF16, REQ8, VREQ8, QS322BF16_PRE, ...) and
+  // atomic add on an int32 output by name.
+  bool src_s32 = false;
 };
 
 // The saturation mode of the Fixpipe's casts under a core's CTRL (L0C到GM数据搬运（Fixpipe）.md, 约束说明, Ascend

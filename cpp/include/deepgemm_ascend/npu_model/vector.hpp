@@ -95,7 +95,7 @@ enum class Post : uint8_t { kNoUpdate, kUpdate };  // plt's POST_UPDATE literal
 enum class Merge : uint8_t { kMerging, kZeroing };  // MaskMergeMode: inactive lanes keep dst / become 0
 // Numbered as the Reg API's LoadDist, which LoadAlign static_casts into vlds's Dist operand (the stub's own
 // Dist enum numbers DIST_US_B8 and later differently).
-enum class LoadDist : uint8_t { kNorm = 0, kUnpackB16 = 14, kUnpack4B8 = 20 };
+enum class LoadDist : uint8_t { kNorm = 0, kBrcB16 = 2, kBrcB32 = 3, kUnpackB16 = 14, kUnpack4B8 = 20 };
 // Numbered as the stub's DistVST (DIST_NORM_B8.., DIST_PK_B16 = 6, DIST_PK_B32 = 7).
 enum class StoreDist : uint8_t { kNormB8 = 0, kNormB16 = 1, kNormB32 = 2, kFirstB32 = 5, kPackB16 = 6, kPackB32 = 7,
                                  kPack4B32 = 12 };
@@ -165,7 +165,9 @@ class VectorCore {
   // ---- register micro-ops ------------------------------------------------------------------------
   // vlds (连续对齐搬入, 表3), no mask: NORM loads the 256 bytes at src; UNPK_B16 loads VL / 2 = 128 bytes as 64
   // u16 and puts element i in 16-bit slot 2 i, slot 2 i + 1 = 0; UNPK4_B8 loads VL / 4 = 64 bytes and puts
-  // byte j in register byte 4 j, the three after it 0. Other distributions are refused.
+  // byte j in register byte 4 j, the three after it 0. BRC_B16 / BRC_B32 (表3: one b16 / b32 value moved and
+  // broadcast to every element position) read 2 / 4 bytes at src into every element. Other distributions are
+  // refused.
   void vlds(Vreg& dst, const uint8_t* src, LoadDist dist, Accesses* acc = nullptr) const;
   // vsts (连续对齐搬出): NORM_Bn writes element i (n bits) to dst + i * n / 8 when it is active under mask
   // (b n element rule); PK_B16 / PK_B32 write the low half of active element i (b16 / b32 rule) to
@@ -197,6 +199,18 @@ class VectorCore {
   // bit too, the documentation not saying they flush); inactive ones are 0.
   // Refused: kMerging.
   void vcvt_bf162f32(Vreg& dst, const Vreg& src, uint16_t mask, Part part, Merge merge) const;
+  // vcvt s32 -> f32 (Cast.md 表8: RegLayout / SatMode UNKNOWN, ZEROING, RINT / ROUND / FLOOR / CEIL / TRUNC;
+  // RoundMode.md: RINT nearest even, ROUND nearest with ties away from zero, FLOOR / CEIL towards -inf /
+  // +inf, TRUNC towards 0): active b32 element i becomes the int32 rounded to fp32 (integer to float is
+  // always saturating, 表4, and never overflows fp32); inactive ones are 0. Refused: ODD / HYBRID (not in
+  // the table), kMerging.
+  void vcvt_s322f32(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Merge merge) const;
+  // vcvt f32 -> f16 (Cast.md 表7: RegLayout ZERO / ONE, SatMode NO_SAT / SAT, ZEROING; RegLayout.md
+  // cast_b32_to_b16): as vcvt_f322bf16 with half: dst zeroed, active b32 element i to 16-bit slot 2 i + part,
+  // RINT, saturation by CTRL (表5; saturating: NaN -> +0, +-inf and overflow -> +-65504 (0x7BFF); otherwise
+  // IEEE). Refused: roundings other than RINT (ODD, ROUND, FLOOR, CEIL, TRUNC are in the table but not
+  // modelled), kMerging.
+  void vcvt_f322f16(Vreg& dst, const Vreg& src, uint16_t mask, Round round, Sat sat, Part part, Merge merge) const;
   // vadd / vsub / vmul, float (Add.md, Sub.md, Mul.md): dst_i = a_i + b_i, a_i - b_i, a_i * b_i on active b32
   // elements, each one IEEE fp32 operation rounded to nearest even (CTRL[48] saturation does not apply:
   // SetCtrlSpr(ISASI).md limits it to half for computations; Mul.md: unsaturated). Subnormals are kept (the
