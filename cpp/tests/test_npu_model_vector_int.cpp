@@ -16,7 +16,8 @@ namespace nm = deepgemm_ascend::npu_model;
 namespace core = deepgemm_ascend::core;
 using namespace dga_vector_test;
 
-namespace {
+// A named namespace around the whole file: the unity test build joins this file with others.
+namespace vector_int_test {
 constexpr auto kRint = nm::Round::kRint, kRound = nm::Round::kRound, kFloor = nm::Round::kFloor,
                kCeil = nm::Round::kCeil, kTrunc = nm::Round::kTrunc;
 constexpr uint16_t kPoison16 = 0xDEAD;
@@ -27,7 +28,6 @@ float s32_to_f32(int32_t v, nm::Round r) {
   vc.vcvt_s322f32(dst, src, first(vc, 1), r, nm::Merge::kZeroing);
   return dst.get<float>(0);
 }
-}  // namespace
 
 // R Reg数据搬入/连续对齐搬入（LoadAlign）.md 表3: DIST_BRC_B32 / DIST_BRC_B16 move one b32 / b16 value and
 // broadcast it to every element position; the load reads only that value.
@@ -132,3 +132,5 @@ TEST(NpuModelVectorStore, PackB32LowHalves) {
   for (const nm::Run& r : acc) written += r.write ? r.bytes : 0;
   EXPECT_EQ(written, 45u * 2);
 }
+
+}  // namespace vector_int_test
