@@ -153,28 +153,29 @@ void v_axpy(void* dst, const void* src, float scalar, uint16_t mask, int mode) {
   });
 }
 
-void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
+namespace {
+// vcvt f32 -> bf16 / f16 (one of VectorCore's two casts): the operands as model_instructions.h hands them.
+using NarrowCast = void (nm::VectorCore::*)(nm::Vreg&, const nm::Vreg&, uint16_t, nm::Round, nm::Sat, nm::Part,
+                                            nm::Merge) const;
+void cvt_f32_b16(NarrowCast cast, void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
   run("vcvt", kPipeV, [&](nm::Accesses* acc) {
     constexpr int kFloat = 4;
     note_used(acc, src, mask, kFloat);
     forget(dst);
     nm::Vreg v = load_reg(dst);
     const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;  // SatMode: UNKNOWN -1, NO_SAT 0, SAT 1
-    vec().vcvt_f322bf16(v, load_reg(src), mask, nm::Round(round), s, nm::Part(part), merge_of(mode));
+    (vec().*cast)(v, load_reg(src), mask, nm::Round(round), s, nm::Part(part), merge_of(mode));
     store_reg(dst, v);
   });
 }
+}  // namespace
+
+void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
+  cvt_f32_b16(&nm::VectorCore::vcvt_f322bf16, dst, src, mask, round, sat, part, mode);
+}
 
 void v_cvt_f32_f16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode) {
-  run("vcvt", kPipeV, [&](nm::Accesses* acc) {
-    constexpr int kFloat = 4;
-    note_used(acc, src, mask, kFloat);
-    forget(dst);
-    nm::Vreg v = load_reg(dst);
-    const nm::Sat s = sat == 1 ? nm::Sat::kEnable : nm::Sat::kDisable;  // SatMode: UNKNOWN -1, NO_SAT 0, SAT 1
-    vec().vcvt_f322f16(v, load_reg(src), mask, nm::Round(round), s, nm::Part(part), merge_of(mode));
-    store_reg(dst, v);
-  });
+  cvt_f32_b16(&nm::VectorCore::vcvt_f322f16, dst, src, mask, round, sat, part, mode);
 }
 
 void v_cvt_s32_f32(void* dst, const void* src, uint16_t mask, int round, int mode) {

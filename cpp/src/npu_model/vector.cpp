@@ -200,10 +200,7 @@ void VectorCore::vcvt_f322bf16(Vreg& dst, const Vreg& src, uint16_t mask, Round 
   DGA_REQUIRE(round == Round::kRint, kNotImplemented, "round", "only CAST_RINT is modelled for f32 -> bf16");
   DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "only ZEROING is modelled for f32 -> bf16");
   const bool saturate = saturating(sat);
-  Vreg out;
-  for (size_t i = 0; i < elements(Width::kB32); ++i)
-    if (active(mask, i, Width::kB32)) out.set<uint16_t>(2 * i + size_t(part), to_bf16(src.get<float>(i), saturate));
-  dst = out;
+  narrow_to_b16(dst, src, mask, part, [&](float x) { return to_bf16(x, saturate); });
 }
 
 void VectorCore::vcvt_bf162f32(Vreg& dst, const Vreg& src, uint16_t mask, Part part, Merge merge) const {

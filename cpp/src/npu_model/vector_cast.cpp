@@ -6,6 +6,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "vector_elementwise.hpp"
 
 namespace deepgemm_ascend::npu_model {
 
@@ -59,10 +60,7 @@ void VectorCore::vcvt_f322f16(Vreg& dst, const Vreg& src, uint16_t mask, Round r
   DGA_REQUIRE(round == Round::kRint, kNotImplemented, "round", "only CAST_RINT is modelled for f32 -> f16");
   DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "only ZEROING is modelled for f32 -> f16");
   const bool saturate = saturating(sat);
-  Vreg out;
-  for (size_t i = 0; i < kVregBytes / sizeof(float); ++i)
-    if (active(mask, i, Width::kB32)) out.set<uint16_t>(2 * i + size_t(part), to_f16(src.get<float>(i), saturate));
-  dst = out;
+  narrow_to_b16(dst, src, mask, part, [&](float x) { return to_f16(x, saturate); });
 }
 
 }  // namespace deepgemm_ascend::npu_model

@@ -358,6 +358,8 @@ class VectorCore {
   void binary(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge, F op) const;
   template <class F>
   void unary_f32(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge, const char* what, F op) const;
+  template <class F>
+  void narrow_to_b16(Vreg& dst, const Vreg& src, uint16_t mask, Part part, F code) const;
   template <class T>
   uint16_t compare(const Vreg& src, T scalar, Cmp cmp, uint16_t mask);
 
