@@ -9,7 +9,7 @@ build=$(cd "${1:-$root/build/release}" && pwd)
 catlass=${DGA_CATLASS:-$root/../shared/third_party/catlass}
 [ -d "$catlass/examples" ] || { echo "check_catlass: no CATLASS at $catlass" >&2; exit 1; }
 # example directory | its gen_data*.py arguments (none: it makes no input files) | program arguments (the
-# README's forms at smaller shapes, with tails; device 0) [| the targets to run, by name suffix; default: every
+# README's forms at smaller shapes, with tails; device 0; none when the generator runs the program) [| the targets to run, by name suffix; default: every
 # target of the directory].
 examples=(
   "43_ascend950_basic_matmul||256 512 1024 0"
@@ -28,6 +28,16 @@ examples=(
   # that each vector core's half stays inside its 124 KiB UB stage (a 256 x 256 tile's half is 128 KiB)
   "46_ascend950_matmul_fixpipe_opti||200 130 300 0"
   "46_ascend950_matmul_fixpipe_opti||300 120 100 0"
+  # mix, stream-K and split-K: the AIVs of every group meet at a mode-0 cross-core barrier (the launch's
+  # groups run together), then reduce the partial tiles
+  "66_ascend950_streamk_matmul||200 130 1000 0"
+  "68_ascend950_multi_core_splitk_matmul||200 130 1000 0"
+  "69_ascend950_tail_multi_core_splitk_matmul||200 130 1000 0"
+  # its generator runs the program itself (from CATLASS's output/bin) and compares: gen_data arguments only
+  # (M divisible by the group count: the generator splits it evenly)
+  "55_ascend950_mx_grouped_matmul_slice_m|2 128 256 512 0 float8_e5m2 0|"
+  "55_ascend950_mx_grouped_matmul_slice_m|2 100 130 96 0 float8_e4m3fn 0|"
+  "55_ascend950_mx_grouped_matmul_slice_m|3 69 130 128 1 float4_e2m1fn_x2 0|"
   # mix, an epilogue visitor graph on the vector cores (leaky_relu reaches vlrelu and bias the UB -> UB
   # DataCopy, neither modelled)
   "64_ascend950_matmul_evg||100 130 72 0|add add_ub sigmoid silu tanh"
@@ -36,7 +46,7 @@ failed=0
 for e in "${examples[@]}"; do
   IFS='|' read -r dir gen args only <<< "$e"
   opts=(--build "$build"); [ -n "$gen" ] && opts+=(--gen-args "$gen")
-  log="$build/catlass_${dir}_${args// /_}.log"
+  tag=${args:-gen $gen}; log="$build/catlass_${dir}_${tag// /_}.log"
   ok=1; : > "$log"
   if [ -z "$only" ]; then
     python "$root/scripts/npu_run.py" "$catlass/examples/$dir" "${opts[@]}" -- $args >> "$log" 2>&1 || ok=0
@@ -48,9 +58,9 @@ for e in "${examples[@]}"; do
     [ "$(grep -c ': PASS' "$log")" = "$(wc -w <<< "$only")" ] || ok=0  # (a misspelt target builds nothing)
   fi
   if [ $ok = 1 ]; then
-    echo "pass  $dir $args ($(grep -c ': PASS' "$log") target(s))"
+    echo "pass  $dir $tag ($(grep -c ': PASS' "$log") target(s))"
   else
-    echo "FAIL  $dir $args"; grep -v '^\[' "$log" | tail -5; failed=1
+    echo "FAIL  $dir $tag"; grep -v '^\[' "$log" | tail -5; failed=1
   fi
 done
 
