@@ -27,7 +27,7 @@ mutations=(
   # (example 68's AIVs meet at one after their AIC's partial tile)
   "mode-0 barrier counts at the first set|cpp/src/npu_model/group.cpp|/    if (!a\[size_t(id)\]) return {};/d|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
   # a wait that no longer sees the mode-0 counts (only modes 1 and 2)
-  "wait ignores mode 0|cpp/kernels/model/model_group.cpp|s/return g.flags.can_wait(c.sub, id) || all.flags->can_wait(all.core, id) ||/return g.flags.can_wait(c.sub, id) ||/|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
+  "wait ignores mode 0|cpp/kernels/model/model_group.cpp|/return g.flags.can_wait(c.sub, id) /s/all.flags->can_wait(all.core, id)/false/|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
   # the Fixpipe to UB's unitFlag dropped (its L0C read no longer waits for the Mmad's)
   "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag);/  }, 0);/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
 )
