@@ -42,9 +42,11 @@ examples=(
   # DataCopy, neither modelled)
   "64_ascend950_matmul_evg||100 130 72 0|add add_ub sigmoid silu tanh"
 )
-failed=0
-for e in "${examples[@]}"; do
-  IFS='|' read -r dir gen args only <<< "$e"
+# One entry: builds and runs it, prints its pass / FAIL line (and a FAIL's last lines).
+run_entry() {
+  local dir gen args only tag log ok t
+  local -a opts
+  IFS='|' read -r dir gen args only <<< "$1"
   opts=(--build "$build"); [ -n "$gen" ] && opts+=(--gen-args "$gen")
   tag=${args:-gen $gen}; log="$build/catlass_${dir}_${tag// /_}.log"
   ok=1; : > "$log"
@@ -60,8 +62,27 @@ for e in "${examples[@]}"; do
   if [ $ok = 1 ]; then
     echo "pass  $dir $tag ($(grep -c ': PASS' "$log") target(s))"
   else
-    echo "FAIL  $dir $tag"; grep -v '^\[' "$log" | tail -5; failed=1
+    echo "FAIL  $dir $tag"; grep -v '^\[' "$log" | tail -5
   fi
+}
+
+# The examples' directories run in parallel, DGA_CATLASS_JOBS (default 2) at a time (building a program is
+# one compiler process); the entries of one directory one after the other (they share its build), and the
+# results print in the list's order.
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+dirs=()
+for e in "${examples[@]}"; do
+  d=${e%%|*}; [[ " ${dirs[*]} " == *" $d "* ]] || dirs+=("$d")
+done
+for i in "${!dirs[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "${DGA_CATLASS_JOBS:-2}" ]; do wait -n || true; done
+  ( for e in "${examples[@]}"; do if [ "${e%%|*}" = "${dirs[$i]}" ]; then run_entry "$e"; fi; done > "$out/$i" 2>&1 ) &
+done
+wait
+failed=0
+for i in "${!dirs[@]}"; do
+  cat "$out/$i"
+  if grep -q '^FAIL' "$out/$i"; then failed=1; fi
 done
 
 exit $failed
