@@ -9,7 +9,7 @@ build=$(cd "${1:-$root/build/release}" && pwd)
 catlass=${DGA_CATLASS:-$root/../shared/third_party/catlass}
 [ -d "$catlass/examples" ] || { echo "check_catlass: no CATLASS at $catlass" >&2; exit 1; }
 # example directory | its gen_data*.py arguments (none: it makes no input files) | program arguments (the
-# README's forms at smaller shapes, with tails; device 0) [| the targets to run, by name suffix; default: every
+# README's forms at smaller shapes, with tails; device 0; none when the generator runs the program) [| the targets to run, by name suffix; default: every
 # target of the directory].
 examples=(
   "43_ascend950_basic_matmul||256 512 1024 0"
@@ -28,6 +28,16 @@ examples=(
   # that each vector core's half stays inside its 124 KiB UB stage (a 256 x 256 tile's half is 128 KiB)
   "46_ascend950_matmul_fixpipe_opti||200 130 300 0"
   "46_ascend950_matmul_fixpipe_opti||300 120 100 0"
+  # mix, stream-K and split-K: the AIVs of every group meet at a mode-0 cross-core barrier (the launch's
+  # groups run together), then reduce the partial tiles
+  "66_ascend950_streamk_matmul||200 130 1000 0"
+  "68_ascend950_multi_core_splitk_matmul||200 130 1000 0"
+  "69_ascend950_tail_multi_core_splitk_matmul||200 130 1000 0"
+  # its generator runs the program itself (from CATLASS's output/bin) and compares: gen_data arguments only
+  # (M divisible by the group count: the generator splits it evenly)
+  "55_ascend950_mx_grouped_matmul_slice_m|2 128 256 512 0 float8_e5m2 0|"
+  "55_ascend950_mx_grouped_matmul_slice_m|2 100 130 96 0 float8_e4m3fn 0|"
+  "55_ascend950_mx_grouped_matmul_slice_m|3 69 130 128 1 float4_e2m1fn_x2 0|"
   # mix, an epilogue visitor graph on the vector cores (leaky_relu reaches vlrelu and bias the UB -> UB
   # DataCopy, neither modelled)
   "64_ascend950_matmul_evg||100 130 72 0|add add_ub sigmoid silu tanh"
@@ -37,11 +47,13 @@ examples=(
   "51_ascend950_quant_matmul_per_group_per_block_tla||200 200 300 0"
   "51_ascend950_quant_matmul_per_group_per_block_tla||300 330 520 0"
 )
-failed=0
-for e in "${examples[@]}"; do
-  IFS='|' read -r dir gen args only <<< "$e"
+# One entry: builds and runs it, prints its pass / FAIL line (and a FAIL's last lines).
+run_entry() {
+  local dir gen args only tag log ok t
+  local -a opts
+  IFS='|' read -r dir gen args only <<< "$1"
   opts=(--build "$build"); [ -n "$gen" ] && opts+=(--gen-args "$gen")
-  log="$build/catlass_${dir}_${args// /_}.log"
+  tag=${args:-gen $gen}; log="$build/catlass_${dir}_${tag// /_}.log"
   ok=1; : > "$log"
   if [ -z "$only" ]; then
     python "$root/scripts/npu_run.py" "$catlass/examples/$dir" "${opts[@]}" -- $args >> "$log" 2>&1 || ok=0
@@ -53,10 +65,29 @@ for e in "${examples[@]}"; do
     [ "$(grep -c ': PASS' "$log")" = "$(wc -w <<< "$only")" ] || ok=0  # (a misspelt target builds nothing)
   fi
   if [ $ok = 1 ]; then
-    echo "pass  $dir $args ($(grep -c ': PASS' "$log") target(s))"
+    echo "pass  $dir $tag ($(grep -c ': PASS' "$log") target(s))"
   else
-    echo "FAIL  $dir $args"; grep -v '^\[' "$log" | tail -5; failed=1
+    echo "FAIL  $dir $tag"; grep -v '^\[' "$log" | tail -5
   fi
+}
+
+# The examples' directories run in parallel, DGA_CATLASS_JOBS (default 2) at a time (building a program is
+# one compiler process); the entries of one directory one after the other (they share its build), and the
+# results print in the list's order.
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+dirs=()
+for e in "${examples[@]}"; do
+  d=${e%%|*}; [[ " ${dirs[*]} " == *" $d "* ]] || dirs+=("$d")
+done
+for i in "${!dirs[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "${DGA_CATLASS_JOBS:-2}" ]; do wait -n || true; done
+  ( for e in "${examples[@]}"; do if [ "${e%%|*}" = "${dirs[$i]}" ]; then run_entry "$e"; fi; done > "$out/$i" 2>&1 ) &
+done
+wait
+failed=0
+for i in "${!dirs[@]}"; do
+  cat "$out/$i"
+  if grep -q '^FAIL' "$out/$i"; then failed=1; fi
 done
 
 # Which modelled instructions the examples reached, and which examples reached each (npu_run.py's lines).

@@ -23,6 +23,11 @@ mutations=(
   # a mode-4 wait that no longer orders the waiting pipe after the setter (the access checker must see the
   # AIV's MTE3 read of the AIC's Fixpipe output unordered)
   "mode-4 wait orders nothing|cpp/kernels/model/model_group.cpp|/^void intra_wait/,/^}/s/aiv_wait_order(c, pipe, q.front());/(void)0;/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  # a mode-0 barrier whose round completes at its first set, not once every AIV of the launch has set it
+  # (example 68's AIVs meet at one after their AIC's partial tile)
+  "mode-0 barrier counts at the first set|cpp/src/npu_model/group.cpp|/    if (!a\[size_t(id)\]) return {};/d|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
+  # a wait that no longer sees the mode-0 counts (only modes 1 and 2)
+  "wait ignores mode 0|cpp/kernels/model/model_group.cpp|/return g.flags.can_wait(c.sub, id) /s/all.flags->can_wait(all.core, id)/false/|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
   # the Fixpipe to UB's unitFlag dropped (its L0C read no longer waits for the Mmad's)
   "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag);/  }, 0);/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # the integer Mmad reading its int8 operands as unsigned (example 51's operands are in [-5, 5])

@@ -103,3 +103,46 @@ TEST(NpuModelGroup, AWaitNoCoreWillSatisfyIsADeadlock) {
   EXPECT_NE(s.deadlock().find("core 0 (AIC) waits id 7 on FIX"), std::string::npos) << s.deadlock();
   EXPECT_EQ(passed, (std::vector<int>{0, 0, 0}));
 }
+
+// Modes 0 and 1 ("CrossCoreSetFlag(ISASI)": mode 0 syncs every AIV (or AIC) of the launch, mode 1 the two
+// AIVs of a core; a wait passes once every participating core has set the id; a 4-bit counter per id).
+TEST(NpuModelGroup, BarrierCountsOnceEveryCoreHasSet) {
+  nm::BarrierFlags f(3);
+  EXPECT_EQ(f.set(0, 8), "");
+  EXPECT_EQ(f.set(2, 8), "");
+  for (int c = 0; c < 3; ++c) EXPECT_FALSE(f.can_wait(c, 8));  // core 1 has not set it yet
+  EXPECT_NE(f.set(0, 8).find("set again"), std::string::npos);
+  EXPECT_EQ(f.set(1, 8), "");
+  for (int c = 0; c < 3; ++c) EXPECT_TRUE(f.can_wait(c, 8));  // one count for each core
+  EXPECT_FALSE(f.can_wait(0, 9));
+  f.take(0, 8);
+  f.take(1, 8);
+  EXPECT_FALSE(f.can_wait(0, 8));
+  const auto name = [](int c) { return "core " + std::to_string(c); };
+  EXPECT_EQ(f.left_set(name), std::vector<std::string>{"core 2 id 8 (not waited)"});
+  f.take(2, 8);
+  EXPECT_EQ(f.set(1, 3), "");
+  EXPECT_EQ(f.left_set(name), std::vector<std::string>{"core 1 id 3 (set, but not by every participating core)"});
+  EXPECT_NE(f.set(0, 16).find("outside 0-15"), std::string::npos);
+  nm::BarrierFlags one(1);
+  for (int i = 0; i < 15; ++i) ASSERT_EQ(one.set(0, 5), "");
+  EXPECT_NE(one.set(0, 5).find("16th"), std::string::npos);
+}
+
+// A barrier across the cores a scheduler runs: no core passes its wait before the last one has set.
+TEST(NpuModelGroup, BarrierHoldsEveryCoreUntilTheLastSets) {
+  constexpr int kCores = 6;
+  nm::BarrierFlags f(kCores);
+  nm::GroupScheduler s(kCores, [](int) {});
+  int arrived = 0;
+  std::vector<int> seen(kCores, -1);
+  s.run([&](int c) {
+    ++arrived;
+    ASSERT_EQ(f.set(c, 8), "");
+    ASSERT_TRUE(s.wait_until(c, [&] { return f.can_wait(c, 8); }, "barrier"));
+    f.take(c, 8);
+    seen[size_t(c)] = arrived;
+  });
+  EXPECT_EQ(s.deadlock(), "");
+  EXPECT_EQ(seen, std::vector<int>(kCores, kCores));
+}

@@ -1,13 +1,16 @@
-// The cores of a mix kernel's group on the model: the AIC and its two AIVs run as threads one at a time
-// (npu_model/group.hpp), the cross-core flags of mode 2 (ffts_cross_core_sync / wait_flag_dev as the
-// devkit's CPU-debug headers issue CrossCoreSetFlag / CrossCoreWaitFlag, impl/basic_api/dav_3510/
+// The cores of a mix kernel's launch on the model: every group's AIC and two AIVs run as threads one at a
+// time (npu_model/group.hpp), all groups of the launch together, so that a core may wait for cores of other
+// groups. The cross-core flags of modes 0, 1 and 2 (ffts_cross_core_sync / wait_flag_dev as the devkit's
+// CPU-debug headers issue CrossCoreSetFlag / CrossCoreWaitFlag, impl/basic_api/dav_3510/
 // kernel_operator_sync_impl.h) and of mode 4 (set_intra_block / wait_intra_block), and the Fixpipe from the
-// AIC's L0C into its AIVs' UBs. A cross-core flag also orders the two cores' accesses for the access checker.
+// AIC's L0C into its AIVs' UBs. A cross-core flag also orders the cores' accesses for the access checker.
 // Plain C++ (no devkit headers).
 #include <array>
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "deepgemm_ascend/npu_model/fixpipe.hpp"
 #include "deepgemm_ascend/npu_model/group.hpp"
@@ -20,7 +23,7 @@ namespace {
 
 constexpr int kSlots = 3;  // AIC, AIV0, AIV1
 constexpr int kModeShift = 4, kModeMask = 0x3, kIdShift = 8, kIdMask = 0xF;  // the ffts message (GetffstMsg)
-constexpr int kModeAicAiv = 2;
+constexpr int kModeAll = 0, kModeAivs = 1, kModeAicAiv = 2;
 constexpr int kPipeS = 0;
 
 Core* g_current = nullptr;
@@ -32,15 +35,34 @@ struct FlagClocks {
 };
 
 struct Group {
+  int index = 0;
   std::array<std::unique_ptr<Core>, kSlots> cores;
-  nm::CrossCoreFlags flags;       // mode 2
-  nm::IntraBlockFlags intra;      // mode 4
+  nm::CrossCoreFlags flags;                  // mode 2
+  nm::BarrierFlags aivs{nm::CrossCoreFlags::kVectorCores};  // mode 1
+  nm::IntraBlockFlags intra;                 // mode 4
   FlagClocks ffts_clocks, intra_clocks;
+  // The setter's own access clock at its last mode-0 / mode-1 set, per slot and id: its wait orders the
+  // core's later instructions after it (the other cores' accesses are to GM, which is not checked for order).
+  std::array<std::array<nm::Hazards::Clock, nm::BarrierFlags::kIds>, kSlots> barrier_clocks{};
   std::array<const uint8_t*, kSlots> ub{};
-  nm::GroupScheduler* scheduler = nullptr;
   int slot = 0;
 };
-Group* g_group = nullptr;
+
+// The launch: its groups, the scheduler that runs all their cores, and the mode-0 flags (every AIV of the
+// launch, every AIC). Scheduler slots: the AIVs first (group g's AIV v is 2 g + v), then the AICs (2 G + g).
+struct Launch {
+  int group_count = 0;
+  std::vector<std::unique_ptr<Group>> groups;
+  nm::GroupScheduler* scheduler = nullptr;
+  std::unique_ptr<nm::BarrierFlags> all_aiv, all_aic;  // mode 0
+};
+Launch* g_launch = nullptr;
+Group* g_group = nullptr;  // the group of the core that runs now
+
+int scheduler_slot(const Group& g, int slot) {
+  const int n = g_launch->group_count;
+  return slot == 0 ? 2 * n + g.index : 2 * g.index + slot - 1;
+}
 
 Group& group(const char* instr) {
   DGA_REQUIRE(g_group != nullptr, kRuntime, "cross-core", instr, " in a cube-only run (kernel ", current().kernel, ")");
@@ -75,94 +97,173 @@ Core& current() {
 }
 void select(Core* core) { g_current = core; }
 
-void run_group(const std::string& kernel, int index, const uint8_t* const ub[3],
-               const std::function<void(int)>& switch_core, const std::function<void(int)>& body) {
-  Group g;
-  const std::string prefix = "group " + std::to_string(index) + " ";
-  const char* names[kSlots] = {"AIC", "AIV0", "AIV1"};
-  for (int s = 0; s < kSlots; ++s) g.ub[size_t(s)] = ub[s];
-  for (int s = 0; s < kSlots; ++s) {  // each core's checkers see its own buffers
-    switch_core(s);
-    g.cores[size_t(s)] = std::make_unique<Core>(kernel, prefix + names[s], s - 1);
+namespace {
+// The group's model errors after the run: its cores' first error, then a flag left set.
+std::string group_error(Group& g, const std::string& kernel, deepgemm_ascend::core::ErrorKind& kind) {
+  std::string error;
+  for (auto& c : g.cores) {
+    select(c.get());
+    guard("end of kernel", [&] { c->events.finish(); });
+    if (error.empty() && !c->error.empty()) error = c->error, kind = c->error_kind;
   }
-  nm::GroupScheduler scheduler(kSlots, [&](int s) {
-    switch_core(s);
-    g.slot = s;
-    select(g.cores[size_t(s)].get());
+  if (!error.empty()) return error;
+  const std::string where = "kernel " + kernel + ", group " + std::to_string(g.index) + ": ";
+  for (const std::string& f : g.flags.left_set()) return where + "cross-core flag still set when the kernel returns: " + f;
+  for (const std::string& f : g.aivs.left_set([](int v) { return "AIV" + std::to_string(v); }))
+    return where + "mode-1 cross-core flag still set when the kernel returns: " + f;
+  for (const std::string& f : g.intra.left_set())
+    return where + "mode-4 cross-core flag still set when the kernel returns: " + f;
+  return {};
+}
+
+std::string launch_error(Launch& l, const std::string& kernel) {
+  const auto left = [&](const nm::BarrierFlags& f, bool aiv) {
+    return f.left_set([aiv](int c) {
+      return aiv ? "group " + std::to_string(c / 2) + " AIV" + std::to_string(c % 2) : "group " + std::to_string(c) + " AIC";
+    });
+  };
+  for (const auto& [f, aiv] : {std::pair{l.all_aiv.get(), true}, {l.all_aic.get(), false}})
+    for (const std::string& s : left(*f, aiv))
+      return "kernel " + kernel + ": mode-0 cross-core flag still set when the kernel returns: " + s;
+  return {};
+}
+}  // namespace
+
+void run_groups(const std::string& kernel, int groups, const std::vector<std::array<const uint8_t*, 3>>& ub,
+                const std::function<void(int, int)>& switch_core, const std::function<void(int)>& body) {
+  Launch l;
+  l.group_count = groups;
+  l.all_aiv = std::make_unique<nm::BarrierFlags>(2 * groups);
+  l.all_aic = std::make_unique<nm::BarrierFlags>(groups);
+  const char* names[kSlots] = {"AIC", "AIV0", "AIV1"};
+  std::vector<std::pair<int, int>> at(size_t(3 * groups));  // scheduler slot -> (group, slot)
+  g_launch = &l;
+  for (int i = 0; i < groups; ++i) {
+    auto g = std::make_unique<Group>();
+    g->index = i;
+    for (int s = 0; s < kSlots; ++s) g->ub[size_t(s)] = ub[size_t(i)][size_t(s)];
+    for (int s = 0; s < kSlots; ++s) {  // each core's checkers see its own buffers
+      switch_core(i, s);
+      g->cores[size_t(s)] = std::make_unique<Core>(kernel, "group " + std::to_string(i) + " " + names[s], s - 1);
+      at[size_t(scheduler_slot(*g, s))] = {i, s};
+    }
+    l.groups.push_back(std::move(g));
+  }
+  nm::GroupScheduler scheduler(3 * groups, [&](int k) {
+    const auto [i, s] = at[size_t(k)];
+    switch_core(i, s);
+    g_group = l.groups[size_t(i)].get();
+    g_group->slot = s;
+    select(g_group->cores[size_t(s)].get());
   });
-  g.scheduler = &scheduler;
-  g_group = &g;
+  l.scheduler = &scheduler;
   std::string error;
   auto kind = deepgemm_ascend::core::ErrorKind::kRuntime;
   try {
-    // The vector cores start: the devkit's CPU-debug TPipe fills every buffer of its core with random
-    // values when it is built (kernel_tpipe_impl_c310.h, SetBufferCtx), so the AIVs' TPipes must exist
-    // before the AIC writes into their UBs. On the 950 building a TPipe does not touch buffer contents.
-    constexpr int kFirstVectorCore = 1;
-    scheduler.run(body, kFirstVectorCore);
+    // The vector cores start (scheduler slot 0: group 0's AIV0), the AICs come after every AIV's first
+    // wait: the devkit's CPU-debug TPipe fills every buffer of its core with random values when it is
+    // built (kernel_tpipe_impl_c310.h, SetBufferCtx), so the AIVs' TPipes must exist before an AIC writes
+    // into their UBs. On the 950 building a TPipe does not touch buffer contents.
+    scheduler.run([&](int k) { body(at[size_t(k)].second); }, 0);
   } catch (const std::exception& e) {
     error = e.what();
   }
   // A deadlock first: the cores ran on past their waits, so what they did after it is its consequence.
   if (error.empty() && !scheduler.deadlock().empty())
     error = "kernel " + kernel + ": a cross-core wait that can never be satisfied: " + scheduler.deadlock();
-  for (auto& c : g.cores) {
-    if (!c) continue;
-    select(c.get());
-    guard("end of kernel", [&] { c->events.finish(); });
-    if (error.empty() && !c->error.empty()) error = c->error, kind = c->error_kind;
+  for (auto& g : l.groups) {
+    auto k = kind;
+    const std::string e = group_error(*g, kernel, k);
+    if (error.empty() && !e.empty()) error = e, kind = k;
   }
-  if (error.empty())
-    for (const std::string& f : g.flags.left_set()) {
-      error = "kernel " + kernel + ", " + prefix + ": cross-core flag still set when the kernel returns: " + f;
-      break;
-    }
-  if (error.empty())
-    for (const std::string& f : g.intra.left_set()) {
-      error = "kernel " + kernel + ", " + prefix + ": mode-4 cross-core flag still set when the kernel returns: " + f;
-      break;
-    }
+  if (error.empty()) error = launch_error(l, kernel);
   select(nullptr);
   g_group = nullptr;
+  g_launch = nullptr;
   if (!error.empty()) deepgemm_ascend::core::fail(kind, "npu_model", error);
 }
 
+namespace {
+// The mode-0 / mode-1 flags a core of group g takes part in, and its index among their participants.
+struct Barrier {
+  nm::BarrierFlags* flags;
+  int core;
+};
+Barrier all_cores(Group& g, const Core& c) {
+  return c.sub < 0 ? Barrier{g_launch->all_aic.get(), g.index} : Barrier{g_launch->all_aiv.get(), 2 * g.index + c.sub};
+}
+Barrier two_aivs(Group& g, const Core& c) { return {&g.aivs, c.sub}; }
+
+void mode2_set(Group& g, Core& c, int pipe, int id) {
+  const std::string err = g.flags.set(c.sub, id);
+  DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag on pipe ", nm::pipe_name(pipe), ": ", err);
+  if (c.sub >= 0) {
+    g.ffts_clocks.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
+    return;
+  }
+  for (int v = 0; v < 2; ++v) g.ffts_clocks.to_aiv[size_t(v)][size_t(id)].push_back(aic_set_clock(g, pipe, v));
+}
+
+void mode2_take(Group& g, Core& c, int pipe, int id) {
+  g.flags.take(c.sub, id);
+  if (c.sub >= 0) {
+    auto& q = g.ffts_clocks.to_aiv[size_t(c.sub)][size_t(id)];
+    aiv_wait_order(c, pipe, q.front());
+    q.pop_front();
+    return;
+  }
+  for (int v = 0; v < 2; ++v) {
+    auto& q = g.ffts_clocks.from_aiv[size_t(v)][size_t(id)];
+    aic_wait_order(g, pipe, v, q.front());
+    q.pop_front();
+  }
+}
+}  // namespace
+
+// CrossCoreSetFlag, modes 0-2: pipes PIPE_V, M, MTE1, MTE2, MTE3, FIX (not S, not ALL); mode 1 syncs the
+// two AIVs of a group, so only an AIV sets it.
 void cross_set(int pipe, uint64_t msg) {
   guard("ffts_cross_core_sync", [&] {
     Group& g = group("CrossCoreSetFlag");
     Core& c = current();
     const int mode = int(msg >> kModeShift) & kModeMask, id = int(msg >> kIdShift) & kIdMask;
-    DGA_REQUIRE(mode == kModeAicAiv, kNotImplemented, "modeId", "cross-core mode ", mode,
-                " is not modelled (mode 2: AIC <-> both AIVs)");
-    const std::string err = g.flags.set(c.sub, id);
-    DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag on pipe ", nm::pipe_name(pipe), ": ", err);
-    if (c.sub >= 0) {
-      g.ffts_clocks.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
-      return;
-    }
-    for (int v = 0; v < 2; ++v) g.ffts_clocks.to_aiv[size_t(v)][size_t(id)].push_back(aic_set_clock(g, pipe, v));
+    DGA_REQUIRE(pipe != kPipeS && pipe != nm::kPipeAll, kRuntime, "pipe", "CrossCoreSetFlag with mode ", mode,
+                " on ", nm::pipe_name(pipe), " (modes 0-2 do not allow PIPE_S or PIPE_ALL)");
+    DGA_REQUIRE(mode == kModeAll || mode == kModeAivs || mode == kModeAicAiv, kNotImplemented, "modeId",
+                "cross-core mode ", mode, " is not one of the 950's modes 0, 1, 2 (4: set_intra_block)");
+    if (mode == kModeAicAiv) return mode2_set(g, c, pipe, id);
+    DGA_REQUIRE(mode == kModeAll || c.sub >= 0, kRuntime, "modeId", "CrossCoreSetFlag with mode 1 on the AIC (mode 1 syncs the two AIVs)");
+    const Barrier b = mode == kModeAll ? all_cores(g, c) : two_aivs(g, c);
+    const std::string err = b.flags->set(b.core, id);
+    DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag (mode ", mode, ") on pipe ",
+                nm::pipe_name(pipe), ": ", err);
+    g.barrier_clocks[size_t(g.slot)][size_t(id)] = c.hazards.clock_of(pipe);
   });
 }
 
+// CrossCoreWaitFlag, modes 0-2 (wait_flag_dev names no mode): a core has one counter per id, which a mode-2
+// set by the other side, a completed mode-0 round or (an AIV) a completed mode-1 round counts. An id with
+// counts from two modes at once is refused: the page requires a core to finish an id's syncs in one mode
+// before using it in another.
 void cross_wait(int pipe, int id) {
   guard("wait_flag_dev", [&] {
     Group& g = group("CrossCoreWaitFlag");
     Core& c = current();
-    const int slot = g.slot;
+    const Barrier all = all_cores(g, c);
+    const bool aiv = c.sub >= 0;
+    const auto ready = [&g, &c, all, aiv, id] {
+      return g.flags.can_wait(c.sub, id) || all.flags->can_wait(all.core, id) || (aiv && g.aivs.can_wait(c.sub, id));
+    };
     const std::string what = c.name + " waits for cross-core flag " + std::to_string(id) + " on pipe " + nm::pipe_name(pipe);
-    if (!g.scheduler->wait_until(slot, [&g, &c, id] { return g.flags.can_wait(c.sub, id); }, what)) return;
-    g.flags.take(c.sub, id);
-    if (c.sub >= 0) {
-      auto& q = g.ffts_clocks.to_aiv[size_t(c.sub)][size_t(id)];
-      aiv_wait_order(c, pipe, q.front());
-      q.pop_front();
-      return;
-    }
-    for (int v = 0; v < 2; ++v) {
-      auto& q = g.ffts_clocks.from_aiv[size_t(v)][size_t(id)];
-      aic_wait_order(g, pipe, v, q.front());
-      q.pop_front();
-    }
+    if (!g_launch->scheduler->wait_until(scheduler_slot(g, g.slot), ready, what)) return;
+    const bool m2 = g.flags.can_wait(c.sub, id), m0 = all.flags->can_wait(all.core, id);
+    const bool m1 = aiv && g.aivs.can_wait(c.sub, id);
+    DGA_REQUIRE(int(m0) + int(m1) + int(m2) == 1, kRuntime, "cross-core", c.name, " waits on flag ", id,
+                ", which has counts from more than one of modes 0, 1, 2 (an id changes mode only after its syncs)");
+    if (m2) return mode2_take(g, c, pipe, id);
+    const Barrier b = m0 ? all : two_aivs(g, c);
+    b.flags->take(b.core, id);
+    c.hazards.order_after(pipe == kPipeS ? -1 : pipe, g.barrier_clocks[size_t(g.slot)][size_t(id)]);
   });
 }
 
@@ -191,7 +292,7 @@ void intra_wait(int pipe, int id) {
     DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreWaitFlag (mode 4): ", err);
     const std::string what =
         c.name + " waits for mode-4 cross-core flag " + std::to_string(id) + " on pipe " + nm::pipe_name(pipe);
-    if (!g.scheduler->wait_until(g.slot, [&g, &c, id] { return g.intra.can_wait(c.sub, id); }, what)) return;
+    if (!g_launch->scheduler->wait_until(scheduler_slot(g, g.slot), [&g, &c, id] { return g.intra.can_wait(c.sub, id); }, what)) return;
     g.intra.take(c.sub, id);
     if (c.sub >= 0) {
       auto& q = g.intra_clocks.to_aiv[size_t(c.sub)][size_t(id)];

@@ -1,9 +1,10 @@
 // Running NPU kernel code on the instruction model. A cube-only (or vector-only) kernel's cores run one
 // after the other (they do not wait on each other): begin_core sets the core's instruction state and fresh checkers,
 // end_core checks that every flag the core set was waited and throws the core's first model error. A mix
-// kernel's group (the AIC and its two AIVs) runs with run_group.
+// kernel's groups (each an AIC and its two AIVs) run together with run_groups.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -23,12 +24,13 @@ void begin_core(const std::string& kernel, int core, bool vector = false);
 void end_core();
 // Drops the running core after an exception left its kernel mid-way (no end-of-kernel checks).
 void abandon_core();
-// The cores of group `group` (slots 0 AIC, 1 AIV0, 2 AIV1) as threads, one at a time: switch_core(slot)
-// makes the devkit's per-core globals those of the slot, body(slot) runs the kernel on it. ub: the slots'
-// UB bases (the AIC addresses its AIVs' UBs through its own). Throws the group's first model error, a
-// deadlock, or a cross-core flag left set.
-void run_group(const std::string& kernel, int group, const uint8_t* const ub[3],
-               const std::function<void(int)>& switch_core, const std::function<void(int)>& body);
+// The cores of every group of a mix launch (slots 0 AIC, 1 AIV0, 2 AIV1) as threads, one at a time, all
+// groups together (a core may wait for other groups' cores, cross-core mode 0): switch_core(group, slot)
+// makes the devkit's per-core globals and buffers those of that core, body(slot) runs the kernel on it.
+// ub: each group's slots' UB bases (the AIC addresses its AIVs' UBs through its own). Throws the first
+// model error, a deadlock, or a cross-core flag left set.
+void run_groups(const std::string& kernel, int groups, const std::vector<std::array<const uint8_t*, 3>>& ub,
+                const std::function<void(int, int)>& switch_core, const std::function<void(int)>& body);
 // The L0A_MX / L0B_MX scales of an L0A / L0B address (the devkit's CPU buffers: address / 16 from the
 // buffer's start); defined with the CPU-debug runtime.
 const uint8_t* mx_scales_of(const void* l0, bool b);

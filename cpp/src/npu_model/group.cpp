@@ -120,6 +120,32 @@ std::vector<std::string> CrossCoreFlags::left_set() const {
   return out;
 }
 
+std::string BarrierFlags::set(int core, int id) {
+  if (id < 0 || id >= kIds) return "flag id " + std::to_string(id) + " is outside 0-15 (modes 0-2)";
+  if (arrived_[size_t(core)][size_t(id)])
+    return "flag id " + std::to_string(id) + " set again before every participating core has set it";
+  arrived_[size_t(core)][size_t(id)] = true;
+  for (const auto& a : arrived_)
+    if (!a[size_t(id)]) return {};
+  for (auto& a : arrived_) a[size_t(id)] = false;
+  for (auto& c : count_) {
+    if (c[size_t(id)] == kMaxCount) return "flag id " + std::to_string(id) + " counts a 16th time without a wait";
+    ++c[size_t(id)];
+  }
+  return {};
+}
+
+std::vector<std::string> BarrierFlags::left_set(const std::function<std::string(int)>& name) const {
+  std::vector<std::string> out;
+  for (size_t c = 0; c < count_.size(); ++c)
+    for (int id = 0; id < kIds; ++id) {
+      if (count_[c][size_t(id)] > 0) out.push_back(name(int(c)) + " id " + std::to_string(id) + " (not waited)");
+      if (arrived_[c][size_t(id)])
+        out.push_back(name(int(c)) + " id " + std::to_string(id) + " (set, but not by every participating core)");
+    }
+  return out;
+}
+
 std::string IntraBlockFlags::check_id(int sub, int id) {
   const int ids = sub < 0 ? kAicIds : kAivIds;
   if (id >= 0 && id < ids) return {};

@@ -11,6 +11,12 @@
 // once for each AIV, a wait on an AIV takes one of its counts; a set by an AIV counts for that AIV, and a
 // wait on the AIC needs, and takes, one count of each AIV.
 //
+// BarrierFlags keeps the counters of modes 0 and 1 (flag ids 0-15): mode 0 syncs every AIV of the launch
+// (or every AIC), mode 1 the two AIVs of a group. A set by a participating core is its arrival; once every
+// participant has arrived on an id, the arrivals are consumed and each participant's counter for that id
+// counts one, which its wait takes. A second set by a core before every participant has arrived is refused
+// (the page does not say what it does), and so is a 16th count.
+//
 // IntraBlockFlags keeps the mode-4 counters (the 950's AIC <-> one AIV, CrossCoreSetFlag / CrossCoreWaitFlag
 // with modeId 4, which the devkit issues as set_intra_block / wait_intra_block; "asc_sync_intra_arrive" and
 // "asc_sync_intra_wait" in docs/zh/api/SIMD-API/C-API/sync/): the AIC has 32 flag ids, each AIV 16. A set by
@@ -74,6 +80,24 @@ class CrossCoreFlags {
  private:
   std::array<std::array<int, kIds>, kVectorCores> to_aiv_{};    // set by the AIC, for AIV v
   std::array<std::array<int, kIds>, kVectorCores> from_aiv_{};  // set by AIV v, for the AIC
+};
+
+class BarrierFlags {
+ public:
+  static constexpr int kIds = 16;
+  static constexpr int kMaxCount = 15;  // a counter counts 0-15 (CrossCoreSetFlag: flagId constraints)
+  explicit BarrierFlags(int cores) : arrived_(size_t(cores)), count_(size_t(cores)) {}
+  // core: the participant's index. Returns an error message, empty if none.
+  std::string set(int core, int id);
+  bool can_wait(int core, int id) const { return id >= 0 && id < kIds && count_[size_t(core)][size_t(id)] > 0; }
+  void take(int core, int id) { --count_[size_t(core)][size_t(id)]; }
+  // Counts not waited and arrivals whose round never completed when the kernel returns, as
+  // "<name(core)> id 3" lines.
+  std::vector<std::string> left_set(const std::function<std::string(int)>& name) const;
+
+ private:
+  std::vector<std::array<bool, kIds>> arrived_;
+  std::vector<std::array<int, kIds>> count_;
 };
 
 class IntraBlockFlags {
