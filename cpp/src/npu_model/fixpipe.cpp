@@ -10,7 +10,7 @@ namespace deepgemm_ascend::npu_model {
 
 namespace {
 constexpr int64_t kRows = 16, kC0Floats = 16, kZFloats = kRows * kC0Floats;
-constexpr uint16_t kMaxN = 4095;
+constexpr uint16_t kMaxNSize = 4095;
 constexpr int kCtrlNoSaturationBit = 48, kCtrlGlobalSaturationBit = 60;
 constexpr StartRule kGmSrc{"src", "L0C", 64, "L0C到GM数据搬运（Fixpipe）.md"};
 constexpr StartRule kUbSrc{"src", "L0C", 64, "L0C到UB数据搬运（Fixpipe）.md"};
@@ -24,7 +24,7 @@ uint16_t saturated(uint16_t h, float v, uint16_t inf, uint16_t max) {
 }
 
 void check(const Fixpipe& op) {
-  DGA_REQUIRE(op.n <= kMaxN, kValue, "nSize", "nSize in [0, ", kMaxN, "], got ", op.n);
+  DGA_REQUIRE(op.n <= kMaxNSize, kValue, "nSize", "nSize in [0, ", kMaxNSize, "], got ", op.n);
   const int64_t m16 = (int64_t(op.m) + kRows - 1) / kRows * kRows;
   DGA_REQUIRE(op.src_stride >= m16, kValue, "srcStride", "srcStride (C0 units between Z columns) must be at least ",
               "align16(mSize) = ", m16, ", got ", op.src_stride);
