@@ -311,10 +311,14 @@ def run_generator(name, example, exe, gen, gen_args, timeout):
     out = r.stdout + r.stderr + (open(err).read() if os.path.exists(err) else "")
     sys.stdout.write(out)
     print_reached(name, exe)
-    ok = (r.returncode == 0 and program_status == "0" and any(m in out for m in PASS_MARKS)
-          and not any(m in out for m in FAIL_MARKS))
+    ok = r.returncode == 0 and program_status == "0" and reports_success(out)
     print(f"npu_run: {name}: {'PASS' if ok else 'FAIL'} (program exit status {program_status})", flush=True)
     return ok
+
+
+def reports_success(out):
+    """Whether a program's output reports its golden check passing (one of PASS_MARKS, none of FAIL_MARKS)."""
+    return any(m in out for m in PASS_MARKS) and not any(m in out for m in FAIL_MARKS)
 
 
 def model_env(exe):
@@ -343,7 +347,7 @@ def run(name, exe, args, timeout, cwd):
     out = r.stdout + r.stderr
     sys.stdout.write(out)
     print_reached(name, exe)
-    ok = r.returncode == 0 and any(m in out for m in PASS_MARKS) and not any(m in out for m in FAIL_MARKS)
+    ok = r.returncode == 0 and reports_success(out)
     print(f"npu_run: {name}: {'PASS' if ok else 'FAIL'} (exit status {r.returncode})", flush=True)
     return ok
 
