@@ -47,13 +47,16 @@ examples=(
   "51_ascend950_quant_matmul_per_group_per_block_tla||200 200 300 0"
   "51_ascend950_quant_matmul_per_group_per_block_tla||300 330 520 0"
 )
+# An entry's name in messages and log files: its program arguments, or its generator's when it has none.
+entry_tag() { if [ -n "$2" ]; then echo "$2"; else echo "gen $1"; fi; }
+
 # One entry: builds and runs it, prints its pass / FAIL line (and a FAIL's last lines).
 run_entry() {
   local dir gen args only tag log ok t
   local -a opts
   IFS='|' read -r dir gen args only <<< "$1"
   opts=(--build "$build"); [ -n "$gen" ] && opts+=(--gen-args "$gen")
-  tag=${args:-gen $gen}; log="$build/catlass_${dir}_${tag// /_}.log"
+  tag=$(entry_tag "$gen" "$args"); log="$build/catlass_${dir}_${tag// /_}.log"
   ok=1; : > "$log"
   if [ -z "$only" ]; then
     python "$root/scripts/npu_run.py" "$catlass/examples/$dir" "${opts[@]}" -- $args >> "$log" 2>&1 || ok=0
@@ -93,8 +96,8 @@ done
 # Which modelled instructions the examples reached, and which examples reached each (npu_run.py's lines).
 echo "modelled instructions the examples reached:"
 for e in "${examples[@]}"; do
-  IFS='|' read -r dir gen args only <<< "$e"
-  sed -n "s/^npu_run: [^ ]*: instructions reached: //p" "$build/catlass_${dir}_${args// /_}.log" | tr ' ' '\n' |
+  IFS='|' read -r dir gen args only <<< "$e"; tag=$(entry_tag "$gen" "$args")
+  sed -n "s/^npu_run: [^ ]*: instructions reached: //p" "$build/catlass_${dir}_${tag// /_}.log" | tr ' ' '\n' |
     sed "s/\$/ ${dir%%_*}/"
 done | sort -u | awk '{ex[$1] = ex[$1] (ex[$1] == "" ? "" : ",") $2} END {for (i in ex) print "  " i ": " ex[i]}' | sort
 exit $failed
