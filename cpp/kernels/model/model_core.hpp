@@ -9,12 +9,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/access.hpp"
 #include "deepgemm_ascend/npu_model/events.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "deepgemm_ascend/npu_model/unit_flag.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
+#include "model_timing.hpp"
 
 namespace dga_model {
 
@@ -43,6 +45,7 @@ struct Core {
   nm::EventModel events;
   nm::Hazards hazards;
   nm::UnitFlags unit_flags;  // a cube core's L0C unit flags
+  nm::CoreTiming* timing = nullptr;  // the timing mode's clocks (model_timing.hpp), null when it is off
   std::string error;  // the first model error (instructions also run in destructors: no throwing)
   deepgemm_ascend::core::ErrorKind error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
 };
@@ -78,18 +81,39 @@ void guard(const char* instr, F&& f) {
   }
 }
 
+// What an instruction costs in the timing mode (model_timing.hpp): its on-chip cycles, for a DMA the
+// granule its GM side is counted in (0: the DMA granule) and, when the timing-only mode may skip it, its GM
+// side as a span (the GM runs it notes otherwise); an Mmad's or Fixpipe's L0C bytes for its unit flag.
+struct Timed {
+  double cycles = 0;
+  bool skippable = false;
+  const nm::GmSpan* gm = nullptr;
+  uint32_t granule = 0;
+  const void* l0c = nullptr;
+  size_t l0c_bytes = 0;
+};
+
 // Runs instruction `instr` on `pipe`: `f(acc)` moves or computes and notes its on-chip runs, which the
 // access checker then checks against the buffer bounds and the pipe order. An Mmad or Fixpipe with a
-// unitFlag (0: none) waits on and sets L0C's unit flags around it.
+// unitFlag (0: none) waits on and sets L0C's unit flags around it. In the timing mode the instruction is
+// also timed; in the timing-only mode a skippable one is only timed. A vector micro-op (pipe V) costs
+// vector_cycles_per_op and is skippable.
 template <class F>
-void run(const char* instr, int pipe, F&& f, int unit_flag = 0) {
+void run(const char* instr, int pipe, F&& f, int unit_flag = 0, Timed t = {}) {
+  if (pipe == kPipeV) t = {.cycles = deepgemm_ascend::arch::Ascend950::kTiming.vector_cycles_per_op, .skippable = true};
   guard(instr, [&] {
+    Core& c = current();
+    nm::Work w{.cycles = t.cycles, .gm = t.gm, .runs = nullptr, .gm_granule = t.granule, .unit_flag = unit_flag,
+               .l0c = static_cast<const uint8_t*>(t.l0c), .l0c_bytes = t.l0c_bytes};
+    if (c.timing != nullptr && t.skippable && timing_only()) return c.timing->instruction(pipe, instr, w);
     nm::Accesses acc;
     f(&acc);
-    Core& c = current();
     c.unit_flags.before(pipe, unit_flag, acc, c.hazards);
     c.hazards.instruction(pipe, instr, acc);
     c.unit_flags.after(pipe, unit_flag, acc, c.hazards);
+    if (c.timing == nullptr) return;
+    w.gm = nullptr, w.runs = &acc;
+    c.timing->instruction(pipe, instr, w);
   });
 }
 

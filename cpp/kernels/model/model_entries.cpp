@@ -20,6 +20,7 @@
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "model_entries.hpp"
 #include "model_runner.hpp"
+#include "model_timing.hpp"
 #include "npu_model_launch.h"
 
 namespace {
@@ -149,6 +150,7 @@ int report(char* err, size_t len, const std::string& msg, int rc) {
 // the UB aligned like the mix kernels'; a mix kernel's groups with run_mix.
 void dga_model::run_cores(const std::string& kernel, unsigned blocks, Cores cores,
                           const std::function<void(int)>& body) {
+  const dga_model::TimingScope timing(kernel, blocks);
   if (cores == Cores::kMix) return run_mix(kernel, blocks, body);
   // An AIV-only kernel's cores are vector cores (GetBlockIdx counts them: one per block).
   const bool vector = cores == Cores::kVector;

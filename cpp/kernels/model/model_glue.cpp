@@ -1,10 +1,12 @@
 // The cube instructions of model_instructions.h on the model (deepgemm_ascend::npu_model), with the
 // current core's state (model_core.hpp), and the run of one cube core. Plain C++ (no devkit headers).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 
+#include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/cube.hpp"
 #include "deepgemm_ascend/npu_model/data_move.hpp"
@@ -36,7 +38,38 @@ bool hf32_mode() { return ((current().vec.ctrl() >> kCtrlHf32Bit) & 1) != 0; }
 }  // namespace
 
 Core::Core(const std::string& k, const std::string& n, int s)
-    : kernel(k), name(n), sub(s), events(k, n), hazards(k, n, buffer_positions(s >= 0)), unit_flags(l0c_unit_flags(s >= 0)) {}
+    : kernel(k), name(n), sub(s), events(k, n), hazards(k, n, buffer_positions(s >= 0)), unit_flags(l0c_unit_flags(s >= 0)),
+      timing(core_timing(n)) {}
+
+namespace {
+const deepgemm_ascend::arch::TimingConstants& kT = deepgemm_ascend::arch::Ascend950::kTiming;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// An Mmad's cycles: one 16 x k0 x 16 block a cycle, k0 by operand type, and its fixed cost.
+double mmad_cycles(int ta, uint64_t m, uint64_t k, uint64_t n) {
+  int k0 = kT.mmad_k_fp16;
+  switch (nm::CubeType(ta)) {
+    case nm::CubeType::kFP32: k0 = kT.mmad_k_fp32, k = ceil_div(k, 8) * 8; break;  // fp32's k0 is 8
+    case nm::CubeType::kE4M3: case nm::CubeType::kE5M2: case nm::CubeType::kS8: k0 = kT.mmad_k_8bit; break;
+    case nm::CubeType::kE2M1: k0 = kT.mmad_k_mx_fp4; break;
+    default: break;
+  }
+  return kT.mmad_fixed_cycles + double(ceil_div(m, 16) * ceil_div(n, 16) * ceil_div(k, uint64_t(k0)));
+}
+// The L0C bytes an m x n Mmad writes (fp32 / int32 16 x 16 fractals).
+size_t l0c_bytes(uint64_t m, uint64_t n) { return size_t(ceil_div(m, 16) * ceil_div(n, 16) * 16 * 16 * 4); }
+double mte1_cycles(double bytes, double rate = kT.mte1_bytes_per_cycle) { return kT.mte1_fixed_cycles + bytes / rate; }
+// The Fixpipe's cycles for m x n values out of L0C into elements of out_bytes.
+double fix_cycles(uint64_t m, uint64_t n, int out_bytes) {
+  return kT.fix_fixed_cycles + double(m * n) * double(std::max(out_bytes, 2)) / kT.fix_bytes_per_cycle;
+}
+bool in_l0b(const void* p) {
+  for (const nm::BufferPos& b : buffer_positions(false))
+    if (b.name == "L0B") return p >= b.base && p < b.base + b.bytes;
+  return false;
+}
+}  // namespace
 
 void begin_core(const std::string& kernel, int core, bool vector) {
   g_single = std::make_unique<Core>(kernel, (vector ? "AIV core " : "core ") + std::to_string(core), vector ? 0 : -1);
@@ -65,15 +98,21 @@ void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint6
   const nm::GmToL1Nz op{uint16_t(n), uint32_t(d), loop1, loop4, small};
   auto* out = static_cast<uint8_t*>(dst);
   const auto* in = static_cast<const uint8_t*>(src);
+  const nm::Mte2NzPara para = nm::Mte2NzPara::decode(current().nz_para);
+  // The GM side: ND rows of d values, DN columns of n values.
+  const nm::GmSpan gm{.p = in, .row_bytes = (dn ? n : d) * uint64_t(eb), .rows = dn ? d : n, .row_stride = loop1,
+                      .mats = para.count, .mat_stride = loop4};
   run(dn ? "copy_gm_to_cbuf_multi_dn2nz" : "copy_gm_to_cbuf_multi_nd2nz", kPipeMte2, [&](nm::Accesses* acc) {
-    if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, nm::Mte2NzPara::decode(current().nz_para), acc);
-    else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, nm::Mte2NzPara::decode(current().nz_para), acc);
-  });
+    if (dn) nm::copy_gm_to_cbuf_dn2nz(out, in, eb, op, para, acc);
+    else nm::copy_gm_to_cbuf_nd2nz(out, in, eb, op, para, acc);
+  }, 0, {.skippable = true, .gm = &gm});
 }
 
 // copy_gm_to_cbuf_align_v2 (asc_copy_gm2l1_align.md) into L1 from a 32 B aligned start.
 void gm_to_l1_align(void* dst, const void* src, uint64_t n_burst, uint64_t len_burst, int left_pad, int right_pad,
                     bool data_select, uint64_t src_stride, uint64_t dst_stride) {
+  const nm::GmSpan gm{.p = static_cast<const uint8_t*>(src), .row_bytes = len_burst, .rows = n_burst,
+                      .row_stride = src_stride};
   run("copy_gm_to_cbuf_align_v2", kPipeMte2, [&](nm::Accesses* acc) {
     auto* out = static_cast<uint8_t*>(dst);
     const nm::BufferPos l1 = buffer_positions(false).front();
@@ -84,7 +123,7 @@ void gm_to_l1_align(void* dst, const void* src, uint64_t n_burst, uint64_t len_b
                              .left_pad = uint8_t(left_pad), .right_pad = uint8_t(right_pad),
                              .data_select = data_select, .src_stride = src_stride, .dst_stride = uint32_t(dst_stride)};
     nm::copy_gm_to_cbuf_align(out, static_cast<const uint8_t*>(src), op, acc);
-  });
+  }, 0, {.skippable = true, .gm = &gm});
 }
 
 // Fill ("Fill" / InitConstValue: the 950 fills L1 only, on MTE2, from a 32 B aligned start): repeatTimes
@@ -106,7 +145,8 @@ void fill_l1(void* dst, uint64_t repeat_bits, const void* value, int value_bytes
       for (size_t b = 0; b < blocks * kBlock; b += size_t(value_bytes)) std::memcpy(at + b, value, size_t(value_bytes));
       nm::note(acc, at, blocks * kBlock, true);
     }
-  });
+  }, 0, {.cycles = double((repeat_bits & 0xFFFF) * ((repeat_bits >> 16) & 0xFFFF) * 32) / kT.dma_core_bytes_per_cycle,
+         .skippable = true});
 }
 
 void load2d(void* dst, const void* src, int elem_bits, uint64_t ms, uint64_t ks, uint64_t mst, uint64_t kst, int64_t ss,
@@ -116,7 +156,9 @@ void load2d(void* dst, const void* src, int elem_bits, uint64_t ms, uint64_t ks,
                         {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr,
                          elem_bits},
                         acc);
-  });
+  }, 0, {.cycles = mte1_cycles(double(ms * ks * nm::kFractalBytes),
+                               tr && in_l0b(dst) ? kT.mte1_transposed_l0b_bytes_per_cycle : kT.mte1_bytes_per_cycle),
+         .skippable = true});
 }
 
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
@@ -139,11 +181,18 @@ void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uin
     } else {
       nm::mad(c, a8, nm::CubeType(ta), b8, nm::CubeType(tb), op, acc);
     }
-  }, unit_flag);
+  }, unit_flag, {.cycles = mmad_cycles(ta, m, k, n), .skippable = true, .l0c = c, .l0c_bytes = l0c_bytes(m, n)});
 }
 
 void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss,
                  int quant, bool nz2nd, int unit_flag, bool src_s32) {
+  // NZ2ND: m rows of n values, ds values apart in D (the Nz layout out: n / 16 blocks of m 16-value rows).
+  const nm::GmSpan gm = nz2nd ? nm::GmSpan{.p = static_cast<const uint8_t*>(dst), .row_bytes = n * uint64_t(dst_bytes),
+                                           .rows = m, .row_stride = ds * uint64_t(dst_bytes), .write = true}
+                              : nm::GmSpan{.p = static_cast<const uint8_t*>(dst),
+                                           .row_bytes = ceil_div(n, 16) * m * 16 * uint64_t(dst_bytes), .write = true};
+  const Timed t{.cycles = fix_cycles(m, n, dst_bytes), .skippable = true, .gm = &gm,
+                .granule = kT.fix_gm_granule_bytes, .l0c = src, .l0c_bytes = l0c_bytes(m, n)};
   run("copy_matrix_cc_to_gm", kPipeFix, [&](nm::Accesses* acc) {
     nm::Fixpipe op;
     op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;
@@ -158,7 +207,7 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
     uint8_t* out[2] = {static_cast<uint8_t*>(dst), nullptr};
     nm::fixpipe(out, src, op, acc);
     for (nm::Run& r : *acc) r.gm = r.gm || r.write;  // its writes are D's rows in GM
-  }, unit_flag);
+  }, unit_flag, t);
 }
 
 void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys, uint64_t xst, uint64_t yst,
@@ -169,7 +218,7 @@ void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys,
                 b ? "L0B" : "L0A", " address divided by 16");
     nm::load_mx_scales(dst, static_cast<const uint8_t*>(src),
                        {uint16_t(xs), uint16_t(ys), uint16_t(xst), uint16_t(yst), uint16_t(ss), uint16_t(ds)}, acc);
-  });
+  }, 0, {.cycles = mte1_cycles(double(xs * ys * nm::kMxUnitBytes), kT.mte1_mx_scale_bytes_per_cycle), .skippable = true});
 }
 
 void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
@@ -178,7 +227,7 @@ void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, 
     nm::mad_mx(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), mx_scales_of(a, false),
                static_cast<const uint8_t*>(b), nm::CubeType(tb), mx_scales_of(b, true),
                {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init}, acc);
-  }, unit_flag);
+  }, unit_flag, {.cycles = mmad_cycles(ta, m, k, n), .skippable = true, .l0c = c, .l0c_bytes = l0c_bytes(m, n)});
 }
 
 void unmodelled(const char* instruction) {
@@ -214,11 +263,18 @@ void flag(bool set, int src, int dst, int id) {
     else c.events.wait_flag(nm::pipe_name(src), nm::pipe_name(dst), id);
     if (set) c.hazards.set_flag(src, dst, id);
     else c.hazards.wait_flag(src, dst, id);
+    if (c.timing == nullptr) return;
+    if (set) c.timing->set_flag(src, dst, id);
+    else c.timing->wait_flag(src, dst, id);
   });
 }
 
 void barrier(int pipe) {
-  guard("pipe_barrier", [&] { current().hazards.barrier(pipe); });
+  guard("pipe_barrier", [&] {
+    Core& c = current();
+    c.hazards.barrier(pipe);
+    if (c.timing != nullptr) c.timing->barrier(pipe);
+  });
 }
 
 }  // namespace dga_model

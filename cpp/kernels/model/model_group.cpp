@@ -7,6 +7,7 @@
 // Plain C++ (no devkit headers).
 #include <array>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,6 +33,23 @@ Core* g_current = nullptr;
 // for sets by the AIC, from_aiv for sets by the AIV (mode 4: the AIC's id - 16 v).
 struct FlagClocks {
   std::array<std::array<std::deque<nm::Hazards::Clock>, 16>, 2> to_aiv, from_aiv;
+  // The timing mode's: the cycle of each such set.
+  std::array<std::array<std::deque<double>, 16>, 2> to_aiv_at, from_aiv_at;
+};
+
+// The timing mode's cycle of a cross-core set by core c on `pipe` (0 with the timing mode off).
+double set_cycle(const Core& c, int pipe) { return c.timing != nullptr ? c.timing->set_time(pipe) : 0.0; }
+// A cross-core wait on `pipe` of core c lets its later instructions start at cycle t at the earliest.
+void wait_cycle(Core& c, int pipe, double t) {
+  if (c.timing != nullptr) c.timing->wait_until(pipe == kPipeS ? -1 : pipe, t);
+}
+
+// The timing mode's mode-0 / mode-1 rounds per flag id: the latest arrival of the round under way and each
+// completed round's cycle (its last arrival), which every participant's wait takes in order.
+struct RoundTimes {
+  std::array<double, 16> arriving{};
+  std::array<std::vector<double>, 16> done;
+  std::map<std::pair<int, int>, size_t> taken;  // (participant, id) -> rounds waited
 };
 
 struct Group {
@@ -44,6 +62,7 @@ struct Group {
   // The setter's own access clock at its last mode-0 / mode-1 set, per slot and id: its wait orders the
   // core's later instructions after it (the other cores' accesses are to GM, which is not checked for order).
   std::array<std::array<nm::Hazards::Clock, nm::BarrierFlags::kIds>, kSlots> barrier_clocks{};
+  RoundTimes aiv_rounds;  // mode 1
   std::array<const uint8_t*, kSlots> ub{};
   int slot = 0;
 };
@@ -55,6 +74,7 @@ struct Launch {
   std::vector<std::unique_ptr<Group>> groups;
   nm::GroupScheduler* scheduler = nullptr;
   std::unique_ptr<nm::BarrierFlags> all_aiv, all_aic;  // mode 0
+  RoundTimes all_aiv_rounds, all_aic_rounds;
 };
 Launch* g_launch = nullptr;
 Group* g_group = nullptr;  // the group of the core that runs now
@@ -188,20 +208,48 @@ namespace {
 struct Barrier {
   nm::BarrierFlags* flags;
   int core;
+  RoundTimes* rounds;
 };
 Barrier all_cores(Group& g, const Core& c) {
-  return c.sub < 0 ? Barrier{g_launch->all_aic.get(), g.index} : Barrier{g_launch->all_aiv.get(), 2 * g.index + c.sub};
+  return c.sub < 0 ? Barrier{g_launch->all_aic.get(), g.index, &g_launch->all_aic_rounds}
+                   : Barrier{g_launch->all_aiv.get(), 2 * g.index + c.sub, &g_launch->all_aiv_rounds};
 }
-Barrier two_aivs(Group& g, const Core& c) { return {&g.aivs, c.sub}; }
+Barrier two_aivs(Group& g, const Core& c) { return {&g.aivs, c.sub, &g.aiv_rounds}; }
+
+// A participant's arrival at cycle t on `id`; `completed`: the arrival completed the round.
+void round_arrive(RoundTimes& r, int id, double t, bool completed) {
+  r.arriving[size_t(id)] = std::max(r.arriving[size_t(id)], t);
+  if (!completed) return;
+  r.done[size_t(id)].push_back(r.arriving[size_t(id)]);
+  r.arriving[size_t(id)] = 0;
+}
+double round_take(RoundTimes& r, int core, int id) {
+  size_t& n = r.taken[{core, id}];
+  const auto& done = r.done[size_t(id)];
+  return n < done.size() ? done[n++] : 0.0;
+}
 
 void mode2_set(Group& g, Core& c, int pipe, int id) {
   const std::string err = g.flags.set(c.sub, id);
   DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag on pipe ", nm::pipe_name(pipe), ": ", err);
+  const double at = set_cycle(c, pipe);
   if (c.sub >= 0) {
     g.ffts_clocks.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
+    g.ffts_clocks.from_aiv_at[size_t(c.sub)][size_t(id)].push_back(at);
     return;
   }
-  for (int v = 0; v < 2; ++v) g.ffts_clocks.to_aiv[size_t(v)][size_t(id)].push_back(aic_set_clock(g, pipe, v));
+  for (int v = 0; v < 2; ++v) {
+    g.ffts_clocks.to_aiv[size_t(v)][size_t(id)].push_back(aic_set_clock(g, pipe, v));
+    g.ffts_clocks.to_aiv_at[size_t(v)][size_t(id)].push_back(at);
+  }
+}
+
+// The cycle of the oldest set a wait takes from `q`.
+double pop_cycle(std::deque<double>& q) {
+  if (q.empty()) return 0;
+  const double t = q.front();
+  q.pop_front();
+  return t;
 }
 
 void mode2_take(Group& g, Core& c, int pipe, int id) {
@@ -210,12 +258,14 @@ void mode2_take(Group& g, Core& c, int pipe, int id) {
     auto& q = g.ffts_clocks.to_aiv[size_t(c.sub)][size_t(id)];
     aiv_wait_order(c, pipe, q.front());
     q.pop_front();
+    wait_cycle(c, pipe, pop_cycle(g.ffts_clocks.to_aiv_at[size_t(c.sub)][size_t(id)]));
     return;
   }
   for (int v = 0; v < 2; ++v) {
     auto& q = g.ffts_clocks.from_aiv[size_t(v)][size_t(id)];
     aic_wait_order(g, pipe, v, q.front());
     q.pop_front();
+    wait_cycle(c, pipe, pop_cycle(g.ffts_clocks.from_aiv_at[size_t(v)][size_t(id)]));
   }
 }
 }  // namespace
@@ -234,9 +284,12 @@ void cross_set(int pipe, uint64_t msg) {
     if (mode == kModeAicAiv) return mode2_set(g, c, pipe, id);
     DGA_REQUIRE(mode == kModeAll || c.sub >= 0, kRuntime, "modeId", "CrossCoreSetFlag with mode 1 on the AIC (mode 1 syncs the two AIVs)");
     const Barrier b = mode == kModeAll ? all_cores(g, c) : two_aivs(g, c);
+    const int before = b.flags->count(b.core, id);
     const std::string err = b.flags->set(b.core, id);
     DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag (mode ", mode, ") on pipe ",
                 nm::pipe_name(pipe), ": ", err);
+    // The set completed the round when it counted for every participant (its own counter grew).
+    round_arrive(*b.rounds, id, set_cycle(c, pipe), b.flags->count(b.core, id) > before);
     g.barrier_clocks[size_t(g.slot)][size_t(id)] = c.hazards.clock_of(pipe);
   });
 }
@@ -263,6 +316,7 @@ void cross_wait(int pipe, int id) {
     if (m2) return mode2_take(g, c, pipe, id);
     const Barrier b = m0 ? all : two_aivs(g, c);
     b.flags->take(b.core, id);
+    wait_cycle(c, pipe, round_take(*b.rounds, b.core, id));
     c.hazards.order_after(pipe == kPipeS ? -1 : pipe, g.barrier_clocks[size_t(g.slot)][size_t(id)]);
   });
 }
@@ -276,10 +330,13 @@ void intra_set(int pipe, int id) {
     DGA_REQUIRE(err.empty(), kRuntime, "cross-core", "CrossCoreSetFlag (mode 4) on pipe ", nm::pipe_name(pipe), ": ",
                 err);
     const nm::IntraBlockFlags::Target t = nm::IntraBlockFlags::target(c.sub, id);
-    if (c.sub >= 0)
+    if (c.sub >= 0) {
       g.intra_clocks.from_aiv[size_t(c.sub)][size_t(id)].push_back(c.hazards.clock_of(pipe));
-    else
+      g.intra_clocks.from_aiv_at[size_t(c.sub)][size_t(id)].push_back(set_cycle(c, pipe));
+    } else {
       g.intra_clocks.to_aiv[size_t(t.sub)][size_t(t.id)].push_back(aic_set_clock(g, pipe, t.sub));
+      g.intra_clocks.to_aiv_at[size_t(t.sub)][size_t(t.id)].push_back(set_cycle(c, pipe));
+    }
   });
 }
 
@@ -298,14 +355,26 @@ void intra_wait(int pipe, int id) {
       auto& q = g.intra_clocks.to_aiv[size_t(c.sub)][size_t(id)];
       aiv_wait_order(c, pipe, q.front());
       q.pop_front();
+      wait_cycle(c, pipe, pop_cycle(g.intra_clocks.to_aiv_at[size_t(c.sub)][size_t(id)]));
       return;
     }
     const int v = id / nm::IntraBlockFlags::kAivIds;  // the AIV whose sets count for this id
     auto& q = g.intra_clocks.from_aiv[size_t(v)][size_t(id % nm::IntraBlockFlags::kAivIds)];
     aic_wait_order(g, pipe, v, q.front());
     q.pop_front();
+    wait_cycle(c, pipe, pop_cycle(g.intra_clocks.from_aiv_at[size_t(v)][size_t(id % nm::IntraBlockFlags::kAivIds)]));
   });
 }
+
+namespace {
+// The Fixpipe into the UBs: fp32 at the L0C -> UB rate, each UB's half at once in the dual mode.
+Timed fixpipe_ub_cost(const float* src, uint64_t m, uint64_t n, bool dual) {
+  const auto& k = deepgemm_ascend::arch::Ascend950::kTiming;
+  const size_t l0c = size_t((m + 15) / 16 * 16 * (n + 15) / 16 * 16 * 4);
+  const double rate = k.fix_ub_bytes_per_cycle * (dual ? 2 : 1);
+  return {.cycles = k.fix_fixed_cycles + double(m * n * 4) / rate, .skippable = true, .l0c = src, .l0c_bytes = l0c};
+}
+}  // namespace
 
 void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t ds, uint64_t ss, int dual, int sub,
                 int quant, bool nz2nd, int unit_flag, bool src_s32) {
@@ -325,7 +394,7 @@ void fixpipe_ub(void* dst, const float* src, uint64_t n, uint64_t m, uint64_t ds
     require_one_nd(current().loop3);
     nm::fixpipe(to, src, op, acc);
     for (int v = 0; v < 2; ++v) aiv(g, v).hazards.instruction(nm::kPipeAicFix, "copy_matrix_cc_to_ub", *acc);
-  }, unit_flag);
+  }, unit_flag, fixpipe_ub_cost(src, m, n, dual != 0));
 }
 
 }  // namespace dga_model

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
+#include "deepgemm_ascend/arch/timing.hpp"
 
 namespace deepgemm_ascend::arch {
 
@@ -35,33 +36,78 @@ struct Ascend950 : CubeFormat, MxFormat {
   static constexpr uint32_t kMxFp8OperandAlign = 1024;
   static constexpr uint32_t kMxFp4OperandAlign = 512;
 
-  // Cores (§2): the count is not documented; 64 vector cores at 1:2 suggests 32 cube cores.
-  static constexpr int kDefaultCubeCores = 32;
+  // Cores (§2): the cube cores are kTiming.cube_cores.
   static constexpr int kVectorCoresPerCube = 2;
   static constexpr int kMaxBlockDim = 65535;
 
-  // Rates (§2, §9).
-  static constexpr int kCubeFp16FlopsPerCycle = 8192;
-  static constexpr int kCubeInt8OpsPerCycle = 16384;
+  // The timing model's constants (npu_model/timing.hpp). Sources: [CUBE-PERF] asc-devkit
+  // docs/zh/api/附录/Cube指令理论性能汇总.md (its tables for NPU arch 3510); [950PR] the asc-devkit's 950PR
+  // best-practice READMEs, examples/01_simd_cpp_api/05_best_practices/01_matrix_compute/
+  // {matmul_basic_api_high_performance, matmul_mxfp4_basic_api_high_performance}/README.md (clock, cores, L2,
+  // HBM, and profiles of Huawei's own 950PR runs); [VEC-PERF] docs/zh/api/附录/Vector指令理论性能汇总.md;
+  // [UNITFLAG] docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/Mmad计算/关键特性说明/UnitFlag.md. "derived": computed
+  // from those profiles (never from the CATLASS times the model is checked against); "assumed": no document
+  // gives it.
+  static constexpr TimingConstants kTiming{
+      .clock_ghz = 1.65,  // [950PR] "主频为1.65GHz"
+      .cube_cores = 32,   // [950PR] Block Num 32, core_num = 32 in its cube-time formula
+      .vector_cores_per_cube = 2,
+      .mmad_k_fp16 = 16,   // [CUBE-PERF] 3510 table: half / bf16 16 x 16 x 16 a cycle
+      .mmad_k_fp32 = 1,    // [CUBE-PERF] float 16 x 16 x 1 (k0 8: K rounds up to 8)
+      .mmad_k_8bit = 32,   // [CUBE-PERF] int8, fp8, hif8, MX fp8 16 x 16 x 32
+      .mmad_k_mx_fp4 = 64, // [CUBE-PERF] MX fp4 16 x 16 x 64
+      // [CUBE-PERF] names a start cost (Δt) without a value; derived: 8192^3 fp16 on the 950PR, cube time
+      // 2564.8 us against 2542.0 us of blocks over 4096 Mmads a core = 9 cycles each.
+      .mmad_fixed_cycles = 9,
+      .mte1_bytes_per_cycle = 256,  // [CUBE-PERF] LoadData 2D L1 -> L0A / L0B
+      .mte1_transposed_l0b_bytes_per_cycle = 128,  // [CUBE-PERF] LoadDataWithTranspose L1 -> L0B
+      .mte1_mx_scale_bytes_per_cycle = 32,         // [CUBE-PERF] MX scales L1 -> L0A_MX / L0B_MX
+      // derived: the same profile's MTE1 time, 828.0 us against 635.5 us at 256 B/cycle, over 8192 LoadData.
+      .mte1_fixed_cycles = 39,
+      .fix_bytes_per_cycle = 128,     // [CUBE-PERF] Fixpipe fp32 out 32 values a cycle, 16- and 8-bit out 64
+      .fix_ub_bytes_per_cycle = 128,  // [CUBE-PERF] L0C -> UB, each destination of the dual mode
+      .fix_fixed_cycles = 0,          // assumed: the page gives ΔT without a value
+      .vector_cycles_per_op = 1,      // [VEC-PERF] a 256 B register a cycle
+      // assumed: a core's DMA as fast as its other documented paths (128 B/cycle); [950PR] the fp16 profile's
+      // MTE2 reached 87 B/cycle a core with all 32 cores reading, L2-bound (below).
+      .dma_core_bytes_per_cycle = 128,
+      .gm_read_latency_cycles = 800,  // assumed: about 0.5 us, a DMA read's first byte (no document)
+      .gm_write_latency_cycles = 0,   // assumed: writes are posted
+      .dma_granule_bytes = 32,        // a DataCopy block
+      // assumed: the Fixpipe writes GM in 512 B requests, an unaligned row's partial ones rounded up (the
+      // 2201 constraint page's GM rule; CATLASS example 46's page: Fixpipe writes with N unaligned are slow).
+      .fix_gm_granule_bytes = 512,
+      .hbm_bytes_per_cycle = 1.6e12 / 1.65e9,  // [950PR] "HBM带宽约1.6TB/s"
+      .l2_bytes_per_cycle = 5e12 / 1.65e9,     // [950PR] "L2Cache峰值带宽约5TB/s"
+      .l2_bytes = 128ull << 20,                // [950PR] "L2Cache大小为128MB"
+      .l2_line_bytes = 128,  // assumed: the SIMT GM access granule (3510 architecture page: 128 B)
+      // derived: the fp16 profile's scalar time, 144.6 us, over about 25 000 issued instructions a core.
+      .issue_cycles = 10,
+      // derived: Task Duration minus the AI core time in the 950PR profiles, 0.6-1.1 us.
+      .launch_us = 1.0,
+      .unit_flag_bytes = 512,  // [UNITFLAG] one flag per 512 B of L0C
+  };
+
+  static constexpr int kDefaultCubeCores = kTiming.cube_cores;
+
+  // Rates (§2, §9), from the timing constants: the cube's FLOP per cycle per operand type.
+  static constexpr int kCubeFp16FlopsPerCycle = 2 * 16 * 16 * kTiming.mmad_k_fp16;
+  static constexpr int kCubeInt8OpsPerCycle = 2 * 16 * 16 * kTiming.mmad_k_8bit;
   static constexpr int kVectorBytesPerCycle = 256;
   static constexpr uint32_t kVectorRegBytes = 256;  // §3: 32 vector registers of 256 B per AIV
-  static constexpr int kL1ToL0BytesPerCycle = 256;
-  // Declared ceilings, derived from DESIGN.md: 431 TFLOPS BF16 is 99.8 % of the declared ceiling;
-  // FP8 doubles it.
-  static constexpr double kPeakBf16Tflops = 432.0;
-  static constexpr double kPeakFp8Tflops = 864.0;
-  // Compute-to-memory balance used by the heuristics' cost model. [assumed] The 950's HBM bandwidth is
-  // not published (§9); 200 FLOP/byte is a placeholder until measured with GetCoreMemBw.
-  static constexpr double kRidgeFlopsPerByte = 200.0;
-  // Performance model (heuristics/perf_model.hpp). The MX FP8 / FP4 cube rates are not published (§9):
-  // [assumed] the documented int8 rate for both. [derived] the clock from the BF16 ceiling: 432 TFLOPS /
-  // (32 cores x 8192 FLOP/cycle) = 1.648 GHz. [assumed] HBM = BF16 peak / kRidgeFlopsPerByte and L2 = 4x
-  // HBM, placeholders until GetCoreMemBw is read on a device.
+  static constexpr int kL1ToL0BytesPerCycle = int(kTiming.mte1_bytes_per_cycle);
+  // Peaks at the clock and core count above: 432.5 TFLOPS BF16 (DeepGEMM-Ascend states 432), FP8 twice.
+  static constexpr double kPeakBf16Tflops = kTiming.clock_ghz * kTiming.cube_cores * kCubeFp16FlopsPerCycle * 1e-3;
+  static constexpr double kPeakFp8Tflops = 2 * kPeakBf16Tflops;
+  // The heuristics' compute-to-memory balance: the BF16 peak over the HBM bandwidth.
+  static constexpr double kRidgeFlopsPerByte =
+      kCubeFp16FlopsPerCycle * kTiming.cube_cores / kTiming.hbm_bytes_per_cycle;
+  // The roofline (heuristics/perf_model.hpp) at the same rates: MX FP8 as int8, MX FP4 twice that.
   static constexpr int kCubeFp8FlopsPerCycle = kCubeInt8OpsPerCycle;
-  static constexpr int kCubeFp4FlopsPerCycle = kCubeInt8OpsPerCycle;
-  static constexpr double kPerfClockGhz = kPeakBf16Tflops * 1e3 / (kDefaultCubeCores * kCubeFp16FlopsPerCycle);
-  static constexpr double kPerfHbmBytesPerCycle = kPeakBf16Tflops * 1e3 / kRidgeFlopsPerByte / kPerfClockGhz;
-  static constexpr double kPerfL2BytesPerCycle = 4 * kPerfHbmBytesPerCycle;
+  static constexpr int kCubeFp4FlopsPerCycle = 2 * 16 * 16 * kTiming.mmad_k_mx_fp4;
+  static constexpr double kPerfClockGhz = kTiming.clock_ghz;
+  static constexpr double kPerfHbmBytesPerCycle = kTiming.hbm_bytes_per_cycle;
+  static constexpr double kPerfL2BytesPerCycle = kTiming.l2_bytes_per_cycle;
   static constexpr int kSwizzleBand = 3;
   static constexpr double kWidenFlopsPerValue = 0.0;  // FP8 / FP4 reach the cube as they are (MX mmad)
   static constexpr bool kAccumulatorTrafficPerL0Step = false;  // Mmad accumulates in L0C in place

@@ -91,6 +91,7 @@ class BarrierFlags {
   std::string set(int core, int id);
   bool can_wait(int core, int id) const { return id >= 0 && id < kIds && count_[size_t(core)][size_t(id)] > 0; }
   void take(int core, int id) { --count_[size_t(core)][size_t(id)]; }
+  int count(int core, int id) const { return id >= 0 && id < kIds ? count_[size_t(core)][size_t(id)] : 0; }
   // Counts not waited and arrivals whose round never completed when the kernel returns, as
   // "<name(core)> id 3" lines.
   std::vector<std::string> left_set(const std::function<std::string(int)>& name) const;

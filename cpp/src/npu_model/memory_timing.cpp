@@ -1,0 +1,117 @@
+#include "deepgemm_ascend/npu_model/memory_timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace deepgemm_ascend::npu_model {
+
+void MemoryTiming::Calendar::grow(size_t bucket) {
+  if (bucket < used_.size()) return;
+  const size_t cap = std::max<size_t>(1024, (bucket + 1) * 2);
+  used_.resize(cap, 0.0);
+  tree_.assign(cap + 1, 0.0);  // rebuilt: a Fenwick tree of the new size
+  for (size_t i = 1; i <= cap; ++i) {
+    tree_[i] += used_[i - 1];
+    const size_t parent = i + (i & (~i + 1));
+    if (parent <= cap) tree_[parent] += tree_[i];
+  }
+}
+
+void MemoryTiming::Calendar::add(size_t bucket, double bytes) {
+  used_[bucket] += bytes;
+  for (size_t i = bucket + 1; i < tree_.size(); i += i & (~i + 1)) tree_[i] += bytes;
+}
+
+double MemoryTiming::Calendar::prefix(size_t buckets) const {
+  double sum = 0;
+  for (size_t i = std::min(buckets, tree_.size() - 1); i > 0; i -= i & (~i + 1)) sum += tree_[i];
+  return sum;
+}
+
+double MemoryTiming::Calendar::between(double t0, double t1) const {
+  if (tree_.empty()) return 0;
+  const auto b0 = size_t(t0 / kBucket), b1 = size_t(t1 / kBucket) + 1;
+  return prefix(b1) - prefix(b0);
+}
+
+double MemoryTiming::Calendar::serve(double t, double bytes, double cap) {
+  auto b = size_t(t / kBucket);
+  double now = t, left = bytes;
+  for (;;) {
+    grow(b);
+    const double span = double(b + 1) * kBucket - now;
+    const double room = rate_ * kBucket - used_[b];
+    const double can = std::min(room, cap * span);
+    if (can >= left) {
+      add(b, left);
+      return now + span * left / can;
+    }
+    if (can > 0) add(b, can), left -= can;
+    ++b;
+    now = double(b) * kBucket;
+  }
+}
+
+MemoryTiming::MemoryTiming(const arch::TimingConstants& k) : k_(k), hbm_(k.hbm_bytes_per_cycle), l2_(k.l2_bytes_per_cycle) {}
+
+bool MemoryTiming::hit(uint64_t line, double t) {
+  const auto [it, fresh] = lines_.try_emplace(line, t);
+  if (fresh) return false;
+  const double t0 = std::min(it->second, t), t1 = std::max(it->second, t);
+  it->second = t1;
+  return hbm_.between(t0, t1) < double(k_.l2_bytes);
+}
+
+void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, double t, uint64_t g, Count& c) {
+  const uint64_t line = k_.l2_line_bytes;
+  const uint64_t lo = at / g * g, hi = (at + bytes + g - 1) / g * g;
+  c.write = c.write || write;
+  for (uint64_t l = lo / line; l * line < hi; ++l) {
+    const double part = double(std::min(hi, (l + 1) * line) - std::max(lo, l * line));
+    if (write) {
+      double& last = lines_[l];
+      last = std::max(last, t);
+      c.misses += part;
+    } else if (hit(l, t)) {
+      c.hits += part;
+    } else {
+      c.misses += part;
+    }
+  }
+}
+
+// Reads: hits from the L2, misses from HBM, each at its share of the core's rate. Writes: into the L2 (write
+// back), whose later write-back to HBM takes HBM bandwidth from then on without holding the writer.
+double MemoryTiming::finish(double t, const Count& c, double rate) {
+  const double total = c.hits + c.misses;
+  if (total == 0) return t;
+  if (c.write) {
+    stats_.hbm_write += uint64_t(c.misses);
+    const double end = l2_.serve(t, c.misses, rate);
+    hbm_.serve(t, c.misses, k_.hbm_bytes_per_cycle);
+    return end;
+  }
+  stats_.hbm_read += uint64_t(c.misses), stats_.l2_hit += uint64_t(c.hits);
+  const double end_hbm = c.misses > 0 ? hbm_.serve(t, c.misses, rate * c.misses / total) : t;
+  const double end_l2 = c.hits > 0 ? l2_.serve(t, c.hits, rate * c.hits / total) : t;
+  return std::max(end_hbm, end_l2);
+}
+
+double MemoryTiming::transfer(double t, const GmSpan& s, uint32_t granule, double rate) {
+  const uint64_t g = granule != 0 ? granule : k_.dma_granule_bytes;
+  Count c;
+  for (uint64_t m = 0; m < s.mats; ++m)
+    for (uint64_t r = 0; r < s.rows; ++r)
+      count(reinterpret_cast<uintptr_t>(s.p) + m * s.mat_stride + r * s.row_stride, s.row_bytes, s.write, t, g, c);
+  return finish(t, c, rate);
+}
+
+double MemoryTiming::transfer(double t, const Accesses& runs, uint32_t granule, double rate) {
+  const uint64_t g = granule != 0 ? granule : k_.dma_granule_bytes;
+  Count c;
+  for (const Run& r : runs)
+    if (r.gm && r.bytes > 0) count(reinterpret_cast<uintptr_t>(r.p), r.bytes, r.write, t, g, c);
+  return finish(t, c, rate);
+}
+
+}  // namespace deepgemm_ascend::npu_model
