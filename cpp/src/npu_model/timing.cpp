@@ -25,7 +25,7 @@ bool gm_writes(const Work& w) {
 }  // namespace
 
 CoreTiming::CoreTiming(const arch::TimingConstants& k, MemoryTiming* memory, bool trace)
-    : k_(k), memory_(memory), trace_on_(trace) {}
+    : k_(k), memory_(memory), trace_on_(trace), scalar_(k.core_start_us * k.clock_ghz * 1e3) {}
 
 double CoreTiming::ready(int pipe) const { return std::max(free_[size_t(pipe)], scalar_); }
 
@@ -50,7 +50,7 @@ void CoreTiming::instruction(int pipe, const char* name, const Work& w) {
   PipeStats& s = stats_[p];
   s.flag_wait += start - unblocked;
   double end = start + w.cycles, latency = 0;
-  if (w.gm != nullptr || w.runs != nullptr) {
+  if ((w.gm != nullptr || w.runs != nullptr) && gm_bytes(w) > 0) {  // a DMA (its GM side)
     const double rate = k_.dma_core_bytes_per_cycle;
     const double moved = w.gm != nullptr ? memory_->transfer(start, *w.gm, w.gm_granule, rate)
                                          : memory_->transfer(start, *w.runs, w.gm_granule, rate);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -117,7 +118,14 @@ void npu_model_launch(const std::string& entry, unsigned blocks, const void* par
   }
 }
 
+bool npu_model_timing_only() {
+  const char* path = std::getenv("DGA_NPU_MODEL_TIMING");
+  const char* only = std::getenv("DGA_NPU_MODEL_TIMING_ONLY");
+  return path != nullptr && *path != '\0' && only != nullptr && *only != '\0' && std::string(only) != "0";
+}
+
 int64_t npu_model_max_macs() {
+  if (npu_model_timing_only()) return std::numeric_limits<int64_t>::max();
   const char* v = std::getenv("DGA_NPU_MODEL_MAX_MACS");
   if (!v || !*v) return kDefaultMaxMacs;
   char* end = nullptr;

@@ -85,6 +85,11 @@ struct Ascend950 : CubeFormat, MxFormat {
       .issue_cycles = 10,
       // derived: Task Duration minus the AI core time in the 950PR profiles, 0.6-1.1 us.
       .launch_us = 1.0,
+      // derived: the fp16 profile's AI core time, 2571.4 us, less its cube time, 2564.8 us: 6.6 us that the cube
+      // did not work. This model's own fill (the first 256 KB L1 load from HBM, 2048 cycles at 128 B/cycle plus
+      // the read latency, and the first LoadData) and drain (the last 256 x 256 half Fixpipe, 1024 cycles, and
+      // its write) take about 3.0 us of it: the rest is the cores' start.
+      .core_start_us = 3.6,
       .unit_flag_bytes = 512,  // [UNITFLAG] one flag per 512 B of L0C
   };
 

@@ -51,6 +51,8 @@ struct TimingConstants {
   double issue_cycles = 0;
   // A launch's start and end (kernel dispatch and completion), microseconds.
   double launch_us = 0;
+  // A core's start: from the launch to its first instruction's issue, microseconds.
+  double core_start_us = 0;
   // The Fixpipe of a unit-flagged Mmad's L0C starts this many bytes of fp32 output after the Mmad starts.
   uint32_t unit_flag_bytes = 0;
 };

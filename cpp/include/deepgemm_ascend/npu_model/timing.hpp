@@ -86,7 +86,7 @@ class CoreTiming {
   const arch::TimingConstants& k_;
   MemoryTiming* memory_;
   bool trace_on_;
-  double scalar_ = 0;
+  double scalar_;  // the scalar unit's clock: from the core's start
   std::array<double, kPipes> free_{};  // when the pipe can start its next instruction
   std::array<double, kPipes> done_{};  // when everything given to the pipe has completed
   std::array<double, kPipes> gate_{};  // waits: the pipe's next instruction starts no earlier

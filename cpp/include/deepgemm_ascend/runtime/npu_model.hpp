@@ -38,7 +38,11 @@ void npu_model_launch(const std::string& entry, unsigned blocks, const void* par
 std::vector<std::string> take_npu_model_launches();
 
 // The most multiply-accumulates one launch may run on the model (it interprets every instruction):
-// DGA_NPU_MODEL_MAX_MACS, default 2^34 (about half a minute for a BF16 GEMM on one host core).
+// DGA_NPU_MODEL_MAX_MACS, default 2^34 (a few seconds for a BF16 GEMM on one host core); no limit in the
+// timing-only mode, which does not run the arithmetic.
 int64_t npu_model_max_macs();
+// The model's timing-only mode (DGA_NPU_MODEL_TIMING and DGA_NPU_MODEL_TIMING_ONLY set): launches are timed
+// (cpp/kernels/model/model_timing.hpp), their results not computed.
+bool npu_model_timing_only();
 
 }  // namespace deepgemm_ascend::runtime
