@@ -68,6 +68,32 @@ if "${compile%% *}" --version 2> /dev/null | grep -q "Free Software Foundation";
 fi
 [ -f "$work/pch/pch.hpp.gch" ] && echo "the devkit's headers precompiled for every build" || echo "the devkit's headers parsed by every build"
 
+# Planted pipeline regressions (registered with regress below) must make the timing mode's prediction of the
+# BF16 GEMM at 4096 x 7168 x 16384 worse than the control's: with the control's prediction as
+# DGA_TIMING_BASELINE_US, the timing test fails on each.
+timing_filter='NpuModelTiming.Bf16*'
+regress_names=(); regress_files=(); regress_exprs=()
+regress() { regress_names+=("$1"); regress_files+=("$2"); regress_exprs+=("$3"); }
+run_regressions() {
+  local base i n=${#regress_names[@]}
+  base=$(grep -oE "predicted [0-9.]+ us" "$work/0/run.log" | head -1 | cut -d' ' -f2)
+  [ -n "$base" ] || { echo "check_npu_model: the control printed no BF16 prediction"; exit 1; }
+  echo "control: BF16 4096x7168x16384 predicted $base us"
+  for ((i = 0; i < n; ++i)); do
+    (if DGA_TIMING_BASELINE_US=$base run "$work/r$i" "${regress_names[$i]}" "${regress_files[$i]}" \
+        "${regress_exprs[$i]}" "$timing_filter"; then echo 0; else echo $?; fi) > "$work/r$i.rc" &
+    if (((i + 1) % 2 == 0)); then wait -n; fi
+  done
+  wait
+  for ((i = 0; i < n; ++i)); do
+    case $(cat "$work/r$i.rc") in
+      0) echo "regression '${regress_names[$i]}' did NOT slow the prediction down"; exit 1 ;;
+      2) echo "regression '${regress_names[$i]}' did not build:"; tail -5 "$work/r$i/build.log"; exit 1 ;;
+    esac
+    echo "regression '${regress_names[$i]}': $(grep -m1 -oE "predicted [0-9.]+ us" "$work/r$i/run.log") (slower, as expected)"
+  done
+}
+
 # The control (no mutation) and the mutations, registered below, run as jobs on two workers (one per core),
 # those that compile the most objects first; the control must pass and each mutation must fail the suite.
 names=(control); files=(""); exprs=(""); filters=("*")
@@ -177,4 +203,9 @@ mutate "the GEMM's Fixpipe casts left saturating (CTRL[48] not set: inf -> bf16 
   '/const IeeeFixpipeCasts ieee;/d' '*Bf16GemmKeepsInfinities*'
 mutate "the vector casts leave CTRL[50] at 0 (a saturating cast to e4m3 gives 0 for NaN, the host NaN)" \
   npu_primitives.hpp '/AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(1);/d' '*NpuModelSwiglu*'
+regress "one L1 stage instead of two (the next K step's loads wait for the Mmads of the last)" npu_target.hpp \
+  's/  using Ring = npu::Ring<N, Producer, Consumer, Parts>;/  using Ring = npu::Ring<(Producer == Pipe::kMTE2 \&\& Consumer == Pipe::kMTE1 ? 1 : N), Producer, Consumer, Parts>;/'
+regress "a full barrier after each tile's Fixpipe (the next tile's loads and Mmads wait for it)" npu_target.hpp \
+  's/      fixpipe_to_gm(gm_tensor<bfloat16_t>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr);/&\n    AscendC::PipeBarrier<PIPE_ALL>();/'
 run_all
+run_regressions

@@ -271,7 +271,7 @@ h::GemmDesc npu_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits) {
 TEST(PerfModel, OnlyNpuArchsHaveOne) {
   EXPECT_EQ(h::ArchLimits::of<arch::Host>().perf.cores, 0);
   EXPECT_EQ(h::ArchLimits::of<arch::Ascend950>().perf.cores, arch::Ascend950::kDefaultCubeCores);
-  EXPECT_NEAR(h::ArchLimits::of<arch::Ascend950>().perf.clock_ghz, 1.648, 1e-3);
+  EXPECT_NEAR(h::ArchLimits::of<arch::Ascend950>().perf.clock_ghz, 1.65, 1e-9);  // the 950PR READMEs' clock
 }
 
 TEST(PerfModel, Ascend950PicksCatlassTilesAndIsCubeBoundOnLargeShapes) {
