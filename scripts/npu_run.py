@@ -17,16 +17,6 @@ run with the program arguments (the targets' compile definitions, also those a C
 directory adds, are its CMakeLists.txt's); the run passes when the program exits 0, prints none of FAIL_MARKS
 and prints one of PASS_MARKS (the examples report their golden check so). The exit status is 0 when every
 target passed. Objects stay in the build directory and are compiled again only when something they read changed.
-
---as-measured runs a program as the hardware ran it when it was timed, for a kernel known to overrun a UB
-tensor the devkit's CPU-debug checks size (CATLASS's example 46, whose Fixpipe stages are 124 KiB while a
-256 x 256 fp32 tile's half is 128 KiB): the device has no such check and writes on. The devkit's check
-(ReportTensorSizeOverflow, impl/basic_api/utils/kernel_check_data_copy_util.h, through ASCENDC_ASSERT in
-impl/basic_api/kernel_log.h) prints an [ERROR] line and raises SIGABRT; in this mode the runner
-(runner/launch.cpp, DGA_RUN_AS_MEASURED) catches that SIGABRT and goes on (abort() still ends the program:
-its second raise is not caught), and the run passes only if every [ERROR] line is such a tensor-size line,
-each reported as a warning. The model's own checkers stay on (a run outside the UB's 256 KiB, a hazard).
-Never for CI's functional runs (check_catlass.sh does not pass it).
 """
 import argparse
 import os
@@ -40,10 +30,6 @@ RUNNER = os.path.join(ROOT, "cpp", "kernels", "model", "runner")
 MODEL = os.path.join(ROOT, "cpp", "kernels", "model")
 PASS_MARKS = ("Compare success", "compare success", "Accuracy verification passed", "test pass")
 FAIL_MARKS = ("Compare failed", "Compare false", "compare failed", "Error count", "[ERROR]", "aclError:")
-# The devkit's tensor-size check (ReportTensorSizeOverflow) that --as-measured reports as a warning, and the
-# line the runner prints each time it lets that check's SIGABRT pass.
-SIZE_CHECK = re.compile(r"^\[ERROR\].*Failed to check (src|dst)Local size in DataCopyPad .*$", re.M)
-AS_MEASURED_MARK = "npu_run: as measured: a devkit check raised SIGABRT; going on"
 CORES = {"cube": 0, "mix": 1, "vector": 2}
 DEVKIT_DIRS = ("", "include", "include/basic_api", "include/basic_api/reg_compute", "include/simt_api",
                "include/simt_api/cpp", "include/c_api", "include/utils", "impl", "impl/basic_api",
@@ -330,37 +316,18 @@ def run_generator(name, example, exe, gen, gen_args, timeout):
     return ok
 
 
-def reports_success(out, as_measured=False):
-    """Whether a program's output reports its golden check passing (one of PASS_MARKS, none of FAIL_MARKS).
-    As measured, the devkit's tensor-size [ERROR] lines are warnings when each SIGABRT the runner let pass
-    was one of them."""
-    if as_measured:
-        sized = SIZE_CHECK.findall(out)
-        if len(sized) != out.count(AS_MEASURED_MARK):
-            return False
-        out = SIZE_CHECK.sub("", out)
+def reports_success(out):
+    """Whether a program's output reports its golden check passing (one of PASS_MARKS, none of FAIL_MARKS)."""
     return any(m in out for m in PASS_MARKS) and not any(m in out for m in FAIL_MARKS)
 
 
-def as_measured_note(name, out):
-    """Prints the devkit tensor-size checks an --as-measured run went past (the first one in full)."""
-    sized = [m.group(0) for m in SIZE_CHECK.finditer(out)]
-    if sized:
-        print(f"npu_run: {name}: as measured: WARNING: {len(sized)} DataCopyPad(s) past their UB tensor, which "
-              f"the devkit checks and the device does not; the first: {sized[0]}", flush=True)
-
-
-def model_env(exe, as_measured=False):
+def model_env(exe):
     """The program's environment: its vector-pass library, and the file the model lists the instructions it
-    reached in (emptied first); as measured, the runner's leave to go past the devkit's SIGABRT."""
+    reached in (emptied first)."""
     reached = exe + ".reached"
     if os.path.exists(reached):
         os.remove(reached)
-    env = dict(os.environ, DGA_RUN_AIV_LIB=exe + "_aiv.so", DGA_NPU_MODEL_REACHED=reached)
-    env.pop("DGA_RUN_AS_MEASURED", None)
-    if as_measured:
-        env["DGA_RUN_AS_MEASURED"] = "1"
-    return env
+    return dict(os.environ, DGA_RUN_AIV_LIB=exe + "_aiv.so", DGA_NPU_MODEL_REACHED=reached)
 
 
 def print_reached(name, exe):
@@ -370,23 +337,17 @@ def print_reached(name, exe):
     print(f"npu_run: {name}: instructions reached: {' '.join(names) or '(none)'}", flush=True)
 
 
-def run(name, exe, args, timeout, cwd, as_measured=False):
-    print(f"npu_run: running {name} {' '.join(args)}{' (as measured)' if as_measured else ''}", flush=True)
+def run(name, exe, args, timeout, cwd):
+    print(f"npu_run: running {name} {' '.join(args)}", flush=True)
     try:
-        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout, cwd=cwd,
-                           env=model_env(exe, as_measured))
+        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=model_env(exe))
     except subprocess.TimeoutExpired:
         print(f"npu_run: {name}: over {timeout} s")
         return False
     out = r.stdout + r.stderr
     sys.stdout.write(out)
     print_reached(name, exe)
-    if as_measured:
-        as_measured_note(name, out)
-    if r.returncode == -6:
-        print(f"npu_run: {name}: ended by SIGABRT: a devkit CPU-debug check (its [ERROR] line is lost with the "
-              "program's stdout buffer) or abort()", flush=True)
-    ok = r.returncode == 0 and reports_success(out, as_measured)
+    ok = r.returncode == 0 and reports_success(out)
     print(f"npu_run: {name}: {'PASS' if ok else 'FAIL'} (exit status {r.returncode})", flush=True)
     return ok
 
@@ -409,8 +370,6 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--gen-args", default=None,
                    help="arguments of the example's gen_data*.py (its README's command line), run first")
-    p.add_argument("--as-measured", action="store_true",
-                   help="go past the devkit's CPU-debug UB tensor-size check as the device does (warnings)")
     opts = p.parse_args(argv)
     example = os.path.abspath(opts.example)
     opts.lib = os.path.abspath(opts.lib or opts.build)
@@ -429,12 +388,10 @@ def main(argv=None):
             raise SystemExit(f"npu_run: {os.path.basename(gen)} runs the program with its own arguments: "
                              "pass only --gen-args")
         if gen:
-            if opts.as_measured:
-                raise SystemExit("npu_run: --as-measured is for programs npu_run runs itself, not through a generator")
             ok = run_generator(name, example, exe, gen, opts.gen_args, opts.timeout) and ok
             continue
         cwd = generate(example, exe, opts.gen_args, opts.timeout)
-        ok = run(name, exe, prog_args, opts.timeout, cwd, opts.as_measured) and ok
+        ok = run(name, exe, prog_args, opts.timeout, cwd) and ok
     return 0 if ok else 1
 
 

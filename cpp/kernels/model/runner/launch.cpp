@@ -3,7 +3,6 @@
 // A model error (an instruction outside its documented range, an unmodelled instruction, a hazard, a flag
 // left set) ends the program with a non-zero status and the error, since the program cannot go on with a
 // result the launch did not produce.
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -13,7 +12,6 @@
 #include <utility>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include "model_runner.hpp"
 #include "dga_run_api.h"
@@ -32,21 +30,6 @@ std::map<std::string, AivKernel>& aiv_kernels() {
   static std::map<std::string, AivKernel> m;
   return m;
 }
-
-// npu_run.py --as-measured (DGA_RUN_AS_MEASURED=1): a program run as the device ran it when it was timed goes
-// on past the devkit's CPU-debug checks, which end a run with raise(SIGABRT) after their [ERROR] line (the
-// device has none of them); each one passed is marked on stderr for npu_run.py, which accepts only the UB
-// tensor-size check's lines. abort() still ends the program: it raises SIGABRT again with the default action.
-void go_on_as_measured(int) {
-  static const char kMark[] = "npu_run: as measured: a devkit check raised SIGABRT; going on\n";
-  (void)!write(STDERR_FILENO, kMark, sizeof kMark - 1);
-}
-const bool kAsMeasured = [] {
-  const char* v = std::getenv("DGA_RUN_AS_MEASURED");
-  if (v == nullptr || std::string(v) != "1") return false;
-  std::signal(SIGABRT, go_on_as_measured);
-  return true;
-}();
 
 // The lambda type's name with the vector pass's renamed namespaces named back (npu_run.py: same lengths).
 std::string canonical(std::string key) {
