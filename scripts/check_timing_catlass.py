@@ -60,14 +60,14 @@ PUBLISHED = {
     },
 }
 
-# Where each kernel's program is: (directory, under CATLASS's root when relative to it, npu_run target or "",
-# whether it needs npu_run's --as-measured). Example 46 is CATLASS's own program; the others are ours, from
+# Where each kernel's program is: (directory, under CATLASS's root when relative to it, npu_run target or "").
+# Example 46 is CATLASS's own program; the others are ours, from
 # CATLASS's templates (scripts/timing/catlass_pairs/README.md says why each is the measured kernel).
 PROGRAMS = {
-    "matmul_fixpipe_opti": ("catlass", "examples/46_ascend950_matmul_fixpipe_opti", "", True),
-    "matmul_fixpipe": ("ours", PAIRS_DIR, "matmul_fixpipe", False),
-    "basic_matmul_swizzle": ("ours", PAIRS_DIR, "basic_matmul_swizzle", False),
-    "basic_matmul_aswt": ("ours", PAIRS_DIR, "basic_matmul_aswt", False),
+    "matmul_fixpipe_opti": ("catlass", "examples/46_ascend950_matmul_fixpipe_opti", ""),
+    "matmul_fixpipe": ("ours", PAIRS_DIR, "matmul_fixpipe"),
+    "basic_matmul_swizzle": ("ours", PAIRS_DIR, "basic_matmul_swizzle"),
+    "basic_matmul_aswt": ("ours", PAIRS_DIR, "basic_matmul_aswt"),
 }
 
 # Points whose measured times the timing model's constants were fitted to ("kernel@m,n,k"): none yet.
@@ -123,13 +123,12 @@ def read_records(path):
 
 def run_point(kernel, shape, opts, record_path):
     """Runs one point on the model with the timing mode on; returns (passed, seconds, output tail)."""
-    where, directory, target, as_measured = PROGRAMS[kernel]
+    where, directory, target = PROGRAMS[kernel]
     if where == "catlass":
         directory = os.path.join(opts.catlass, directory)
     cmd = [sys.executable, os.path.join(ROOT, "scripts", "npu_run.py"), directory, "--build", opts.build,
            "--catlass", opts.catlass]
     cmd += ["--target", target] if target else []
-    cmd += ["--as-measured"] if as_measured else []
     cmd += ["--"] + [str(x) for x in shape] + ["0"]
     env = dict(os.environ, DGA_NPU_MODEL_TIMING=record_path)
     env.pop("DGA_NPU_MODEL_TIMING_ONLY", None)
