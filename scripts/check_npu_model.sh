@@ -90,6 +90,8 @@ run_regressions() {
       0) echo "regression '${regress_names[$i]}' did NOT slow the prediction down"; exit 1 ;;
       2) echo "regression '${regress_names[$i]}' did not build:"; tail -5 "$work/r$i/build.log"; exit 1 ;;
     esac
+    grep -q "predicted slower than the baseline" "$work/r$i/run.log" ||
+      { echo "regression '${regress_names[$i]}' failed otherwise:"; grep -v "^\[" "$work/r$i/run.log" | tail -5; exit 1; }
     echo "regression '${regress_names[$i]}': $(grep -m1 -oE "predicted [0-9.]+ us" "$work/r$i/run.log") (slower, as expected)"
   done
 }

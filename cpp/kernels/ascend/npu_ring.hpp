@@ -38,6 +38,8 @@ class Ring {
   static_assert(N >= 1 && Parts >= 1, "a ring needs a stage and a buffer");
 
  public:
+  static constexpr int kStages = N;
+
   template <class C>  // Ctx or VecCtx
   __aicore__ inline Ring(C& ctx, const RingPart (&parts)[Parts], const char* /*name*/) : pipe_(ctx.pipe()) {
     for (int i = 0; i < N; ++i) {

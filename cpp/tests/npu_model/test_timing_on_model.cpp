@@ -1,7 +1,8 @@
 // The timing mode on our NPU kernels (cpp/kernels/model/model_timing.hpp): the timing-only mode predicts
 // what a full run predicts, and the BF16 GEMM at DeepGEMM-Ascend's published shape (4096 x 7168 x 16384)
 // is predicted between the cube's bound and a few times it. With DGA_TIMING_BASELINE_US set (the planted
-// pipeline regressions of scripts/check_npu_model.sh), that prediction must not be more than 1 % above it.
+// pipeline regressions of scripts/check_npu_model.sh), that prediction must not be above it (the model is
+// deterministic: the same kernel predicts the same time).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -101,13 +102,13 @@ TEST(NpuModelTiming, Bf16ProductionShapeIsPredictedNearTheCubeBound) {
   const auto& t = Ascend950::kTiming;
   const double cube_us = double(g.m) * double(g.n) * double(g.k) / (16.0 * 16 * t.mmad_k_fp16) /
                          (t.cube_cores * t.clock_ghz * 1e3);
-  std::printf("BF16 %lldx%lldx%lld (blocks %lldx%lldx%lld, l0_k %lld): predicted %.2f us, cube bound %.2f us\n",
+  std::printf("BF16 %lldx%lldx%lld (blocks %lldx%lldx%lld, l0_k %lld): predicted %.4f us, cube bound %.2f us\n",
               (long long)g.m, (long long)g.n, (long long)g.k, (long long)g.p.block_m, (long long)g.p.block_n,
               (long long)g.p.block_k, (long long)g.p.l0_k, us, cube_us);
   EXPECT_GE(us, cube_us);
   EXPECT_LE(us, 3 * cube_us);
   if (const char* base = std::getenv("DGA_TIMING_BASELINE_US"))
-    EXPECT_LE(us, 1.01 * std::strtod(base, nullptr)) << "predicted slower than the baseline " << base << " us";
+    EXPECT_LE(us, std::strtod(base, nullptr) + 1e-3) << "predicted slower than the baseline " << base << " us";
 }
 
 }  // namespace timing_on_model_test

@@ -76,6 +76,7 @@ class BlockMmad {
   using Ctx = typename Target::Ctx;
   using Tile = typename Target::Tile;
   using L1Ring = typename Target::template Ring<heuristics::kL1Stages, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
+  static constexpr bool kPrefetch = L1Ring::kStages > 1;
   using L0Ring = typename Target::template Ring<heuristics::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
   static constexpr bool kMx = Target::kMxScales;
   // K granule of an L0 step: the cube block, or a whole pair of MX scale blocks.
@@ -101,10 +102,13 @@ class BlockMmad {
     L1Step next = issue_l1(cur, 0);
     for (int64_t k0 = 0; k0 < a.cols; k0 += t_.block_k) {
       const L1Step step = next;
-      // Prefetch: the next K step goes GM -> L1 before the current one is computed.
-      if (k0 + t_.block_k < a.cols) next = issue_l1(cur, k0 + t_.block_k);
+      const bool more = k0 + t_.block_k < a.cols;
+      // Prefetch: the next K step goes GM -> L1 before the current one is computed (into another stage);
+      // a ring of one stage loads it once the current one is released.
+      if (kPrefetch && more) next = issue_l1(cur, k0 + t_.block_k);
       compute_l1(cur, step, l1_.consume(), k0 == 0);
       l1_.release();
+      if (!kPrefetch && more) next = issue_l1(cur, k0 + t_.block_k);
     }
   }
 

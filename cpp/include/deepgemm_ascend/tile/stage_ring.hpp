@@ -28,6 +28,8 @@ class StageRing {
   static_assert(Parts >= 1, "a stage needs at least one buffer");
 
  public:
+  static constexpr int kStages = N;
+
   StageRing(Core& core, Pos pos, uint32_t stage_bytes, Pipe producer, Pipe consumer, const char* name)
       : StageRing(core, {RingPart{pos, stage_bytes}}, producer, consumer, name) {
     static_assert(Parts == 1, "give one RingPart per buffer");
