@@ -20,6 +20,7 @@ Points whose times were used to fit the model's constants are no test of it: FIT
 always), --exclude adds more.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -121,7 +122,7 @@ def read_records(path):
     return records
 
 
-def run_point(kernel, shape, opts, record_path):
+def run_point(kernel, shape, opts, path):
     """Runs one point on the model with the timing mode on; returns (passed, seconds, output tail)."""
     where, directory, target = PROGRAMS[kernel]
     if where == "catlass":
@@ -130,49 +131,68 @@ def run_point(kernel, shape, opts, record_path):
            "--catlass", opts.catlass]
     cmd += ["--target", target] if target else []
     cmd += ["--"] + [str(x) for x in shape] + ["0"]
-    env = dict(os.environ, DGA_NPU_MODEL_TIMING=record_path)
+    env = dict(os.environ, DGA_NPU_MODEL_TIMING=path)
     env.pop("DGA_NPU_MODEL_TIMING_ONLY", None)
     if opts.timing_only:
         env["DGA_NPU_MODEL_TIMING_ONLY"] = "1"
-    if os.path.exists(record_path):
-        os.remove(record_path)
+    if os.path.exists(path):
+        os.remove(path)
     start = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     out = r.stdout + r.stderr
-    with open(record_path + ".log", "w") as fh:
+    with open(path + ".log", "w") as fh:
         fh.write(" ".join(cmd) + "\n" + out)
     return r.returncode == 0, time.monotonic() - start, out[-2000:]
 
 
 def evaluate(opts, excluded):
     """One result per point: dict with document, kernel, shape, measured_us, predicted_us (or None), ratio,
-    within, excluded, passed (functional runs), error."""
-    results = []
+    within, excluded, passed (functional runs), error. The programs' directories run in parallel (two at a
+    time), the points of one directory one after the other (they share its build)."""
     os.makedirs(opts.records, exist_ok=True)
-    for doc, kernel, shape, measured in points():
-        if opts.only and kernel not in opts.only:
-            continue
-        path = os.path.join(opts.records, f"{kernel}_{shape[0]}_{shape[1]}_{shape[2]}.jsonl")
-        res = {"document": doc, "kernel": kernel, "shape": list(shape), "measured_us": measured,
-               "predicted_us": None, "cycles": None, "ratio": None, "within": None, "launches": 0,
-               "excluded": point_name(kernel, shape) in excluded, "passed": None, "seconds": None, "error": None}
-        if not opts.reuse:
-            print(f"check_timing_catlass: running {point_name(kernel, shape)}", flush=True)
-            passed, seconds, tail = run_point(kernel, shape, opts, path)
-            res["passed"], res["seconds"] = passed, round(seconds, 1)
-            if not passed and not opts.timing_only:
-                res["error"] = f"the run did not pass (log: {path}.log): ..." + tail[-400:]
-        try:
-            records = read_records(path)
-            res["predicted_us"] = sum(r["time_us"] for r in records)
-            res["cycles"] = sum(r["cycles"] for r in records)
-            res["launches"] = len(records)
-            res["ratio"] = res["predicted_us"] / measured
-            res["within"] = RATIO_LOW <= res["ratio"] <= RATIO_HIGH
-        except RecordError as e:
-            res["error"] = (res["error"] + "; " if res["error"] else "") + str(e)
-        results.append(res)
-    return results
+    todo = [(doc, kernel, shape, measured) for doc, kernel, shape, measured in points()
+            if not opts.only or kernel in opts.only]
+    runs = {}
+    if not opts.reuse:
+        by_dir = {}
+        for _, kernel, shape, _ in todo:
+            by_dir.setdefault(PROGRAMS[kernel][1], []).append((kernel, shape))
+
+        def run_dir(jobs):
+            for kernel, shape in jobs:
+                print(f"check_timing_catlass: running {point_name(kernel, shape)}", flush=True)
+                runs[(kernel, shape)] = run_point(kernel, shape, opts, record_path(opts, kernel, shape))
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(run_dir, by_dir.values()))
+    return [result(opts, excluded, runs, *point) for point in todo]
+
+
+def record_path(opts, kernel, shape):
+    return os.path.join(opts.records, f"{kernel}_{shape[0]}_{shape[1]}_{shape[2]}.jsonl")
+
+
+def result(opts, excluded, runs, doc, kernel, shape, measured):
+    """The result of one point from its run (if it ran) and its timing records."""
+    path = record_path(opts, kernel, shape)
+    res = {"document": doc, "kernel": kernel, "shape": list(shape), "measured_us": measured,
+           "predicted_us": None, "cycles": None, "ratio": None, "within": None, "launches": 0,
+           "excluded": point_name(kernel, shape) in excluded, "passed": None, "seconds": None, "error": None}
+    if (kernel, shape) in runs:
+        passed, seconds, tail = runs[(kernel, shape)]
+        res["passed"], res["seconds"] = passed, round(seconds, 1)
+        if not passed and not opts.timing_only:
+            res["error"] = f"the run did not pass (log: {path}.log): ..." + tail[-400:]
+    try:
+        records = read_records(path)
+        res["predicted_us"] = sum(r["time_us"] for r in records)
+        res["cycles"] = sum(r["cycles"] for r in records)
+        res["launches"] = len(records)
+        res["ratio"] = res["predicted_us"] / measured
+        res["within"] = RATIO_LOW <= res["ratio"] <= RATIO_HIGH
+    except RecordError as e:
+        res["error"] = (res["error"] + "; " if res["error"] else "") + str(e)
+    return res
 
 
 def pair_checks(results):

@@ -25,6 +25,12 @@ bash scripts/check_catlass.sh "$build"
 # ... and the model rules they rely on bite: planted errors in copies of the model library fail them.
 bash scripts/check_catlass_planted.sh "$build"
 
+# The model's timing mode against Huawei's measured 950 times (CATLASS's timed kernels at the published
+# shapes, timing only): every prediction within 0.75x-1.33x, and the faster of each pair predicted faster.
+step "timing model against CATLASS's measured 950 times"
+python scripts/timing/test_check_timing_catlass.py
+python scripts/check_timing_catlass.py --build "$build" --timing-only
+
 # The NPU compile step: every NPU translation unit with g++ and clang++ against the AscendC headers
 # (../shared/third_party/asc-devkit), and the planted errors it must catch.
 step "NPU compile (dav-3510, CPU-debug mode)"
