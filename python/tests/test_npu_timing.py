@@ -85,6 +85,8 @@ def test_summary_and_text_report_agree_with_the_json(functional):
 def test_core_kinds_and_malformed_lines():
     assert [rep.core_kind(n) for n in ("core 3", "AIV core 2", "group 1 AIC", "group 1 AIV0")] == \
         ["AIC", "AIV", "AIC", "AIV"]
+    assert rep.critical_pipe({"critical": "S", "pipes": {}}) == "idle"  # a core that ran nothing
+    assert rep.critical_pipe({"critical": "M", "pipes": {"M": {}}}) == "M"
     with pytest.raises(ValueError, match=r"^f:2: not a JSON timing report"):
         rep.parse_lines(['{"time_us": 1, "cores": []}', "{oops"], "f")
     with pytest.raises(ValueError, match=r"^f:1: not a timing report"):

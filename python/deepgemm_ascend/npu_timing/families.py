@@ -38,13 +38,19 @@ def _bf16(shape: Shape):
     return (lambda: bf16_gemm_nt(a, b, d)), 2.0 * m * n * k
 
 
-def _fp8(recipe: str):
+# FP8 x FP4 on the NPU: the MX cube, both operands with UE8M0 scales per 32 K values (the NPU kernels take
+# float32 scales for both operands or UE8M0 for both, so not the benchmark's fp8xfp4 recipe's (1, 128) A).
+FP8XFP4_NPU = (("fp8", 1, 32), ("fp4", 1, 32), True)
+
+
+def _fp8(recipe):
+    """recipe: a bench.fp8.RECIPES name or a (side A, side B, UE8M0) triple like its entries."""
     def build(shape: Shape):
         from ..bench.fp8 import RECIPES, Operand
         from ..fp8_gemm import fp8_fp4_gemm_nt
 
         m, n, k = shape
-        side_a, side_b, ue8m0 = RECIPES[recipe]
+        side_a, side_b, ue8m0 = RECIPES[recipe] if isinstance(recipe, str) else recipe
         qa = Operand(_randn(m, k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
         qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
         d = torch.empty(m, n, dtype=torch.bfloat16)
@@ -182,8 +188,8 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in (
            "M,N,K", _fp8("block")),
     Family("mxfp8", "FP8 dense GEMM fp8_fp4_gemm_nt, MX scales (1,1,32) UE8M0", (4096, 7168, 16384), "M,N,K",
            _fp8("mx")),
-    Family("fp8xfp4", "FP8 x FP4 dense GEMM fp8_fp4_gemm_nt, A (1,128) x B (1,32) UE8M0", (4096, 7168, 16384),
-           "M,N,K", _fp8("fp8xfp4")),
+    Family("fp8xfp4", "FP8 x FP4 dense GEMM fp8_fp4_gemm_nt, MX scales (1,1,32) UE8M0", (4096, 7168, 16384),
+           "M,N,K", _fp8(FP8XFP4_NPU)),
     Family("contiguous", "M-grouped contiguous FP8 GEMM (block scales), 32 experts", (4096, 4096, 7168),
            "routed rows,N,K", _contiguous),
     Family("masked", "M-grouped masked FP8 GEMM (block scales), 32 experts", (32, 4096, 7168),

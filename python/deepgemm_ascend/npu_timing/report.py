@@ -71,6 +71,11 @@ def pipe_stats(report: dict) -> Dict[Tuple[str, str], dict]:
     return out
 
 
+def critical_pipe(core: dict) -> str:
+    """The core's critical (busiest) pipe, 'idle' for a core that ran no instruction."""
+    return core["critical"] if core["critical"] in core["pipes"] else "idle"
+
+
 def summarise(report: dict) -> dict:
     """The key figures of one launch: kernel, predicted time, cores, the slowest core and its critical pipe
     (the launch's critical pipe), how many cores each pipe is critical on, and the memory system's bytes."""
@@ -79,8 +84,8 @@ def summarise(report: dict) -> dict:
         "kernel": report.get("kernel"), "time_us": report["time_us"], "blocks": report.get("blocks"),
         "cores": len(report["cores"]), "timing_only": bool(report.get("timing_only")),
         "slowest_core": slow["name"] if slow else None, "slowest_end_us": slow["end_us"] if slow else 0.0,
-        "critical": slow["critical"] if slow else None,
-        "critical_counts": dict(Counter(c["critical"] for c in report["cores"]).most_common()),
+        "critical": critical_pipe(slow) if slow else None,
+        "critical_counts": dict(Counter(critical_pipe(c) for c in report["cores"]).most_common()),
         "memory": dict(report.get("memory") or {}),
     }
 
@@ -93,7 +98,7 @@ def _bytes(n: float) -> str:
 
 
 def _core_lines(core: dict) -> List[str]:
-    lines = [f"  {core['name']}: ends at {core['end_us']:.3f} us, critical pipe {core['critical']}",
+    lines = [f"  {core['name']}: ends at {core['end_us']:.3f} us, critical pipe {critical_pipe(core)}",
              f"    {'pipe':<8} {'busy':>6} {'busy us':>10} {'flag wait us':>13} {'memory wait us':>15} "
              f"{'instructions':>12}"]
     for pipe in ordered_pipes(core["pipes"]):
