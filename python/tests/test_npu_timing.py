@@ -136,6 +136,14 @@ def test_timeline_plot(functional, tmp_path):
         npu_timing.plot_timeline(dict(functional[0][0], trace=[]), str(png))
 
 
+def test_timeline_joins_only_bars_closer_than_the_gap():
+    from deepgemm_ascend.npu_timing.plot import _merged
+
+    events = [(5.0, 1.0, "b"), (0.0, 1.0, "a"), (1.05, 1.0, "a"), (2.1, 0.5, "c"), (3.0, 0.2, "c")]
+    assert _merged(events, 0.1) == [(0.0, 2.6, None), (3.0, 0.2, "c"), (5.0, 1.0, "b")]
+    assert _merged(events, 0.0) == sorted(events)
+
+
 def test_timeline_plot_without_matplotlib(report_file, tmp_path):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
             "from deepgemm_ascend.npu_timing.__main__ import main\n"

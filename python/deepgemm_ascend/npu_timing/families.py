@@ -167,19 +167,32 @@ def _hc(shape: Shape):
 MEGA_EXPERTS, MEGA_TOPK, MEGA_CLAMP = 32, 6, 10.0
 
 
+def _mega_weights(experts: int, hidden: int, inter: int):
+    """L1 and L2 FP4 weights with packed UE8M0 scales per 32, in the kernel's form (testing/mega_moe.py's
+    make_weights' recipe): one expert quantised and repeated (values do not matter), no float64 copies."""
+    from ..mega import transform_weights_for_mega_moe
+    from ..utils.math import per_token_cast_to_fp4
+
+    def quant(rows: int, cols: int, seed: int):
+        q, sf = per_token_cast_to_fp4(_randn(rows, cols, seed=seed), use_ue8m0=True, gran_k=32,
+                                      use_packed_ue8m0=True)
+        return q.unsqueeze(0).repeat(experts, 1, 1), sf.unsqueeze(0).repeat(experts, 1, 1)
+
+    return transform_weights_for_mega_moe(quant(2 * inter, hidden, 6), quant(hidden, inter, 7))
+
+
 def _mega_moe(shape: Shape):
     from ..mega import fp8_fp4_mega_moe, get_symm_buffer_for_mega_moe
     from ..testing import mega_moe as tm
 
     tokens, hidden, inter = shape
-    weights = tm.make_weights(MEGA_EXPERTS, hidden, inter, 0, 1)
+    l1, l2 = _mega_weights(MEGA_EXPERTS, hidden, inter)
     inp = tm.make_rank_inputs(tokens, hidden, MEGA_EXPERTS, MEGA_TOPK, 0)
     buf = get_symm_buffer_for_mega_moe(None, MEGA_EXPERTS, tokens, MEGA_TOPK, hidden, inter)
     tm.fill_buffer(buf, inp)
     y = torch.empty(tokens, hidden, dtype=torch.bfloat16)
     pairs = int((inp.topk_idx >= 0).sum())
-    return (lambda: fp8_fp4_mega_moe(y, weights.l1, weights.l2, buf, activation_clamp=MEGA_CLAMP)), \
-        2.0 * pairs * hidden * inter * 3
+    return (lambda: fp8_fp4_mega_moe(y, l1, l2, buf, activation_clamp=MEGA_CLAMP)), 2.0 * pairs * hidden * inter * 3
 
 
 FAMILIES: Dict[str, Family] = {f.name: f for f in (

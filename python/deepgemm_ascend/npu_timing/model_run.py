@@ -79,19 +79,24 @@ def run_model(families: Sequence[str], shapes: Optional[Sequence[Shape]], trace:
     return rows
 
 
+def _shape_label(row: dict) -> str:
+    meaning = FAMILIES[row["family"]].shape_meaning
+    text = _shape_text(row["shape"])
+    return f"{text} ({meaning})" if meaning != "M,N,K" else text
+
+
 def format_rows(rows: Sequence[dict]) -> str:
+    width = max([len("shape")] + [len(_shape_label(r)) for r in rows])
     lines = [HEADER, "",
-             f"{'family':<11} {'shape':<26} {'predicted us':>12} {'TFLOPS':>7} {'launches':>8} {'critical':<8} "
+             f"{'family':<11} {'shape':<{width}} {'predicted us':>12} {'TFLOPS':>7} {'launches':>8} {'critical':<8} "
              f"{'published':<24} {'inputs s':>8} {'model s':>8}"]
     for r in rows:
-        meaning = FAMILIES[r["family"]].shape_meaning
-        shape = f"{_shape_text(r['shape'])} ({meaning})" if meaning != "M,N,K" else _shape_text(r["shape"])
         pub = r["published"]
         pub_text = f"{pub['us']:.1f} us = {pub['tflops']:.0f} TFLOPS" if pub else "-"
         us = f"{r['predicted_us']:.1f}" if r["predicted_us"] is not None else "-"
         tf = f"{r['tflops']:.1f}" if r["tflops"] else "-"
         secs = [f"{r[k]:.1f}" if r.get(k) is not None else "-" for k in ("inputs_s", "model_s")]
-        lines.append(f"{r['family']:<11} {shape:<26} {us:>12} {tf:>7} {len(r['launches']):>8} "
+        lines.append(f"{r['family']:<11} {_shape_label(r):<{width}} {us:>12} {tf:>7} {len(r['launches']):>8} "
                      f"{r['critical'] or '-':<8} {pub_text:<24} {secs[0]:>8} {secs[1]:>8}")
         if len(r["launches"]) > 1:
             lines += [f"    {s['kernel']}: {s['time_us']:.1f} us, critical {s['critical']}" for s in r["launches"]]
