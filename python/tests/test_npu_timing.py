@@ -127,6 +127,13 @@ def test_model_command_on_a_small_shape(tmp_path):
     assert f"bf16 {M}x{N}x{K}, launch 0: " in res.stdout  # --report
 
 
+def test_model_command_reports_a_failed_call_with_its_message(tmp_path):
+    res = run_module("deepgemm_ascend", "model", "--family", "mega-moe", "--shapes", "8,100,128", cwd=tmp_path)
+    assert res.returncode == 1
+    assert "FAILED: ValueError: hidden: must be a positive multiple of 128, got 100" in res.stdout
+    assert "1 call(s) failed: mega-moe" in res.stderr
+
+
 def test_timeline_plot(functional, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "timeline.png"

@@ -48,7 +48,10 @@ def run_case(family: str, shape: Shape, trace: Optional[str] = None) -> dict:
         cmd = [sys.executable, "-m", "deepgemm_ascend.npu_timing.worker", family, ",".join(map(str, shape)), path]
         proc = subprocess.run(cmd + ([trace] if trace else []), capture_output=True, text=True)
         result = _worker_result(proc)
-        reports = read_reports(path)
+        try:
+            reports = read_reports(path)
+        except ValueError as exc:  # a report cut short by a process that died while writing it
+            reports, result = [], {"status": "failed", "error": f"{result.get('error') or ''} {exc}".strip()}
     finally:
         os.unlink(path)
     row = {"family": family, "shape": list(shape), "description": FAMILIES[family].description,
