@@ -71,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import _C
 
     parser = argparse.ArgumentParser(
-        prog="deepgemm-ascend", description="deepgemm-ascend: build information, benchmarks against torch and the Ascend 950 "
-                                    "timing model's predictions.")
+        prog="deepgemm-ascend",
+        description="deepgemm-ascend: build information, benchmarks against torch and the Ascend 950 timing model's "
+                    "predictions.")
     parser.add_argument("--version", action="version", version=f"deepgemm-ascend {_C.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
