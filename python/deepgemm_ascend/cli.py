@@ -1,8 +1,8 @@
-"""Command line interface: `deepgemm-ascend info` and `deepgemm-ascend bench`.
+"""Command line interface: `deepgemm-ascend info`, `deepgemm-ascend bench` and `deepgemm-ascend model`.
 
 Also reachable as `python -m deepgemm_ascend`. Exit codes: 0 success, 1 a benchmark case failed
-its accuracy check (or raised), 2 bad usage (unknown kernel, malformed --shapes, missing
-matplotlib for --plot, ...).
+its accuracy check (or raised) or a `model` call failed on the model, 2 bad usage (unknown kernel,
+malformed --shapes, missing matplotlib for --plot, ...).
 
 OpenMP: the host backend runs its cores on the process's OpenMP threads (torch's), so `bench` runs
 under whatever OMP_WAIT_POLICY the environment has (default: unset) and records it.
@@ -71,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import _C
 
     parser = argparse.ArgumentParser(
-        prog="deepgemm-ascend", description="deepgemm-ascend: build information and benchmarks against torch.")
+        prog="deepgemm-ascend",
+        description="deepgemm-ascend: build information, benchmarks against torch and the Ascend 950 timing model's "
+                    "predictions.")
     parser.add_argument("--version", action="version", version=f"deepgemm-ascend {_C.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -113,13 +115,32 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--plot", metavar="FILE.png", help="bar chart of TFLOPS, ours vs torch (needs matplotlib)")
     bench.add_argument("--no-progress", action="store_true",
                        help="no progress bar; print one line per finished case to stderr instead")
-    model = sub.add_parser("model", help="the Ascend 950 tile configs and the performance model's prediction",
-                           description="For each shape and dtype: the tile config the Ascend 950 heuristics choose "
-                                       "and the performance model's predicted time and TFLOPS (no device needed).")
-    model.add_argument("--shapes", type=_parse_shapes, default=[(4096, 7168, 16384)], metavar='"M,N,K;M,N,K"',
-                       help="GEMM shapes (default: 4096,7168,16384)")
-    model.add_argument("--dtypes", type=_parse_list, default=["bf16", "fp8", "fp8xfp4"],
-                       help="comma-separated operand types out of bf16, fp8, fp8xfp4, fp4 (default: all but fp4)")
+    from .npu_timing.families import FAMILIES
+
+    model = sub.add_parser(
+        "model", help="predict our NPU kernels' time on the Ascend 950 timing model (no device needed)",
+        description="Run our NPU kernels through the public API on the instruction model's timing mode "
+                    "(npu-model backend, DGA_NPU_MODEL_TIMING_ONLY: the arithmetic is skipped, only timed), with "
+                    "their real tile configs and launches, one call per family and shape in a process of its own. "
+                    "Prints per call the predicted time (summed over its launches), TFLOPS, the launches, the "
+                    "critical pipe and DeepGEMM-Ascend's published 950DT figures where they exist. These are "
+                    "predictions of our timing model (950PR constants from the devkit docs), not measurements. "
+                    "Needs the npu-model backend (built with the AscendC devkit).",
+        epilog="families and their default shapes: " + "; ".join(
+            f"{f.name} {','.join(map(str, f.default))} ({f.shape_meaning})" for f in FAMILIES.values()))
+    model.add_argument("--family", type=_parse_list, default=list(FAMILIES), metavar="NAMES",
+                       help=f"comma-separated families (default: all: {', '.join(FAMILIES)})")
+    model.add_argument("--shapes", type=_parse_shapes, metavar='"M,N,K;M,N,K"',
+                       help="shapes run for every chosen family, read as the family's three numbers (see below; "
+                            "default: the family's production shape)")
+    model.add_argument("--report", action="store_true", help="also print the full timing report of every launch")
+    model.add_argument("--plot", metavar="FILE.png",
+                       help="timeline of the traced cores' pipes of the first family's longest launch (needs "
+                            "matplotlib)")
+    model.add_argument("--trace", metavar="PREFIX",
+                       help="the traced cores (DGA_NPU_MODEL_TRACE, e.g. 'core 5' or 'group 3'; default: the first "
+                            "core's group)")
+    model.add_argument("--json", metavar="FILE", help="write the rows (with each launch's summary) as JSON to FILE")
     parser.bench_parser = bench  # for errors that name the subcommand
     return parser
 
@@ -168,24 +189,56 @@ def cmd_info(args) -> int:
     return EXIT_OK
 
 
-_MODEL_BITS = {"bf16": (16, 16), "fp8": (8, 8), "fp8xfp4": (8, 4), "fp4": (4, 4)}
-
-
 def cmd_model(args, parser) -> int:
-    from . import _C
+    from . import runtime
+    from .npu_timing import format_report, model_run
+    from .npu_timing.families import FAMILIES
+    from .npu_timing.plot import plot_timeline, require_matplotlib
 
-    bad = [d for d in args.dtypes if d not in _MODEL_BITS]
-    if bad or not args.dtypes:
-        parser.error(f"unknown dtype(s) {', '.join(bad) or '(none)'}; choose from {', '.join(_MODEL_BITS)}")
-    print(f"{'dtype':<8} {'M':>6} {'N':>6} {'K':>6}  {'pred. ms':>9} {'TFLOPS':>8}  {'bound':<5}  config")
-    for dtype in args.dtypes:
-        a, b = _MODEL_BITS[dtype]
-        for m, n, k in args.shapes:
-            p = _C.predict_ascend950(m, n, k, a, b, 2)
-            print(f"{dtype:<8} {m:>6} {n:>6} {k:>6}  {p['seconds'] * 1e3:>9.3f} {p['tflops']:>8.1f}  {p['bound']:<5}  "
-                  f"{p['config']}")
-    print(f"Ascend 950 model: {p['cores']} cube cores at {p['clock_ghz']:.3f} GHz (derived); MX FP8/FP4 rate and "
-          "HBM/L2 bandwidth assumed (arch/ascend950.hpp). Not measured on hardware.")
+    bad = [f for f in args.family if f not in FAMILIES]
+    if bad or not args.family:
+        parser.error(f"unknown family(ies) {', '.join(bad) or '(none)'}; choose from {', '.join(FAMILIES)}")
+    if "npu-model" not in runtime.info().get("backends", ()):
+        print("deepgemm-ascend model: error: needs the npu-model backend (libdga_npu_model, built when the AscendC "
+              "devkit is found); this build has none", file=sys.stderr)
+        return EXIT_USAGE
+    if args.plot:
+        try:
+            require_matplotlib()
+        except RuntimeError as exc:
+            print(f"deepgemm-ascend model: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    for path, what in ((args.plot, "--plot"), (args.json, "--json")):
+        problem = path and _check_writable(path, what)
+        if problem:
+            print(f"deepgemm-ascend model: error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+
+    rows = model_run.run_model(args.family, args.shapes, args.trace,
+                               progress=lambda text: print(text, file=sys.stderr, flush=True))
+    print(model_run.format_rows(rows))
+    if args.report:
+        for r in rows:
+            for i, rep in enumerate(r["reports"]):
+                print(f"\n{r['family']} {'x'.join(map(str, r['shape']))}, " + format_report(rep, i))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"note": model_run.HEADER, "published_note": model_run.PUBLISHED_NOTE,
+                       "rows": model_run.json_rows(rows)}, f, indent=2)
+        print(f"wrote {args.json}")
+    if args.plot:
+        chosen = model_run.plot_launch(rows)
+        if chosen is None:
+            print("deepgemm-ascend model: error: --plot: no family made a launch", file=sys.stderr)
+            return EXIT_FAIL
+        row, rep = chosen
+        plot_timeline(rep, args.plot, title=f"{row['family']} {'x'.join(map(str, row['shape']))}: {rep['kernel']}, "
+                                            f"{rep['time_us']:.1f} us predicted by our timing model")
+        print(f"wrote {args.plot} ({row['family']}: {rep['kernel']})")
+    failed = [r for r in rows if r["status"] != "ok"]
+    if failed:
+        print(f"{len(failed)} call(s) failed: " + ", ".join(r["family"] for r in failed), file=sys.stderr)
+        return EXIT_FAIL
     return EXIT_OK
 
 

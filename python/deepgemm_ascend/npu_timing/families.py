@@ -1,0 +1,226 @@
+"""The kernel families `deepgemm-ascend model` runs on the timing model: per family its default
+(production) shape, what the three numbers of a --shapes entry mean, and how to build one call's inputs.
+
+The inputs are built as the benchmarks build them (bench/*.py: the same shapes, routing and recipes), but
+cheaply where the values do not matter: timing-only launches skip the arithmetic, so only what the
+kernels' scalar units read (routing, lengths, block tables) and what the API validates (scale formats) has
+to be real. Each builder returns (call, flops); flops 0: no TFLOPS for the family.
+"""
+import dataclasses
+import math
+from typing import Callable, Dict, Tuple
+
+import torch
+
+Shape = Tuple[int, int, int]
+GRAN = 128  # the block recipe's granularity: A (1, 128), B (128, 128), fp32 scales
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    name: str
+    description: str
+    default: Shape
+    shape_meaning: str  # what M,N,K of --shapes stand for
+    build: Callable[[Shape], Tuple[Callable[[], object], float]]
+
+
+def _randn(*shape, dtype=torch.bfloat16, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+# ---- dense GEMMs -------------------------------------------------------------------------------------
+def _bf16(shape: Shape):
+    from ..gemm import bf16_gemm_nt
+
+    m, n, k = shape
+    a, b, d = _randn(m, k), _randn(n, k, seed=1), torch.empty(m, n, dtype=torch.bfloat16)
+    return (lambda: bf16_gemm_nt(a, b, d)), 2.0 * m * n * k
+
+
+# FP8 x FP4 on the NPU: the MX cube, both operands with UE8M0 scales per 32 K values (the NPU kernels take
+# float32 scales for both operands or UE8M0 for both, so not the benchmark's fp8xfp4 recipe's (1, 128) A).
+FP8XFP4_NPU = (("fp8", 1, 32), ("fp4", 1, 32), True)
+
+
+def _fp8(recipe):
+    """recipe: a bench.fp8.RECIPES name or a (side A, side B, UE8M0) triple like its entries."""
+    def build(shape: Shape):
+        from ..bench.fp8 import RECIPES, Operand
+        from ..fp8_gemm import fp8_fp4_gemm_nt
+
+        m, n, k = shape
+        side_a, side_b, ue8m0 = RECIPES[recipe] if isinstance(recipe, str) else recipe
+        qa = Operand(_randn(m, k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
+        qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
+        d = torch.empty(m, n, dtype=torch.bfloat16)
+        return (lambda: fp8_fp4_gemm_nt(qa.stored, qb.stored, d, recipe_a=side_a[1:], recipe_b=side_b[1:])), \
+            2.0 * m * n * k
+    return build
+
+
+# ---- grouped GEMMs (one rank of DeepSeek-V3's MoE layer, as bench/moe.py) -----------------------------
+def _expert_weights(groups: int, n: int, k: int):
+    """FP8 [G, N, K] weights with (128, 128) fp32 scales: one expert quantised, repeated (values do not matter)."""
+    from ..utils.math import per_block_cast_to_fp8
+
+    q, sf = per_block_cast_to_fp8(_randn(n, k, dtype=torch.float32, seed=2), False)
+    return q.unsqueeze(0).repeat(groups, 1, 1), sf.unsqueeze(0).repeat(groups, 1, 1)
+
+
+def _contiguous(shape: Shape):
+    from ..bench.moe import LOCAL_EXPERTS, _align, _loads
+    from ..grouped_gemm import get_mk_alignment_for_contiguous_layout, m_grouped_fp8_gemm_nt_contiguous
+    from ..utils.math import per_token_cast_to_fp8
+
+    rows, n, k = shape
+    loads = _loads(rows, LOCAL_EXPERTS, torch.Generator().manual_seed(0))
+    align = get_mk_alignment_for_contiguous_layout()
+    ids = torch.tensor([e for g, s in enumerate(loads) for e in [g] * s + [-1] * (_align(s, align) - s)],
+                       dtype=torch.int32)
+    a = per_token_cast_to_fp8(_randn(ids.numel(), k, dtype=torch.float32), False)
+    b = _expert_weights(LOCAL_EXPERTS, n, k)
+    d = torch.empty(ids.numel(), n, dtype=torch.bfloat16)
+    return (lambda: m_grouped_fp8_gemm_nt_contiguous(a, b, d, ids)), 2.0 * rows * n * k
+
+
+def _masked(shape: Shape):
+    from ..bench.moe import LOCAL_EXPERTS, _align
+    from ..grouped_gemm import m_grouped_fp8_gemm_nt_masked
+    from ..utils.math import per_token_cast_to_fp8
+
+    expected_m, n, k = shape
+    m_max = max(128, _align(expected_m + expected_m // 2, 16))
+    lo, hi = max(1, (expected_m + 1) // 2), min(m_max, expected_m + expected_m // 2)
+    masked = torch.randint(lo, hi + 1, (LOCAL_EXPERTS,), generator=torch.Generator().manual_seed(3),
+                           dtype=torch.int32)
+    qa, sa = per_token_cast_to_fp8(_randn(LOCAL_EXPERTS * m_max, k, dtype=torch.float32), False)
+    a = (qa.view(LOCAL_EXPERTS, m_max, k), sa.view(LOCAL_EXPERTS, m_max, -1))
+    b = _expert_weights(LOCAL_EXPERTS, n, k)
+    d = torch.empty(LOCAL_EXPERTS, m_max, n, dtype=torch.bfloat16)
+    return (lambda: m_grouped_fp8_gemm_nt_masked(a, b, d, masked, expected_m)), \
+        2.0 * int(masked.sum()) * n * k
+
+
+def _k_grouped(shape: Shape):
+    from ..bench.moe import KG_GROUPS, _align, _loads
+    from ..grouped_gemm import get_mk_alignment_for_contiguous_layout, k_grouped_bf16_gemm_tn_contiguous
+
+    rows, m, n = shape
+    loads = _loads(rows, KG_GROUPS, torch.Generator().manual_seed(4))
+    ks = [_align(s, get_mk_alignment_for_contiguous_layout()) for s in loads]
+    a, b = _randn(sum(ks), m), _randn(sum(ks), n, seed=1)
+    c, d = torch.zeros(KG_GROUPS, m, n), torch.empty(KG_GROUPS, m, n)
+    ks_t = torch.tensor(ks, dtype=torch.int32)
+    return (lambda: k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_t, c=c)), 2.0 * rows * m * n
+
+
+# ---- MQA logits, HC pre-norm, Mega MoE ------------------------------------------------------------------
+HEAD_DIM = 128
+
+
+def _mqa(shape: Shape):
+    from ..mqa_logits import fp8_fp4_mqa_logits
+    from ..utils.math import per_custom_dims_cast_to_fp8
+
+    s, skv, h = shape
+    q = _randn(s, h, HEAD_DIM, dtype=torch.float8_e4m3fn)
+    kv = per_custom_dims_cast_to_fp8(_randn(skv, HEAD_DIM, dtype=torch.float32, seed=1), (0,), False)
+    w = _randn(s, h, dtype=torch.float32, seed=2)
+    ks = torch.zeros(s, dtype=torch.int32)  # causal ranges, as bench/mqa.py
+    ke = (torch.arange(s, dtype=torch.int32) + max(skv - s, 0) + 1).clamp(max=skv).to(torch.int32)
+    cost = int((ke - ks).sum())
+    return (lambda: fp8_fp4_mqa_logits((q, None), kv, w, ks, ke)), 2.0 * cost * h * HEAD_DIM
+
+
+PAGED_NEXT_N, PAGED_BLOCK_KV = 2, 64
+
+
+def _paged_mqa(shape: Shape):
+    from ..mqa_logits import fp8_fp4_paged_mqa_logits, get_paged_mqa_logits_metadata
+    from ..runtime import get_num_ai_cores
+
+    batch, ctx, h = shape
+    pages = math.ceil(ctx / PAGED_BLOCK_KV)
+    cache = torch.zeros(batch * pages, PAGED_BLOCK_KV, 1, HEAD_DIM + 4, dtype=torch.uint8)
+    # A block: its block_kv rows of values, then their block_kv fp32 scales (here 1).
+    cache.view(batch * pages, -1)[:, PAGED_BLOCK_KV * HEAD_DIM:] = torch.ones(PAGED_BLOCK_KV).view(torch.uint8)
+    table = torch.randperm(batch * pages, generator=torch.Generator().manual_seed(5)).view(batch, pages)
+    table = table.to(torch.int32)
+    lens = torch.full((batch, PAGED_NEXT_N), ctx, dtype=torch.int32)
+    q = _randn(batch, PAGED_NEXT_N, h, HEAD_DIM, dtype=torch.float8_e4m3fn)
+    w = _randn(batch * PAGED_NEXT_N, h, dtype=torch.float32, seed=1)
+    meta = get_paged_mqa_logits_metadata(lens, PAGED_BLOCK_KV, get_num_ai_cores())
+    return (lambda: fp8_fp4_paged_mqa_logits((q, None), cache, w, lens, table, meta, ctx)), \
+        2.0 * batch * PAGED_NEXT_N * h * HEAD_DIM * ctx
+
+
+def _hc(shape: Shape):
+    from ..hc_prenorm import tf32_hc_prenorm_gemm
+
+    m, n, k = shape
+    a, b = _randn(m, k), _randn(n, k, dtype=torch.float32, seed=1)
+    d, sq = torch.empty(m, n), torch.empty(m)
+    return (lambda: tf32_hc_prenorm_gemm(a, b, d, sq)), 2.0 * m * n * k
+
+
+MEGA_EXPERTS, MEGA_TOPK, MEGA_CLAMP = 32, 6, 10.0
+
+
+def _mega_weights(experts: int, hidden: int, inter: int):
+    """L1 and L2 FP4 weights with packed UE8M0 scales per 32, in the kernel's form (testing/mega_moe.py's
+    make_weights' recipe): one expert quantised and repeated (values do not matter), no float64 copies."""
+    from ..mega import transform_weights_for_mega_moe
+    from ..utils.math import per_token_cast_to_fp4
+
+    def quant(rows: int, cols: int, seed: int):
+        q, sf = per_token_cast_to_fp4(_randn(rows, cols, seed=seed), use_ue8m0=True, gran_k=32,
+                                      use_packed_ue8m0=True)
+        return q.unsqueeze(0).repeat(experts, 1, 1), sf.unsqueeze(0).repeat(experts, 1, 1)
+
+    return transform_weights_for_mega_moe(quant(2 * inter, hidden, 6), quant(hidden, inter, 7))
+
+
+def _mega_moe(shape: Shape):
+    from ..mega import fp8_fp4_mega_moe, get_symm_buffer_for_mega_moe
+    from ..testing import mega_moe as tm
+
+    tokens, hidden, inter = shape
+    l1, l2 = _mega_weights(MEGA_EXPERTS, hidden, inter)
+    inp = tm.make_rank_inputs(tokens, hidden, MEGA_EXPERTS, MEGA_TOPK, 0)
+    buf = get_symm_buffer_for_mega_moe(None, MEGA_EXPERTS, tokens, MEGA_TOPK, hidden, inter)
+    tm.fill_buffer(buf, inp)
+    y = torch.empty(tokens, hidden, dtype=torch.bfloat16)
+    pairs = int((inp.topk_idx >= 0).sum())
+    return (lambda: fp8_fp4_mega_moe(y, l1, l2, buf, activation_clamp=MEGA_CLAMP)), 2.0 * pairs * hidden * inter * 3
+
+
+FAMILIES: Dict[str, Family] = {f.name: f for f in (
+    Family("bf16", "BF16 dense GEMM bf16_gemm_nt", (4096, 7168, 16384), "M,N,K", _bf16),
+    Family("fp8", "FP8 dense GEMM fp8_fp4_gemm_nt, block scales (1,128) x (128,128) fp32", (4096, 7168, 16384),
+           "M,N,K", _fp8("block")),
+    Family("mxfp8", "FP8 dense GEMM fp8_fp4_gemm_nt, MX scales (1,1,32) UE8M0", (4096, 7168, 16384), "M,N,K",
+           _fp8("mx")),
+    Family("fp8xfp4", "FP8 x FP4 dense GEMM fp8_fp4_gemm_nt, MX scales (1,1,32) UE8M0", (4096, 7168, 16384),
+           "M,N,K", _fp8(FP8XFP4_NPU)),
+    Family("contiguous", "M-grouped contiguous FP8 GEMM (block scales), 32 experts", (4096, 4096, 7168),
+           "routed rows,N,K", _contiguous),
+    Family("masked", "M-grouped masked FP8 GEMM (block scales), 32 experts", (32, 4096, 7168),
+           "expected_m,N,K", _masked),
+    Family("k-grouped", "K-grouped BF16 GEMM tn, 8 experts, fp32 D += C", (2048, 7168, 2048),
+           "routed rows,M,N", _k_grouped),
+    Family("mqa", "MQA logits fp8_fp4_mqa_logits (FP8, causal ranges)", (4096, 4096, 64), "S,SKV,H", _mqa),
+    Family("paged-mqa", f"paged MQA logits (FP8, next_n {PAGED_NEXT_N}, block_kv {PAGED_BLOCK_KV})",
+           (64, 8192, 64), "batch,context,H", _paged_mqa),
+    Family("hc", "HC pre-norm GEMM tf32_hc_prenorm_gemm (unsplit)", (4096, 24, 28672), "M,N,K", _hc),
+    Family("mega-moe", f"Mega MoE fp8_fp4_mega_moe, one rank, {MEGA_EXPERTS} experts, top-{MEGA_TOPK}",
+           (128, 2048, 1024), "tokens,hidden,intermediate", _mega_moe),
+)}
+
+# DeepGEMM-Ascend's published figures (us, TFLOPS) per (family, shape): measured on an Ascend 950DT, CANN
+# 9.20, cold L2. Their FP8 x FP8 figure does not name its scale recipe; it stands beside both FP8 families.
+PUBLISHED: Dict[Tuple[str, Shape], Tuple[float, float]] = {
+    ("bf16", (4096, 7168, 16384)): (2229.9, 431.0),
+    ("fp8", (4096, 7168, 16384)): (1117.6, 861.0),
+    ("mxfp8", (4096, 7168, 16384)): (1117.6, 861.0),
+}
