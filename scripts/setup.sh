@@ -14,4 +14,5 @@ fi
 if ! python -c "import torch" >/dev/null 2>&1; then
   python -m pip install -q torch==2.13.0
 fi
-python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja pytest pytest-benchmark hypothesis
+# matplotlib: the plots (bench --plot, model --plot) and their tests.
+python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja pytest pytest-benchmark hypothesis matplotlib

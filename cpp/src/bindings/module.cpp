@@ -121,28 +121,6 @@ void require_ue8m0_values(const TensorDesc& sf, const std::string& arg, const st
   dga::layout::require_ue8m0_values(v, arg.c_str(), rows ? &*rows : nullptr);
 }
 
-// The Ascend 950 heuristics' choice and performance-model prediction for one GEMM.
-nb::dict predict_ascend950(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, int d_bytes) {
-  namespace h = dga::heuristics;
-  const auto limits = h::ArchLimits::of<dga::arch::Ascend950>();
-  const h::GemmDesc desc = h::npu_gemm_desc(m, n, k, a_bits, b_bits, d_bytes, limits.perf.cores,
-                                           a_bits < 16 || b_bits < 16);  // narrow operands go through the MX cube
-  const h::GemmConfig cfg = h::select_gemm_config(desc, limits);
-  const h::Prediction p = h::predict_gemm(desc, cfg.tiling, limits.perf);
-  nb::dict d;
-  d["config"] = h::to_string(cfg);
-  d["seconds"] = p.seconds;
-  d["tflops"] = p.tflops;
-  d["bound"] = std::string(p.bound);
-  d["cube_cycles"] = p.cube_cycles;
-  d["mte2_cycles"] = p.mte2_cycles;
-  d["mte1_cycles"] = p.mte1_cycles;
-  d["hbm_floor_cycles"] = p.hbm_floor_cycles;
-  d["clock_ghz"] = limits.perf.clock_ghz;
-  d["cores"] = limits.perf.cores;
-  return d;
-}
-
 nb::dict info() {
   nb::dict d;
   d["version"] = dga::version();
@@ -376,8 +354,6 @@ NB_MODULE(_C, m) {
         return d;
       },
       nb::arg("budget_s") = 0.2);
-  m.def("predict_ascend950", &predict_ascend950, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a_bits"),
-        nb::arg("b_bits"), nb::arg("d_bytes"));
   dga::bindings::bind_mega_moe(m);
   dga::bindings::bind_jit(m);
   dga::bindings::bind_legacy(m);
