@@ -8,11 +8,16 @@
 namespace deepgemm_ascend::npu_model {
 
 GroupScheduler::GroupScheduler(int cores, std::function<void(int)> on_switch)
-    : on_switch_(std::move(on_switch)), state_(size_t(cores), State::kRunnable), ready_(size_t(cores)),
-      what_(size_t(cores)) {}
+    : on_switch_(std::move(on_switch)), cvs_(size_t(cores)), state_(size_t(cores), State::kRunnable),
+      ready_(size_t(cores)), what_(size_t(cores)) {}
+
+void GroupScheduler::hand_to(int core) {
+  current_ = core;
+  cvs_[size_t(core)].notify_one();
+}
 
 void GroupScheduler::take(int core, std::unique_lock<std::mutex>& lock) {
-  cv_.wait(lock, [&] { return current_ == core; });
+  cvs_[size_t(core)].wait(lock, [&] { return current_ == core; });
   state_[size_t(core)] = State::kRunnable;
   on_switch_(core);
 }
@@ -23,8 +28,7 @@ void GroupScheduler::pass_from(int core, std::unique_lock<std::mutex>&) {
     const int next = (core + step) % n;
     const State s = state_[size_t(next)];
     if (s == State::kRunnable || (s == State::kWaiting && (ready_[size_t(next)]() || !deadlock_.empty()))) {
-      current_ = next;
-      cv_.notify_all();
+      hand_to(next);
       return;
     }
   }
@@ -39,8 +43,7 @@ void GroupScheduler::pass_from(int core, std::unique_lock<std::mutex>&) {
   for (int step = 0; step < n; ++step) {
     const int next = (core + step) % n;
     if (state_[size_t(next)] == State::kWaiting) {
-      current_ = next;
-      cv_.notify_all();
+      hand_to(next);
       return;
     }
   }

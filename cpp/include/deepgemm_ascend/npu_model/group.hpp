@@ -3,9 +3,10 @@
 // "CrossCoreWaitFlag(ISASI)" in the AscendC documentation, docs/zh/api/SIMD-API/基础API/同步控制/核间同步/).
 //
 // GroupScheduler runs the cores as threads, one at a time (the model's state is the process's), and
-// switches only where a core waits for another: a cross-core wait whose flag is not set yet. When every
-// core that has not returned is waiting, no wait can ever be satisfied: a deadlock, reported with each
-// core's wait; the waits then return (false) so that every core runs to its end.
+// switches only where a core waits for another: a cross-core wait whose flag is not set yet (a switch wakes
+// the thread of the core it hands control to, no other). When every core that has not returned is waiting,
+// no wait can ever be satisfied: a deadlock, reported with each core's wait; the waits then return (false)
+// so that every core runs to its end.
 //
 // CrossCoreFlags keeps the mode-2 counters (AIC <-> both AIVs, flag ids 0-15): a set by the AIC counts
 // once for each AIV, a wait on an AIV takes one of its counts; a set by an AIV counts for that AIV, and a
@@ -28,6 +29,7 @@
 #include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -53,10 +55,11 @@ class GroupScheduler {
   enum class State { kRunnable, kWaiting, kDone };
   void pass_from(int core, std::unique_lock<std::mutex>& lock);  // hands control to the next core that can run
   void take(int core, std::unique_lock<std::mutex>& lock);       // waits for control
+  void hand_to(int core);                                         // makes `core` current and wakes it
 
   std::function<void(int)> on_switch_;
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::deque<std::condition_variable> cvs_;  // one per core: a switch wakes the core it hands control to
   int current_ = 0;
   std::vector<State> state_;
   std::vector<std::function<bool()>> ready_;
