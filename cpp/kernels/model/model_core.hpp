@@ -23,7 +23,7 @@ namespace dga_model {
 namespace nm = deepgemm_ascend::npu_model;
 
 // Pipes of the instructions (the devkit's pipe_t numbers).
-constexpr int kPipeV = 1, kPipeM = 2, kPipeMte1 = 3, kPipeMte2 = 4, kPipeMte3 = 5, kPipeFix = 10;
+using nm::kPipeFix, nm::kPipeM, nm::kPipeMte1, nm::kPipeMte2, nm::kPipeMte3, nm::kPipeS, nm::kPipeV;
 
 struct Core {
   Core(const std::string& kernel, const std::string& name, int sub);

@@ -25,7 +25,6 @@ namespace {
 constexpr int kSlots = 3;  // AIC, AIV0, AIV1
 constexpr int kModeShift = 4, kModeMask = 0x3, kIdShift = 8, kIdMask = 0xF;  // the ffts message (GetffstMsg)
 constexpr int kModeAll = 0, kModeAivs = 1, kModeAicAiv = 2;
-constexpr int kPipeS = 0;
 
 Core* g_current = nullptr;
 

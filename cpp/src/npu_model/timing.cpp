@@ -5,7 +5,6 @@
 namespace deepgemm_ascend::npu_model {
 
 namespace {
-constexpr int kPipeS = 0, kPipeV = 1, kPipeM = 2, kPipeFix = 10;
 
 bool overlap(const uint8_t* a, size_t an, const uint8_t* b, size_t bn) { return a < b + bn && b < a + an; }
 

@@ -6,7 +6,6 @@ namespace deepgemm_ascend::npu_model {
 
 namespace {
 constexpr size_t kBlockBytes = 512;  // one unit flag per 512 B of L0C
-constexpr int kPipeM = 2, kPipeFix = 10;
 constexpr int kKeep = 2, kChange = 3;
 }  // namespace
 

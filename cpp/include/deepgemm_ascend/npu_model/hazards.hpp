@@ -34,6 +34,7 @@ namespace deepgemm_ascend::npu_model {
 // Pipes as the devkit's pipe_t numbers them (PIPE_S 0 ... PIPE_FIX 10), and on a vector core the group's
 // cube Fixpipe writing into its UB (kPipeAicFix).
 inline constexpr int kPipes = 12;
+inline constexpr int kPipeS = 0, kPipeV = 1, kPipeM = 2, kPipeMte1 = 3, kPipeMte2 = 4, kPipeMte3 = 5, kPipeFix = 10;
 inline constexpr int kPipeAll = 6;
 inline constexpr int kPipeAicFix = 11;
 const char* pipe_name(int pipe);
