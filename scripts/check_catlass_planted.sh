@@ -29,7 +29,7 @@ mutations=(
   # a wait that no longer sees the mode-0 counts (only modes 1 and 2)
   "wait ignores mode 0|cpp/kernels/model/model_group.cpp|/return g.flags.can_wait(c.sub, id) /s/all.flags->can_wait(all.core, id)/false/|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
   # the Fixpipe to UB's unitFlag dropped (its L0C read no longer waits for the Mmad's)
-  "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag);/  }, 0);/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag, fixpipe_ub_cost(/  }, 0, fixpipe_ub_cost(/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # the integer Mmad reading its int8 operands as unsigned (example 51's operands are in [-5, 5])
   "int8 operands read unsigned|cpp/src/npu_model/cube.cpp|s/out\[i \* stride\] = int8_t(p\[first + i\]); return;/out[i * stride] = p[first + i]; return;/|51_ascend950_quant_matmul_per_group_per_block_tla|200 200 300 0"
 )
