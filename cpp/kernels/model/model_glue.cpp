@@ -151,14 +151,15 @@ void fill_l1(void* dst, uint64_t repeat_bits, const void* value, int value_bytes
 
 void load2d(void* dst, const void* src, int elem_bits, uint64_t ms, uint64_t ks, uint64_t mst, uint64_t kst, int64_t ss,
             uint64_t ds, bool tr) {
+  // A transposing load into L0B runs at half rate (looked up only when the timing mode is on).
+  const bool half = tr && current().timing != nullptr && in_l0b(dst);
+  const double rate = half ? kT.mte1_transposed_l0b_bytes_per_cycle : kT.mte1_bytes_per_cycle;
   run("load_cbuf_to_ca/cb", kPipeMte1, [&](nm::Accesses* acc) {
     nm::load_cbuf_to_l0(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src),
                         {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr,
                          elem_bits},
                         acc);
-  }, 0, {.cycles = mte1_cycles(double(ms * ks * nm::kFractalBytes),
-                               tr && in_l0b(dst) ? kT.mte1_transposed_l0b_bytes_per_cycle : kT.mte1_bytes_per_cycle),
-         .skippable = true});
+  }, 0, {.cycles = mte1_cycles(double(ms * ks * nm::kFractalBytes), rate), .skippable = true});
 }
 
 void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,

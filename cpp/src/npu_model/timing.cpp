@@ -49,11 +49,12 @@ void CoreTiming::instruction(int pipe, const char* name, const Work& w) {
   PipeStats& s = stats_[p];
   s.flag_wait += start - unblocked;
   double end = start + w.cycles, latency = 0;
-  if ((w.gm != nullptr || w.runs != nullptr) && gm_bytes(w) > 0) {  // a DMA (its GM side)
+  const double dma_bytes = w.gm != nullptr || w.runs != nullptr ? gm_bytes(w) : 0.0;
+  if (dma_bytes > 0) {  // a DMA (its GM side)
     const double rate = k_.dma_core_bytes_per_cycle;
     const double moved = w.gm != nullptr ? memory_->transfer(start, *w.gm, w.gm_granule, rate)
                                          : memory_->transfer(start, *w.runs, w.gm_granule, rate);
-    const double own = start + gm_bytes(w) / rate;
+    const double own = start + dma_bytes / rate;
     if (moved > start) s.memory_wait += std::max(0.0, moved - std::max(own, end));
     end = std::max(end, moved);
     latency = memory_->latency(gm_writes(w));

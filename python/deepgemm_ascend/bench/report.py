@@ -3,6 +3,7 @@ import datetime
 import json
 from typing import List, Optional, Sequence
 
+from .. import _plotting
 from . import KERNELS, geomean_ratio
 
 # (header, row key, format) of the table columns, in order.
@@ -27,7 +28,6 @@ COLUMNS = [
 _LEFT = {"kernel", "recipe", "layout", "out", "status", "case", "dtype"}
 _RATIO_DESC = "torch time / ours time"  # what "ratio" means for kernels that do not say otherwise
 
-MATPLOTLIB_MISSING = "--plot needs matplotlib, which is not installed: pip install matplotlib"
 
 
 def _cell(row: dict, key: str, fmt: str) -> str:
@@ -137,13 +137,8 @@ def dumps(doc: dict) -> str:
 
 
 def require_matplotlib():
-    """Imports matplotlib with the Agg backend; RuntimeError with an install hint when it is missing."""
-    try:
-        import matplotlib
-    except ImportError as exc:
-        raise RuntimeError(MATPLOTLIB_MISSING) from exc
-    matplotlib.use("Agg")
-    return matplotlib
+    """matplotlib with the Agg backend for --plot (RuntimeError with an install hint when it is missing)."""
+    return _plotting.require_matplotlib("--plot")
 
 
 def plot_tflops(rows: Sequence[dict], path: str, title: str = "deepgemm-ascend vs torch") -> None:

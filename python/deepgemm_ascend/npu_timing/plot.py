@@ -1,9 +1,9 @@
 """A timeline of the traced cores' pipes: one row per pipe per core, a bar per instruction."""
 from typing import Optional
 
+from .. import _plotting
 from .report import ordered_pipes
 
-MATPLOTLIB_MISSING = "the timeline plot needs matplotlib, which is not installed: pip install matplotlib"
 # Bars of one row closer than this share of the axis (about a third of a pixel) are drawn as one bar, so that
 # rows of many thousand instructions stay drawable; the picture is the same.
 MERGE_FRACTION = 1 / 5000
@@ -12,13 +12,8 @@ OUTLINED_BARS = 200  # rows with more bars are drawn without outlines (they woul
 
 
 def require_matplotlib():
-    """matplotlib with the Agg backend; RuntimeError with an install hint when it is missing."""
-    try:
-        import matplotlib
-    except ImportError as exc:
-        raise RuntimeError(MATPLOTLIB_MISSING) from exc
-    matplotlib.use("Agg")
-    return matplotlib
+    """matplotlib with the Agg backend for the timeline (RuntimeError with an install hint when it is missing)."""
+    return _plotting.require_matplotlib("the timeline plot")
 
 
 def _rows(report: dict):
