@@ -1,11 +1,11 @@
 # ISA-specific translation units of the host target: only they get ISA flags, so the library loads
 # on any CPU of its architecture and picks micro-kernels at run time.
 function(dga_add_host_isa_sources target)
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cpp/kernels/host/mmad_bf16_scalar.cpp
-                                   ${PROJECT_SOURCE_DIR}/cpp/kernels/host/interleave_scalar.cpp
-                                   ${PROJECT_SOURCE_DIR}/cpp/kernels/host/mmad_dispatch.cpp)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cpp/host/src/isa/mmad_bf16_scalar.cpp
+                                   ${PROJECT_SOURCE_DIR}/cpp/host/src/isa/interleave_scalar.cpp
+                                   ${PROJECT_SOURCE_DIR}/cpp/host/src/isa/mmad_dispatch.cpp)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
-    set(_dir ${PROJECT_SOURCE_DIR}/cpp/kernels/host)
+    set(_dir ${PROJECT_SOURCE_DIR}/cpp/host/src/isa)
     # GCC 12's AVX-512 headers build masked intrinsics on _mm512_undefined_* values and then warn about them
     # (-Wmaybe-uninitialized inside avx512fintrin.h, GCC bug 105593): about the headers, not these files.
     set(_q "")
@@ -27,10 +27,5 @@ function(dga_add_host_isa_sources target)
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mfma${_q}")
     set_source_files_properties(${_dir}/widen_avx512vbmi.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vbmi${_q}")
-    # The instruction model's cube arithmetic (npu_model/cube_dot.hpp): exact products, so contraction into
-    # FMAs does not change its sums.
-    set_source_files_properties(${PROJECT_SOURCE_DIR}/cpp/src/npu_model/cube_dot_avx2.cpp PROPERTIES
-                                COMPILE_OPTIONS "-mavx2;-mfma;-ffp-contract=fast")
-    target_compile_definitions(${target} PRIVATE DGA_HOST_X86=1)
   endif()
 endfunction()

@@ -27,13 +27,13 @@ if(NOT DGA_NPU STREQUAL "OFF")
   endif()
 endif()
 
-# With CANN: every cpp/kernels/ascend/*.asc (each kernel marks its type: __cube__, __vector__ or
+# With CANN: every cpp/npu/*.asc (each kernel marks its type: __cube__, __vector__ or
 # __mix__(1,2)) is compiled by bisheng into libdga_npu_kernels_<arch>.so per arch of DGA_NPU_ARCHS, next to
 # the library; `target` gets the ACL runtime and the name of the kernels library of the first arch.
 function(dga_add_npu_kernels target)
   include(GNUInstallDirs)
-  file(GLOB kernels CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/kernels/ascend/*.asc)
-  file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/kernels/ascend/*.hpp
+  file(GLOB kernels CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/npu/*.asc)
+  file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/npu/*.hpp
        ${PROJECT_SOURCE_DIR}/cpp/include/deepgemm_ascend/*/*.hpp)
   set(cann "$ENV{ASCEND_HOME_PATH}")
   set(first "")
@@ -42,7 +42,7 @@ function(dga_add_npu_kernels target)
     add_custom_command(
       OUTPUT ${out}
       COMMAND ${DGA_BISHENG} -x asc -std=c++17 -O2 -fPIC -shared --npu-arch=${arch}
-              -I${PROJECT_SOURCE_DIR}/cpp/include -I${PROJECT_SOURCE_DIR}/cpp/kernels/ascend ${kernels} -o ${out}
+              -I${PROJECT_SOURCE_DIR}/cpp/include -I${PROJECT_SOURCE_DIR}/cpp/npu ${kernels} -o ${out}
       DEPENDS ${kernels} ${headers}
       COMMENT "bisheng: NPU kernels for ${arch}"
       VERBATIM)

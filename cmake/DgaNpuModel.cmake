@@ -17,7 +17,7 @@ endif()
 
 # Compiles `sources` of `target` as kernel code against the devkit (cube core, CPU-debug mode).
 function(dga_npu_model_sources target)
-  set(model_dir ${PROJECT_SOURCE_DIR}/cpp/kernels/model)
+  set(model_dir ${PROJECT_SOURCE_DIR}/cpp/npu_model/shim)
   set(devkit_dirs . include include/basic_api include/basic_api/reg_compute include/simt_api include/simt_api/cpp
       include/c_api include/utils impl impl/basic_api impl/basic_api/reg_compute impl/simt_api impl/c_api impl/utils
       cpudebug/include stub cpudebug/utils cpudebug/utils/include)
@@ -27,13 +27,14 @@ function(dga_npu_model_sources target)
   # The devkit's headers are third-party: no warnings from them (they are system includes).
   target_include_directories(${target} SYSTEM BEFORE PRIVATE ${CMAKE_BINARY_DIR}/npu_model_stub ${model_dir}
                              ${devkit_dirs})
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cpp/include ${PROJECT_SOURCE_DIR}/cpp/kernels/ascend)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cpp/include ${PROJECT_SOURCE_DIR}/cpp/npu
+                                               ${PROJECT_SOURCE_DIR}/cpp/npu_model/include)
   target_compile_options(${target} PRIVATE -w)
 endfunction()
 
 function(dga_add_npu_model)
   find_package(Python3 COMPONENTS Interpreter REQUIRED)
-  set(model_dir ${PROJECT_SOURCE_DIR}/cpp/kernels/model)
+  set(model_dir ${PROJECT_SOURCE_DIR}/cpp/npu_model/shim)
   set(stub_dir ${CMAKE_BINARY_DIR}/npu_model_stub)
   set(modelled set_mte2_nz_para copy_gm_to_cbuf_multi_nd2nz copy_gm_to_cbuf_multi_dn2nz load_cbuf_to_ca
       load_cbuf_to_cb load_cbuf_to_ca_s4 load_cbuf_to_cb_s4 load_cbuf_to_ca_mx load_cbuf_to_cb_mx mad mad_mx
@@ -64,8 +65,8 @@ function(dga_add_npu_model)
                               TARGET_DIRECTORY dga_npu_model_kernels PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   add_library(dga_npu_model SHARED ${model_dir}/model_glue.cpp ${model_dir}/model_group.cpp ${model_dir}/model_reached.cpp ${model_dir}/model_timing.cpp
               ${model_dir}/model_vector.cpp
-              $<TARGET_OBJECTS:dga_npu_model_kernels>)
-  target_include_directories(dga_npu_model PRIVATE ${model_dir})
+              $<TARGET_OBJECTS:dga_npu_model_kernels> $<TARGET_OBJECTS:dga_layer_npu_model>)
+  target_include_directories(dga_npu_model PRIVATE ${model_dir} ${PROJECT_SOURCE_DIR}/cpp/npu_model/include)
   target_compile_options(dga_npu_model PRIVATE -Wall -Wextra)
   target_link_libraries(dga_npu_model PRIVATE deepgemm_ascend)
   target_link_options(dga_npu_model PRIVATE -Wl,--no-undefined)  # a closed devkit symbol would fail at load

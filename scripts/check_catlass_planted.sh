@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Planted errors in the instruction model that CATLASS's examples must catch: each mutation below is made in a
-# copy of one model source - the instruction semantics (cpp/src/npu_model, in libdeepgemm_ascend) or the
-# devkit-facing shim (cpp/kernels/model, in libdga_npu_model) -, which is compiled with the build's own command
-# and linked with the build's other objects into a copy of its library; a CATLASS example run on that copy
+# copy of one model source - the instruction semantics (cpp/npu_model/src) or the devkit-facing shim
+# (cpp/npu_model/shim), both in libdga_npu_model -, which is compiled with the build's own command and linked
+# with the build's other objects into a copy of that library; a CATLASS example run on that copy
 # (scripts/npu_run.py --lib) must fail, while scripts/check_catlass.sh shows it passes on the real libraries.
 #   usage: check_catlass_planted.sh [build dir]   (default build/release)
 set -euo pipefail
@@ -14,28 +14,28 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # name | model source | sed expression | example directory | program arguments
 mutations=(
   # the L0C unit flags ignored: the Fixpipe's read of L0C is no longer ordered after the Mmad's write
-  "unit flags ignored|cpp/src/npu_model/unit_flag.cpp|/^void UnitFlags::before/,/^}/s/if (unit_flag == 0 .*) return;/return;/|43_ascend950_basic_matmul|256 512 1024 0"
+  "unit flags ignored|cpp/npu_model/src/unit_flag.cpp|/^void UnitFlags::before/,/^}/s/if (unit_flag == 0 .*) return;/return;/|43_ascend950_basic_matmul|256 512 1024 0"
   # the transposing LoadData 2D keeping each square block untransposed (example 43's B is row-major)
-  "transposing load keeps its blocks|cpp/src/npu_model/load2d.cpp|s/const size_t in = r \* c0 + c;/const size_t in = c * kFractalRows + r;/|43_ascend950_basic_matmul|200 130 300 0"
+  "transposing load keeps its blocks|cpp/npu_model/src/load2d.cpp|s/const size_t in = r \* c0 + c;/const size_t in = c * kFractalRows + r;/|43_ascend950_basic_matmul|200 130 300 0"
   # a mode-4 CrossCoreWaitFlag that neither waits nor takes its count (the AIVs read their UB before the AIC's
   # Fixpipe wrote it; the counts pile up)
-  "mode-4 wait ignored|cpp/kernels/model/model_group.cpp|/Group& g = group(\"CrossCoreWaitFlag (mode 4)\");/i return;|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  "mode-4 wait ignored|cpp/npu_model/shim/model_group.cpp|/Group& g = group(\"CrossCoreWaitFlag (mode 4)\");/i return;|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # a mode-4 wait that no longer orders the waiting pipe after the setter (the access checker must see the
   # AIV's MTE3 read of the AIC's Fixpipe output unordered)
-  "mode-4 wait orders nothing|cpp/kernels/model/model_group.cpp|/^void intra_wait/,/^}/s/aiv_wait_order(c, pipe, q.front());/(void)0;/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  "mode-4 wait orders nothing|cpp/npu_model/shim/model_group.cpp|/^void intra_wait/,/^}/s/aiv_wait_order(c, pipe, q.front());/(void)0;/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # a mode-0 barrier whose round completes at its first set, not once every AIV of the launch has set it
   # (example 68's AIVs meet at one after their AIC's partial tile)
-  "mode-0 barrier counts at the first set|cpp/src/npu_model/group.cpp|/    if (!a\[size_t(id)\]) return {};/d|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
+  "mode-0 barrier counts at the first set|cpp/npu_model/src/group.cpp|/    if (!a\[size_t(id)\]) return {};/d|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
   # a wait that no longer sees the mode-0 counts (only modes 1 and 2)
-  "wait ignores mode 0|cpp/kernels/model/model_group.cpp|/return g.flags.can_wait(c.sub, id) /s/all.flags->can_wait(all.core, id)/false/|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
+  "wait ignores mode 0|cpp/npu_model/shim/model_group.cpp|/return g.flags.can_wait(c.sub, id) /s/all.flags->can_wait(all.core, id)/false/|68_ascend950_multi_core_splitk_matmul|200 130 1000 0"
   # the Fixpipe to UB's unitFlag dropped (its L0C read no longer waits for the Mmad's)
-  "Fixpipe to UB unit flag ignored|cpp/kernels/model/model_group.cpp|s/  }, unit_flag, fixpipe_ub_cost(/  }, 0, fixpipe_ub_cost(/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
+  "Fixpipe to UB unit flag ignored|cpp/npu_model/shim/model_group.cpp|s/  }, unit_flag, fixpipe_ub_cost(/  }, 0, fixpipe_ub_cost(/|46_ascend950_matmul_fixpipe_opti|200 130 300 0"
   # the integer Mmad reading its int8 operands as unsigned (example 51's operands are in [-5, 5])
-  "int8 operands read unsigned|cpp/src/npu_model/cube.cpp|s/out\[i \* stride\] = int8_t(p\[first + i\]); return;/out[i * stride] = p[first + i]; return;/|51_ascend950_quant_matmul_per_group_per_block_tla|200 200 300 0"
+  "int8 operands read unsigned|cpp/npu_model/src/cube.cpp|s/out\[i \* stride\] = int8_t(p\[first + i\]); return;/out[i * stride] = p[first + i]; return;/|51_ascend950_quant_matmul_per_group_per_block_tla|200 200 300 0"
 )
 
 # The library a model source is linked into: its ninja target and the file its link step writes.
-declare -A target_of=([cpp/src]=deepgemm_ascend [cpp/kernels]=dga_npu_model)
+declare -A target_of=([cpp/npu_model]=dga_npu_model)
 failed=0
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file expr example args <<< "$m"

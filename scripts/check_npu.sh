@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NPU compile step: every NPU translation unit (cpp/kernels/ascend/*.asc) compiled for the Ascend 950
+# The NPU compile step: every NPU translation unit (cpp/npu/*.asc) compiled for the Ascend 950
 # (dav-3510) with g++ and with clang++ against the AscendC headers in CPU-debug mode, -Wall -Wextra
 # -Werror (the devkit's own headers are system headers). A file's first line names its cores:
 # "// dga-core: cube", "vector" or "mix" (both). With CANN, the same sources go to bisheng instead
@@ -30,7 +30,7 @@ make_pch() {  # make_pch <compiler> <core> <core defines>
   printf '#include "cpu_debug/instructions.h"\n#include "kernel_operator.h"\n' > "$dir/pch.hpp"
   printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/args"\n' "$dir" > "$dir/record"; chmod +x "$dir/record"
   CXX="$dir/record" ARCH_DEFS="$defs" EXTRA_FLAGS="-Werror" \
-    bash "$devkit/check_kernels.sh" "$root" "$root/cpp/kernels/ascend/primitives.asc" > /dev/null
+    bash "$devkit/check_kernels.sh" "$root" "$root/cpp/npu/primitives.asc" > /dev/null
   while IFS= read -r a; do
     case $a in -fsyntax-only) ;; c++) args+=(c++-header) ;; *.asc.cpp) args+=("$dir/pch.hpp") ;; *) args+=("$a") ;; esac
   done < "$dir/args"
@@ -68,7 +68,7 @@ compile() {
 shared_headers() {  # shared_headers <file.asc> <core defines> <header>...
   local file=$1 defs=$2 heard h; shift 2
   heard=$(CXX=g++ ARCH_DEFS="$defs" EXTRA_FLAGS="-H" \
-          bash "$devkit/check_kernels.sh" "$root" "$root/cpp/kernels/ascend/$file" 2>&1)
+          bash "$devkit/check_kernels.sh" "$root" "$root/cpp/npu/$file" 2>&1)
   for h in "$@"; do
     grep -q "cpp/include/deepgemm_ascend/$h" <<< "$heard" || { echo "$file does not compile $h" >&2; return 1; }
   done
@@ -107,7 +107,7 @@ jit_sources() {  # generates the sources and queues their compiles
     local f="$gen/jit_gemm_${t//[ :]/_}.asc"
     jit_source $t "$f"
     # g++ only: the same templates go through both compilers in the families' translation units above.
-    queue compile g++ "$f" "$root/cpp/kernels/ascend"
+    queue compile g++ "$f" "$root/cpp/npu"
   done
 }
 
@@ -162,7 +162,7 @@ if [ "${1:-}" != "--mutations" ]; then
   for cxx in "${compilers[@]}"; do queue make_pch "$cxx" cube "$cube"; queue make_pch "$cxx" vector "$vector"; done
   run_queue || { echo "check_npu: the devkit's headers did not precompile" >&2; exit 1; }
   for cxx in "${compilers[@]}"; do
-    for f in "$root"/cpp/kernels/ascend/*.asc; do queue compile "$cxx" "$f" "$root/cpp/kernels/ascend"; done
+    for f in "$root"/cpp/npu/*.asc; do queue compile "$cxx" "$f" "$root/cpp/npu"; done
   done
   queue shared_headers gemm_bf16.asc "$cube" kernel/gemm.hpp block/block_mmad.hpp block/scheduler.hpp \
     block/epilogue.hpp kernel/gemm_problems.hpp
@@ -182,10 +182,10 @@ fi
 work=$gen
 mutate() {  # mutate <name> <file> <sed expression> <expected message>
   local name=$1 file=$2 expr=$3 expect=$4 out k
-  k="$work/$(md5sum <<< "$name" | cut -c1-12)"; cp -r "$root/cpp/kernels/ascend" "$k"
+  k="$work/$(md5sum <<< "$name" | cut -c1-12)"; cp -r "$root/cpp/npu" "$k"
   if [ -n "$expr" ]; then
     sed -i "$expr" "$k/$file"
-    cmp -s "$k/$file" "$root/cpp/kernels/ascend/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
+    cmp -s "$k/$file" "$root/cpp/npu/$file" && { echo "mutation '$name' changed nothing" >&2; exit 1; }
   fi
   if out=$(compile g++ "$k/gemm_bf16.asc" "$k" 2>&1); then
     [ -z "$expr" ] && { echo "control (no mutation): passes"; return; }
@@ -198,7 +198,7 @@ mutate() {  # mutate <name> <file> <sed expression> <expected message>
 too_big() {  # a JIT tiling whose stages overflow the 950's buffers fails its static_assert
   local out
   jit_source bf16 512 512 256 128 "$work/jit_too_big.asc"
-  if out=$(compile g++ "$work/jit_too_big.asc" "$root/cpp/kernels/ascend" 2>&1); then
+  if out=$(compile g++ "$work/jit_too_big.asc" "$root/cpp/npu" 2>&1); then
     echo "an oversized JIT tiling was NOT caught"; exit 1
   fi
   grep -q "do not fit" <<< "$out" || { echo "oversized JIT tiling failed without its static_assert:"; echo "$out"; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Planted errors in the NPU primitive layer fail the npu-model suite: each mutation below is made in a copy
-# of cpp/kernels/ascend, the model's launchers that include the mutated file (cpp/kernels/model/entries_*.cpp,
+# of cpp/npu, the model's launchers that include the mutated file (cpp/npu_model/shim/entries_*.cpp,
 # one translation unit per family; ninja's recorded dependencies say which) are compiled against the copy
 # with the build's own commands and linked with the build's other objects into a copy of libdga_npu_model.so,
 # and the model test (dga_npu_model_tests) runs on it through DGA_NPU_MODEL_LIB; it must fail, and the
@@ -9,10 +9,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build/release}" && pwd)
-kernels="$root/cpp/kernels/ascend"
+kernels="$root/cpp/npu"
 cmds=$(ninja -C "$build" -t commands dga_npu_model)
 link=$(grep -E -- "-o libdga_npu_model.so( |$)" <<< "$cmds")
-# The objects compiled against cpp/kernels/ascend, their commands (-O0: the step's compiles take most of its
+# The objects compiled against cpp/npu, their commands (-O0: the step's compiles take most of its
 # time, and at -O0 they take less than half as long as at -O1; no dependency file) and the kernel headers
 # each one includes.
 objs=(); declare -A compile_of deps_of

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds an unmodified AscendC program for the Ascend 950 (a CATLASS example directory, say) against the devkit
 in CPU-debug mode and runs it on the instruction model: its kernels run core by core on the model
-(libdga_npu_model), its ACL and platform calls on the project's stand-ins (cpp/kernels/model/runner).
+(libdga_npu_model), its ACL and platform calls on the project's stand-ins (cpp/npu_model/runner).
 
     python scripts/npu_run.py EXAMPLE_DIR [--target NAME] [--build BUILD_DIR] [--gen-args ARGS] [-- PROGRAM ARGS]
 

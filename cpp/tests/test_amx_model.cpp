@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "host/amx_body.hpp"
+#include "isa/amx_body.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
 #include "reference.hpp"
 
 namespace amx = deepgemm_ascend::tile::host::amx;

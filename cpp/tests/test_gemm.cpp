@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "deepgemm_ascend/api.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
 #include "reference.hpp"
 
 namespace dga = deepgemm_ascend;
@@ -78,11 +78,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmCases,
                                             ::testing::Bool()));
 
 TEST(Gemm, EveryHostIsaAgrees) {
-  for (auto isa : dga::runtime::supported_host_isas()) {
-    dga::runtime::set_host_isa(isa);
-    EXPECT_LT(run_case({70, 50, 300, "nt", true, false}), 1e-5) << dga::runtime::name(isa);
+  for (auto isa : dga::tile::host::supported_host_isas()) {
+    dga::tile::host::set_host_isa(isa);
+    EXPECT_LT(run_case({70, 50, 300, "nt", true, false}), 1e-5) << dga::tile::host::name(isa);
   }
-  dga::runtime::reset_host_isa();
+  dga::tile::host::reset_host_isa();
 }
 
 TEST(Gemm, KZeroCopiesCOrZeroes) {

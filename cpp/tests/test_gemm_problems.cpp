@@ -7,7 +7,7 @@
 
 #include "deepgemm_ascend/kernel/gemm.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
-#include "deepgemm_ascend/tile/host_target.hpp"
+#include "deepgemm_ascend/host/host_target.hpp"
 #include "reference.hpp"
 
 namespace dga = deepgemm_ascend;

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "deepgemm_ascend/arch/host.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 
 namespace rt = deepgemm_ascend::runtime;
@@ -36,9 +36,9 @@ TEST(HostArch, HeuristicsSeeEachKernelsShareOfTheCapacities) {
   const auto& s = rt::host_buffer_spec();
   const Host::KernelTiling* rules[] = {&Host::kAvx512Tiling, &Host::kAvx2Tiling, &Host::kAvx512FmaTiling, &Host::kAvx512Tiling,
                                        &Host::kAmxTiling};
-  for (const rt::HostIsa isa : rt::supported_host_isas()) {
+  for (const deepgemm_ascend::tile::host::HostIsa isa : deepgemm_ascend::tile::host::supported_host_isas()) {
     const Host::KernelTiling* rule = rules[int(isa)];
-    rt::set_host_isa(isa);
+    deepgemm_ascend::tile::host::set_host_isa(isa);
     const auto l = rt::host_arch_limits();
     EXPECT_EQ(l.l1, s.bytes[int(Pos::kL1)]);
     EXPECT_EQ(l.l0a, s.bytes[int(Pos::kL0A)]);
@@ -49,5 +49,5 @@ TEST(HostArch, HeuristicsSeeEachKernelsShareOfTheCapacities) {
     EXPECT_EQ(l.max_block_k, rule->max_block_k);
     EXPECT_EQ(l.accumulator_traffic_per_l0_step, rule->accumulator_traffic_per_l0_step);
   }
-  rt::reset_host_isa();
+  deepgemm_ascend::tile::host::reset_host_isa();
 }

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
 
 namespace host = deepgemm_ascend::tile::host;
 
@@ -32,10 +32,10 @@ TEST(Interleave, ScalarPutsPairWordsColumnByColumn) {
 }
 
 TEST(Interleave, EverySupportedIsaMatches) {
-  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
-    deepgemm_ascend::runtime::set_host_isa(isa);
+  for (auto isa : deepgemm_ascend::tile::host::supported_host_isas()) {
+    deepgemm_ascend::tile::host::set_host_isa(isa);
     // 16: contiguous rows; the others: rows of a GM matrix (copy_gm_to_l1b).
     for (int64_t stride : {16, 32, 24, 100}) expect_interleaved(host::interleave_k_pairs_fn(), stride);
   }
-  deepgemm_ascend::runtime::reset_host_isa();
+  deepgemm_ascend::tile::host::reset_host_isa();
 }

@@ -1,4 +1,4 @@
-// bf16 L0 tiles left in L1 by unchecked runs (tile/l0_views.hpp): the table's rules, and GEMMs that give the
+// bf16 L0 tiles left in L1 by unchecked runs (host/l0_views.hpp): the table's rules, and GEMMs that give the
 // same bits as checked runs, which copy every L0A and L0B tile.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
-#include "deepgemm_ascend/tile/l0_views.hpp"
+#include "deepgemm_ascend/host/l0_views.hpp"
 #include "reference.hpp"
 
 namespace l0_views_test {

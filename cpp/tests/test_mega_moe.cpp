@@ -22,9 +22,9 @@
 #include "deepgemm_ascend/comm/peer_group.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
-#include "deepgemm_ascend/tile/core.hpp"
-#include "deepgemm_ascend/tile/grid_sync.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/host/core.hpp"
+#include "deepgemm_ascend/host/grid_sync.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
 #include "reference.hpp"
 
 namespace dga = deepgemm_ascend;

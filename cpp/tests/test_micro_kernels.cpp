@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "deepgemm_ascend/core/convert.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
 
 namespace micro_kernels_test {  // named: the unity build merges anonymous namespaces
 
-namespace rt = deepgemm_ascend::runtime;
+namespace rt = deepgemm_ascend::tile::host;
 namespace host = deepgemm_ascend::tile::host;
 using deepgemm_ascend::core::bf16_to_float;
 using deepgemm_ascend::core::float_to_bf16;

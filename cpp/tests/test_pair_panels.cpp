@@ -1,4 +1,4 @@
-// The host's L1 format of B (tile/pair_panels.hpp): K-pair panels written from every source layout, bit
+// The host's L1 format of B (host/pair_panels.hpp): K-pair panels written from every source layout, bit
 // for bit against the layout's definition, on every ISA; and the L0B load from it.
 #include <gtest/gtest.h>
 
@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "deepgemm_ascend/arch/arch.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
-#include "deepgemm_ascend/tile/core.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
-#include "deepgemm_ascend/tile/pair_panels.hpp"
-#include "deepgemm_ascend/tile/primitives.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
+#include "deepgemm_ascend/host/core.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
+#include "deepgemm_ascend/host/pair_panels.hpp"
+#include "deepgemm_ascend/host/primitives.hpp"
 
 namespace dga = deepgemm_ascend;
 namespace tile = dga::tile;
@@ -82,12 +82,12 @@ void expect_every_layout() {
 
 
 TEST(PairPanels, EveryLayoutMatchesTheDefinitionOnEveryIsa) {
-  for (auto isa : dga::runtime::supported_host_isas()) {
-    SCOPED_TRACE(dga::runtime::name(isa));
-    dga::runtime::set_host_isa(isa);
+  for (auto isa : dga::tile::host::supported_host_isas()) {
+    SCOPED_TRACE(dga::tile::host::name(isa));
+    dga::tile::host::set_host_isa(isa);
     pair_panels_test::expect_every_layout();
   }
-  dga::runtime::reset_host_isa();
+  dga::tile::host::reset_host_isa();
 }
 
 // copy_gm_to_l1b then load_l1_to_l0b of a K range: L0B holds the codes of that range, widened, in the cube's

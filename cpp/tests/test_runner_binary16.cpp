@@ -1,4 +1,4 @@
-// The runner's binary16 conversions (cpp/kernels/model/runner/binary16.h, behind the `half` of programs
+// The runner's binary16 conversions (cpp/npu_model/runner/binary16.h, behind the `half` of programs
 // npu_run.py builds): IEEE 754 binary16, round to nearest even, checked against the nearest representable
 // value found by search over every finite binary16, and exhaustively on the way back.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/runner/binary16.h"
+#include "npu_model/runner/binary16.h"
 
 namespace b16 = dga_run::binary16;
 

@@ -20,7 +20,8 @@
 #include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/core/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
 #include "deepgemm_ascend/runtime/stream.hpp"
 #include "reference.hpp"
 
@@ -416,37 +417,37 @@ TEST(RuntimeConcurrency, OneCoreAndAllCoresAreBitIdentical) {
 // ---- host ISA ----------------------------------------------------------------------------------------
 
 TEST(RuntimeIsa, SupportedListIsBestFirstAndEndsWithScalar) {
-  const auto isas = rt::supported_host_isas();
+  const auto isas = dga::tile::host::supported_host_isas();
   ASSERT_FALSE(isas.empty());
-  EXPECT_EQ(isas.back(), rt::HostIsa::kScalar);
-  EXPECT_EQ(std::set<rt::HostIsa>(isas.begin(), isas.end()).size(), isas.size());
+  EXPECT_EQ(isas.back(), dga::tile::host::HostIsa::kScalar);
+  EXPECT_EQ(std::set<dga::tile::host::HostIsa>(isas.begin(), isas.end()).size(), isas.size());
   if (!std::getenv("DGA_HOST_ISA")) {
-    rt::reset_host_isa();
+    dga::tile::host::reset_host_isa();
     // The best, except avx512 where its FMA loop does not beat AVX2's (RuntimeIsa.Avx512GivesWayWhereItsFmaLoopDoesNotPay).
-    const bool gives_way = isas.front() == rt::HostIsa::kAvx512 && !rt::avx512_pays(rt::fma_width_race());
-    EXPECT_EQ(rt::active_host_isa(), gives_way ? rt::HostIsa::kAvx2 : isas.front());
+    const bool gives_way = isas.front() == dga::tile::host::HostIsa::kAvx512 && !dga::tile::host::avx512_pays(dga::tile::host::fma_width_race());
+    EXPECT_EQ(dga::tile::host::active_host_isa(), gives_way ? dga::tile::host::HostIsa::kAvx2 : isas.front());
   }
   // The declared features agree with the list.
-  const auto& f = rt::cpu_features();
-  const bool has_avx512 = std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512Bf16) != isas.end();
+  const auto& f = dga::core::cpu_features();
+  const bool has_avx512 = std::find(isas.begin(), isas.end(), dga::tile::host::HostIsa::kAvx512Bf16) != isas.end();
   if (has_avx512) EXPECT_TRUE(f.avx512f && f.avx512_bf16);
   if (!f.avx512_bf16) EXPECT_FALSE(has_avx512);
-  const bool has_avx512f = std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512) != isas.end();
+  const bool has_avx512f = std::find(isas.begin(), isas.end(), dga::tile::host::HostIsa::kAvx512) != isas.end();
   EXPECT_EQ(has_avx512f, f.avx512f && f.avx512bw && f.avx512vl && f.fma);
-  if (has_avx512f && std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx2) != isas.end())
-    EXPECT_LT(std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx512) - isas.begin(),
-              std::find(isas.begin(), isas.end(), rt::HostIsa::kAvx2) - isas.begin());
+  if (has_avx512f && std::find(isas.begin(), isas.end(), dga::tile::host::HostIsa::kAvx2) != isas.end())
+    EXPECT_LT(std::find(isas.begin(), isas.end(), dga::tile::host::HostIsa::kAvx512) - isas.begin(),
+              std::find(isas.begin(), isas.end(), dga::tile::host::HostIsa::kAvx2) - isas.begin());
 }
 
 TEST(RuntimeIsa, Avx512GivesWayWhereItsFmaLoopDoesNotPay) {
   const double gain = dga::arch::Host::kAvx512MinFmaGain;
-  EXPECT_TRUE(rt::avx512_pays({1.8e11, 1.0e11}));   // two 512-bit FMA units (Ice Lake-class Xeon: 1.6-1.9x)
-  EXPECT_TRUE(rt::avx512_pays({gain * 1e11, 1e11}));
-  EXPECT_FALSE(rt::avx512_pays({0.99 * gain * 1e11, 1e11}));
-  EXPECT_FALSE(rt::avx512_pays({0.9e11, 1.0e11}));  // one 512-bit unit and a lower AVX-512 clock
+  EXPECT_TRUE(dga::tile::host::avx512_pays({1.8e11, 1.0e11}));   // two 512-bit FMA units (Ice Lake-class Xeon: 1.6-1.9x)
+  EXPECT_TRUE(dga::tile::host::avx512_pays({gain * 1e11, 1e11}));
+  EXPECT_FALSE(dga::tile::host::avx512_pays({0.99 * gain * 1e11, 1e11}));
+  EXPECT_FALSE(dga::tile::host::avx512_pays({0.9e11, 1.0e11}));  // one 512-bit unit and a lower AVX-512 clock
   // The race ran on this CPU where it has both kernels, and never where it lacks either.
-  const rt::FmaWidthRace& race = rt::fma_width_race();
-  if (rt::host_isa_runs(rt::HostIsa::kAvx512) && rt::host_isa_runs(rt::HostIsa::kAvx2)) {
+  const dga::tile::host::FmaWidthRace& race = dga::tile::host::fma_width_race();
+  if (dga::tile::host::host_isa_runs(dga::tile::host::HostIsa::kAvx512) && dga::tile::host::host_isa_runs(dga::tile::host::HostIsa::kAvx2)) {
     EXPECT_GT(race.avx512, 0.0);
     EXPECT_GT(race.avx2, 0.0);
   } else {
@@ -456,10 +457,10 @@ TEST(RuntimeIsa, Avx512GivesWayWhereItsFmaLoopDoesNotPay) {
 }
 
 TEST(RuntimeIsa, ParseNamesAndRejectBogus) {
-  for (auto isa : {rt::HostIsa::kScalar, rt::HostIsa::kAvx2, rt::HostIsa::kAvx512, rt::HostIsa::kAvx512Bf16, rt::HostIsa::kAmxBf16})
-    EXPECT_EQ(rt::parse_host_isa(rt::name(isa)), isa) << rt::name(isa);
+  for (auto isa : {dga::tile::host::HostIsa::kScalar, dga::tile::host::HostIsa::kAvx2, dga::tile::host::HostIsa::kAvx512, dga::tile::host::HostIsa::kAvx512Bf16, dga::tile::host::HostIsa::kAmxBf16})
+    EXPECT_EQ(dga::tile::host::parse_host_isa(dga::tile::host::name(isa)), isa) << dga::tile::host::name(isa);
   try {
-    rt::parse_host_isa("bogus");
+    dga::tile::host::parse_host_isa("bogus");
     ADD_FAILURE() << "'bogus' was accepted";
   } catch (const dga::core::Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kValue);
@@ -468,33 +469,33 @@ TEST(RuntimeIsa, ParseNamesAndRejectBogus) {
 }
 
 TEST(RuntimeIsa, ForcingAnUnavailableIsaIsARuntimeError) {
-  const auto isas = rt::supported_host_isas();
-  const rt::HostIsa before = rt::active_host_isa();
-  auto supported = [&](rt::HostIsa i) { return std::find(isas.begin(), isas.end(), i) != isas.end(); };
-  if (!rt::cpu_features().amx_bf16) EXPECT_FALSE(supported(rt::HostIsa::kAmxBf16));
+  const auto isas = dga::tile::host::supported_host_isas();
+  const dga::tile::host::HostIsa before = dga::tile::host::active_host_isa();
+  auto supported = [&](dga::tile::host::HostIsa i) { return std::find(isas.begin(), isas.end(), i) != isas.end(); };
+  if (!dga::core::cpu_features().amx_bf16) EXPECT_FALSE(supported(dga::tile::host::HostIsa::kAmxBf16));
   int rejected = 0;
-  for (auto isa : {rt::HostIsa::kAmxBf16, rt::HostIsa::kAvx512Bf16, rt::HostIsa::kAvx512, rt::HostIsa::kAvx2}) {
+  for (auto isa : {dga::tile::host::HostIsa::kAmxBf16, dga::tile::host::HostIsa::kAvx512Bf16, dga::tile::host::HostIsa::kAvx512, dga::tile::host::HostIsa::kAvx2}) {
     if (supported(isa)) continue;
     ++rejected;
     try {
-      rt::set_host_isa(isa);
-      ADD_FAILURE() << rt::name(isa) << " was accepted although unsupported";
+      dga::tile::host::set_host_isa(isa);
+      ADD_FAILURE() << dga::tile::host::name(isa) << " was accepted although unsupported";
     } catch (const dga::core::Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kRuntime) << e.what();
-      EXPECT_NE(std::string(e.what()).find(rt::name(isa)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(dga::tile::host::name(isa)), std::string::npos) << e.what();
     }
-    EXPECT_EQ(rt::active_host_isa(), before) << "a rejected ISA must not change the active one";
+    EXPECT_EQ(dga::tile::host::active_host_isa(), before) << "a rejected ISA must not change the active one";
   }
   if (rejected == 0) GTEST_SKIP() << "this CPU and build support every host ISA";
 }
 
 TEST(RuntimeIsa, ForcingASupportedIsaTakesEffectAndResetRestores) {
-  const rt::HostIsa before = rt::active_host_isa();
-  for (auto isa : rt::supported_host_isas()) {
-    rt::set_host_isa(isa);
-    EXPECT_EQ(rt::active_host_isa(), isa);
-    EXPECT_EQ(gemm_error(37, 29, 65, 77), 0.0) << rt::name(isa);
+  const dga::tile::host::HostIsa before = dga::tile::host::active_host_isa();
+  for (auto isa : dga::tile::host::supported_host_isas()) {
+    dga::tile::host::set_host_isa(isa);
+    EXPECT_EQ(dga::tile::host::active_host_isa(), isa);
+    EXPECT_EQ(gemm_error(37, 29, 65, 77), 0.0) << dga::tile::host::name(isa);
   }
-  rt::reset_host_isa();
-  EXPECT_EQ(rt::active_host_isa(), before);
+  dga::tile::host::reset_host_isa();
+  EXPECT_EQ(dga::tile::host::active_host_isa(), before);
 }

@@ -1,4 +1,4 @@
-// Power-of-two scales folded into the widening (layout/scale_fold.hpp, tile/scale_fold.hpp): which scales fold,
+// Power-of-two scales folded into the widening (layout/scale_fold.hpp, host/scale_fold.hpp): which scales fold,
 // and the folded L0 tiles equal the unfolded ones times their scales, exactly, on every ISA.
 #include <gtest/gtest.h>
 
@@ -9,10 +9,10 @@
 #include "deepgemm_ascend/arch/arch.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
-#include "deepgemm_ascend/tile/core.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
-#include "deepgemm_ascend/tile/primitives.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
+#include "deepgemm_ascend/host/core.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
+#include "deepgemm_ascend/host/primitives.hpp"
 
 namespace dga = deepgemm_ascend;
 namespace tile = dga::tile;
@@ -100,13 +100,13 @@ TEST(ScaleFold, OnlyExactPowersOfTwoWithinTheWindowFold) {
 }
 
 TEST(ScaleFold, FoldedLoadsAreTheLoadsTimesTheirScalesOnEveryIsa) {
-  for (auto isa : dga::runtime::supported_host_isas()) {
-    SCOPED_TRACE(dga::runtime::name(isa));
-    dga::runtime::set_host_isa(isa);
+  for (auto isa : dga::tile::host::supported_host_isas()) {
+    SCOPED_TRACE(dga::tile::host::name(isa));
+    dga::tile::host::set_host_isa(isa);
     using F = tile::OperandFormat;
     for (auto fmt : {F::kE4M3, F::kE5M2, F::kE2M1}) scale_fold_test::expect_folded_loads(fmt);
   }
-  dga::runtime::reset_host_isa();
+  dga::tile::host::reset_host_isa();
 }
 
 // all_scales_fold reads UE8M0 codes as stored (pack 1, 2 or 4 K blocks per element, gran_mn rows per scale row,

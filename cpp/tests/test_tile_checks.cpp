@@ -15,8 +15,8 @@
 #include "deepgemm_ascend/arch/arch.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
-#include "deepgemm_ascend/tile/primitives.hpp"
-#include "deepgemm_ascend/tile/stage_ring.hpp"
+#include "deepgemm_ascend/host/primitives.hpp"
+#include "deepgemm_ascend/host/stage_ring.hpp"
 #include "reference.hpp"
 
 namespace dga = deepgemm_ascend;

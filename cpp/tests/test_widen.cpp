@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "deepgemm_ascend/core/convert.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/core/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
 
 namespace core = deepgemm_ascend::core;
 namespace host = deepgemm_ascend::tile::host;
@@ -60,11 +61,11 @@ TEST(Widen, ScalarIsExactForEveryCode) {
 }
 
 TEST(Widen, ActiveIsaIsExactForEveryCode) {
-  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
-    deepgemm_ascend::runtime::set_host_isa(isa);
+  for (auto isa : deepgemm_ascend::tile::host::supported_host_isas()) {
+    deepgemm_ascend::tile::host::set_host_isa(isa);
     for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) expect_exact(host::widen_rows_fn(), f);
   }
-  deepgemm_ascend::runtime::reset_host_isa();
+  deepgemm_ascend::tile::host::reset_host_isa();
 }
 
 // Bit for bit, NaN payloads included: every 8-bit code (16 rows of 16) and every e2m1 code.
@@ -73,25 +74,25 @@ TEST(Widen, ActiveIsaMatchesTheScalarBitsForEveryCode) {
   for (int c = 0; c < 256; ++c) codes[size_t(c)] = uint8_t(c);
   std::vector<uint8_t> nibbles(16 * 8);
   for (int i = 0; i < 16 * 8; ++i) nibbles[size_t(i)] = uint8_t((2 * i) % 16 | ((2 * i + 1) % 16) << 4);
-  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
-    deepgemm_ascend::runtime::set_host_isa(isa);
+  for (auto isa : deepgemm_ascend::tile::host::supported_host_isas()) {
+    deepgemm_ascend::tile::host::set_host_isa(isa);
     for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) {
       const bool e2m1 = f == OperandFormat::kE2M1;
       const uint8_t* in = e2m1 ? nibbles.data() : codes.data();
       std::vector<uint16_t> got(256, 0xBEEF), want(256, 0xBEEF);
       host::widen_rows_fn()(f, in, e2m1 ? 8 : 16, 16, got.data(), 16);
       host::widen_rows_scalar(f, in, e2m1 ? 8 : 16, 16, want.data(), 16);
-      EXPECT_EQ(got, want) << deepgemm_ascend::runtime::name(isa);
+      EXPECT_EQ(got, want) << deepgemm_ascend::tile::host::name(isa);
     }
   }
-  deepgemm_ascend::runtime::reset_host_isa();
+  deepgemm_ascend::tile::host::reset_host_isa();
 }
 
 TEST(Widen, OddRowCountsMatchTheScalarReference) {
   std::vector<uint8_t> in(5 * 32);
   for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 37 + 11);
-  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
-    deepgemm_ascend::runtime::set_host_isa(isa);
+  for (auto isa : deepgemm_ascend::tile::host::supported_host_isas()) {
+    deepgemm_ascend::tile::host::set_host_isa(isa);
     for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1})
       for (int64_t rows : {1, 3, 5}) {
         std::vector<uint16_t> got(size_t(rows * 24), 0xBEEF), want(got);
@@ -106,14 +107,14 @@ TEST(Widen, OddRowCountsMatchTheScalarReference) {
         EXPECT_EQ(run, run_want) << "contiguous, rows " << rows;
       }
   }
-  deepgemm_ascend::runtime::reset_host_isa();
+  deepgemm_ascend::tile::host::reset_host_isa();
 }
 
 // Rows packed back to back in a buffer of exactly their size (8 bytes per e2m1 row, 16 per 8-bit row): an
 // implementation must not read past a row's codes (the sanitizer build sees any read beyond the buffer).
 TEST(Widen, ReadsOnlyTheRowsCodes) {
-  for (auto isa : deepgemm_ascend::runtime::supported_host_isas()) {
-    deepgemm_ascend::runtime::set_host_isa(isa);
+  for (auto isa : deepgemm_ascend::tile::host::supported_host_isas()) {
+    deepgemm_ascend::tile::host::set_host_isa(isa);
     for (auto f : {OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) {
       const int64_t row_bytes = f == OperandFormat::kE2M1 ? 8 : 16, rows = 3;
       std::vector<uint8_t> in(size_t(rows * row_bytes));
@@ -124,14 +125,14 @@ TEST(Widen, ReadsOnlyTheRowsCodes) {
       EXPECT_EQ(got, want);
     }
   }
-  deepgemm_ascend::runtime::reset_host_isa();
+  deepgemm_ascend::tile::host::reset_host_isa();
 }
 
 // Both AVX-512 widenings of 8-bit codes, whichever one the CPU picks (byte tables with AVX512-VBMI, word tables
 // without): every code, rows strided and back to back, odd row counts, against the scalar reference; and the two
 // fold the same steps into the same bits (per row and per K pair).
 TEST(Widen, Avx512WordAndByteTablesMatchTheScalarBits) {
-  const auto& cpu = deepgemm_ascend::runtime::cpu_features();
+  const auto& cpu = deepgemm_ascend::core::cpu_features();
   if (!(cpu.avx512f && cpu.avx512bw && cpu.avx512vl)) GTEST_SKIP() << "no AVX-512 helpers on this CPU";
   std::vector<host::WidenRowsFn> widen{&host::widen_rows_avx512};
   if (cpu.avx512vbmi) widen.push_back(&host::widen_rows_avx512vbmi);

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "deepgemm_ascend/layout/transform.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
-#include "deepgemm_ascend/tile/pair_panels.hpp"
-#include "deepgemm_ascend/tile/widen.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
+#include "deepgemm_ascend/host/pair_panels.hpp"
+#include "deepgemm_ascend/host/widen.hpp"
 
 namespace dga = deepgemm_ascend;
 using dga::tile::OperandFormat;

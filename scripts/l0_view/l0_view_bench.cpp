@@ -3,7 +3,7 @@
 // micro-kernel of this CPU's ISA (an AVX or scalar one: L0A in Nz) on an M x 256 x 256 product, three ways side
 // by side:
 //   copy:   A's and B's K ranges copied into L0A and L0B tiles (as checked runs do), then mmad;
-//   B view: A copied, B read where it lies in L1 (MmadArgs::b_panel, tile/l0_views.hpp);
+//   B view: A copied, B read where it lies in L1 (MmadArgs::b_panel, host/l0_views.hpp);
 //   views:  both read where they lie in L1.
 // usage: l0_view_bench [M ...] (default 64 128 256). Best of 96 alternating rounds of 16 L1 tiles.
 #include <algorithm>
@@ -13,8 +13,8 @@
 #include <cstring>
 #include <vector>
 
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
-#include "deepgemm_ascend/tile/pair_panels.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
+#include "deepgemm_ascend/host/pair_panels.hpp"
 
 namespace dga = deepgemm_ascend;
 namespace host = dga::tile::host;

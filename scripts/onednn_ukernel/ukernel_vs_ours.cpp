@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
-#include "deepgemm_ascend/tile/micro_kernels.hpp"
+#include "deepgemm_ascend/core/cpu_features.hpp"
+#include "deepgemm_ascend/host/micro_kernels.hpp"
 
 namespace c10 {
 struct BFloat16;

@@ -10,10 +10,10 @@
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
-#include "deepgemm_ascend/kernel/mqa_logits.hpp"
+#include "deepgemm_ascend/host/mqa_logits.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
-#include "deepgemm_ascend/tile/host_target.hpp"
+#include "deepgemm_ascend/host/host_target.hpp"
 
 namespace deepgemm_ascend::api {
 

@@ -8,7 +8,7 @@
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/kernel/hc_prenorm.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
-#include "deepgemm_ascend/tile/host_hc_vector.hpp"
+#include "deepgemm_ascend/host/host_hc_vector.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
 #include "validate.hpp"

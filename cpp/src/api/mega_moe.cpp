@@ -6,11 +6,11 @@
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
-#include "deepgemm_ascend/kernel/mega_moe.hpp"
+#include "deepgemm_ascend/host/mega_moe.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
 #include "npu_mega_moe.hpp"

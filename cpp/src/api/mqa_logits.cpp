@@ -3,7 +3,7 @@
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
-#include "deepgemm_ascend/kernel/mqa_logits.hpp"
+#include "deepgemm_ascend/host/mqa_logits.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"

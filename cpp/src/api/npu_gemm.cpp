@@ -7,7 +7,7 @@
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
 #include "validate.hpp"

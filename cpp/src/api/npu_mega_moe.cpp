@@ -24,7 +24,7 @@
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/kernel/gemm_problems.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
 

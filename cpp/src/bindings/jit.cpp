@@ -22,7 +22,7 @@ void bind_jit(nb::module_& m) {
       nb::arg("block_m"), nb::arg("block_n"), nb::arg("block_k"), nb::arg("l0_k"), nb::arg("family") = "bf16",
       nb::arg("kind") = "");
   m.def("jit_npu_kernel_dir", &jit::npu_kernel_dir);
-  m.def("jit_header_dir", &jit::header_dir);
+  m.def("jit_header_dirs", &jit::header_dirs);
   m.def("jit_included_files", &jit::included_files, nb::arg("source"), nb::arg("include_dirs"));
   m.def(
       "jit_cache_key",

@@ -18,7 +18,8 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/core/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
@@ -136,14 +137,14 @@ nb::dict info() {
   d["backend"] = dga::runtime::backend();
   d["npu_model"] = dga::runtime::npu_model_available() ? dga::runtime::npu_model_library_path()
                                                         : "unavailable: " + dga::runtime::npu_model_unavailable_reason();
-  const auto& f = dga::runtime::cpu_features();
+  const auto& f = dga::core::cpu_features();
   d["cpu_vendor"] = f.vendor;
   d["cpu_features"] = f.names();
   std::vector<std::string> isas;
-  for (auto i : dga::runtime::supported_host_isas()) isas.emplace_back(dga::runtime::name(i));
+  for (auto i : dga::tile::host::supported_host_isas()) isas.emplace_back(dga::tile::host::name(i));
   d["host_isas"] = isas;
-  d["host_isa"] = std::string(dga::runtime::name(dga::runtime::active_host_isa()));
-  if (const auto& race = dga::runtime::fma_width_race(); race.avx2 > 0) {  // CPUs with both avx512 and avx2
+  d["host_isa"] = std::string(dga::tile::host::name(dga::tile::host::active_host_isa()));
+  if (const auto& race = dga::tile::host::fma_width_race(); race.avx2 > 0) {  // CPUs with both avx512 and avx2
     d["avx512_fma_gain"] = race.avx512 / race.avx2;
     d["avx512_min_fma_gain"] = dga::arch::Host::kAvx512MinFmaGain;
   }
@@ -334,8 +335,8 @@ NB_MODULE(_C, m) {
   m.def("get_backend", &dga::runtime::backend);
   m.def("take_npu_model_launches", &dga::runtime::take_npu_model_launches);
   m.def("checked_mode", &dga::runtime::checked_mode);
-  m.def("set_host_isa", [](const std::string& s) { dga::runtime::set_host_isa(dga::runtime::parse_host_isa(s)); });
-  m.def("reset_host_isa", &dga::runtime::reset_host_isa);
+  m.def("set_host_isa", [](const std::string& s) { dga::tile::host::set_host_isa(dga::tile::host::parse_host_isa(s)); });
+  m.def("reset_host_isa", &dga::tile::host::reset_host_isa);
   m.def("info", &info);
   m.def(
       "measure_host_peak",

@@ -95,9 +95,9 @@ std::string npu_jit_launcher(const std::string& family, const std::string& kind)
 }
 
 std::string npu_kernel_dir() {
-  const fs::path include(header_dir());
+  const fs::path include(header_dirs().front());
   std::error_code ec;
-  for (const fs::path& dir : {include / "deepgemm_ascend_npu", include.parent_path() / "kernels" / "ascend"})
+  for (const fs::path& dir : {include / "deepgemm_ascend_npu", include.parent_path() / "npu"})
     if (fs::is_regular_file(dir / "npu_gemm_launch.hpp", ec)) return dir.string();
   core::fail(core::ErrorKind::kRuntime, "jit", "the NPU kernel headers are neither in ", include.string(),
              "/deepgemm_ascend_npu nor in the source tree");
@@ -106,7 +106,7 @@ std::string npu_kernel_dir() {
 void launch_npu_gemm(int device, unsigned blocks, void* stream, const void* params, const heuristics::GemmTiling& t,
                      const std::string& family, const std::string& kind) {
   BuildRequest req{"npu_gemm_" + suffix(family, kind), npu_gemm_source(t, family, kind),
-                   {header_dir(), npu_kernel_dir()}, {}};
+                   {header_dirs().front(), npu_kernel_dir()}, {}};
   const auto lib = load(req, bisheng_compiler());
   const std::string launcher = npu_jit_launcher(family, kind);
   runtime::npu_launch_entry(device, lib->symbol(launcher.c_str()), launcher.c_str(), blocks, stream, params);

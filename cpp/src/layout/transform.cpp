@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "sse2_transpose.hpp"
+#include "deepgemm_ascend/layout/sse2_transpose.hpp"
 
 namespace deepgemm_ascend::layout {
 

@@ -11,7 +11,7 @@
 #include "deepgemm_ascend/arch/host.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
-#include "deepgemm_ascend/runtime/cpu_features.hpp"
+#include "deepgemm_ascend/host/host_isa.hpp"
 
 namespace deepgemm_ascend::runtime {
 
@@ -82,11 +82,11 @@ tile::BufferSpec make_spec() {
 }
 
 // How the active micro-kernel wants its tiles (arch/host.hpp, measured per ISA).
-const arch::Host::KernelTiling& kernel_tiling(HostIsa isa) {
+const arch::Host::KernelTiling& kernel_tiling(tile::host::HostIsa isa) {
   switch (isa) {
-    case HostIsa::kAmxBf16: return arch::Host::kAmxTiling;
-    case HostIsa::kAvx2: return arch::Host::kAvx2Tiling;
-    case HostIsa::kAvx512: return arch::Host::kAvx512FmaTiling;
+    case tile::host::HostIsa::kAmxBf16: return arch::Host::kAmxTiling;
+    case tile::host::HostIsa::kAvx2: return arch::Host::kAvx2Tiling;
+    case tile::host::HostIsa::kAvx512: return arch::Host::kAvx512FmaTiling;
     default: return arch::Host::kAvx512Tiling;
   }
 }
@@ -123,7 +123,7 @@ heuristics::ArchLimits host_arch_limits() {
   l.l0b = s.bytes[int(tile::Pos::kL0B)];
   l.l0c = s.bytes[int(tile::Pos::kL0C)];
   using H = arch::Host;
-  const H::KernelTiling& kt = kernel_tiling(active_host_isa());
+  const H::KernelTiling& kt = kernel_tiling(tile::host::active_host_isa());
   static_assert(H::kAmxTiling.l0c_per_l2 >= H::kL0CPerL2 && H::kAvx2Tiling.l0c_per_l2 >= H::kL0CPerL2 &&
                     H::kAvx512FmaTiling.l0c_per_l2 >= H::kL0CPerL2 &&
                     H::kAvx512Tiling.l0c_per_l2 >= H::kL0CPerL2,

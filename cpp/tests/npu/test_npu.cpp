@@ -14,7 +14,7 @@
 #include "deepgemm_ascend/comm/peer_group.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/runtime/acl_backend.hpp"
 #include "reference.hpp"
 

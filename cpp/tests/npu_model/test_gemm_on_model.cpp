@@ -1,4 +1,4 @@
-// The NPU GEMM launchers (the shared templates on the AscendC primitive layer, cpp/kernels/ascend, as the
+// The NPU GEMM launchers (the shared templates on the AscendC primitive layer, cpp/npu, as the
 // .asc entries launch them) in libdga_npu_model: compiled with the host compiler against the devkit's
 // headers in CPU-debug mode and run on the instruction model (npu_model/), core after core, against a
 // double reference. Every core's flags are checked (set twice, wait without set, left set), and the BF16
@@ -14,7 +14,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/dtype.hpp"
 #include "deepgemm_ascend/kernel/hc_prenorm.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 
 namespace core = deepgemm_ascend::core;

@@ -17,7 +17,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/dtype.hpp"
 #include "deepgemm_ascend/core/error.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 
 namespace core = deepgemm_ascend::core;

@@ -1,4 +1,4 @@
-// The model's self-test launchers (cpp/kernels/model/model_probes.h): instruction forms that only Huawei's
+// The model's self-test launchers (cpp/npu_model/shim/model_probes.h): instruction forms that only Huawei's
 // code reaches, run on the model like a kernel. The MX scale load's destination (LoadData_2D_MX.md: the
 // L0A_MX / L0B_MX address is the L0A / L0B address / 16): the devkit's CPU-debug wrapper passes an address in
 // its CPU L0A_MX / L0B_MX buffer, its device branch (and CATLASS, calling the instruction directly) the L0
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/model/model_probes.h"
+#include "../../npu_model/shim/model_probes.h"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "deepgemm_ascend/block/swiglu.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 
 namespace block = deepgemm_ascend::block;

@@ -1,4 +1,4 @@
-// The timing mode on our NPU kernels (cpp/kernels/model/model_timing.hpp): the timing-only mode predicts
+// The timing mode on our NPU kernels (cpp/npu_model/shim/model_timing.hpp): the timing-only mode predicts
 // what a full run predicts, and the BF16 GEMM at DeepGEMM-Ascend's published shape (4096 x 7168 x 16384)
 // is predicted between the cube's bound and a few times it. With DGA_TIMING_BASELINE_US set (the planted
 // pipeline regressions of scripts/check_npu_model.sh), that prediction must not be above it (the model is
@@ -14,7 +14,7 @@
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/core/dtype.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 
 namespace timing_on_model_test {

@@ -83,7 +83,7 @@ struct Host : CubeFormat, MxFormat {
   // The AVX-512F kernel is the AVX2 kernel's scheme on zmm (a 12 x 32 register tile): AVX2's rule until measured.
   static constexpr KernelTiling kAvx512FmaTiling = kAvx2Tiling;
   // The AVX-512F kernel runs by default only where its FMA loop beats AVX2's by this factor (measured once
-  // per process, runtime::fma_width_race): two 512-bit FMA units give about 2x minus the AVX-512 clock drop
+  // per process, tile::host::fma_width_race): two 512-bit FMA units give about 2x minus the AVX-512 clock drop
   // (Ice Lake-class Xeon: 1.6-1.9x); parts with one 512-bit unit (Skylake-SP Silver / Bronze) give at most 1x.
   static constexpr double kAvx512MinFmaGain = 1.25;
   static constexpr KernelTiling kAmxTiling{false, kAmxL0CPerL2, 512, 128};

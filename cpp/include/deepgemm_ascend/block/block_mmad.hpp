@@ -1,5 +1,5 @@
 // BlockMmad<Target>: accumulates one (block_m x block_n) tile of A x B^T over all of K into L0C.
-// One source for both targets (tile/host_target.hpp, cpp/kernels/ascend/npu_target.hpp): no heap, no
+// One source for both targets (host/host_target.hpp, cpp/npu/npu_target.hpp): no heap, no
 // std containers, no exceptions.
 //
 // A is the [rows, K] slice of the logical [M, K] operand, B the [cols, K] slice of the logical

@@ -12,8 +12,9 @@ namespace deepgemm_ascend::jit {
 
 // Source of the specialised entry `dga_jit_gemm_block(tile::Core*, const kernel::GemmArgs*)`.
 std::string gemm_source(const heuristics::GemmTiling& t);
-// Include directory of the library's headers (the wheel's include/, else the source tree's).
-std::string header_dir();
+// Include directories of the library's headers: the wheel's include/, else the source tree's shared and
+// host-target include roots.
+std::vector<std::string> header_dirs();
 // Linker flags that resolve the library from a JIT'd shared object.
 std::vector<std::string> link_flags();
 

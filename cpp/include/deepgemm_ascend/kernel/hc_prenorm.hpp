@@ -8,7 +8,7 @@
 #pragma once
 
 #include "deepgemm_ascend/core/macros.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 
 namespace deepgemm_ascend::kernel {

@@ -8,7 +8,7 @@
 
 #include "deepgemm_ascend/block/scheduler.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
-#include "deepgemm_ascend/kernel/npu_params.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 
 namespace deepgemm_ascend::kernel {
 

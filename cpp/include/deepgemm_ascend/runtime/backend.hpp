@@ -6,7 +6,7 @@
 
 #include "deepgemm_ascend/core/device.hpp"
 #include "deepgemm_ascend/runtime/stream.hpp"
-#include "deepgemm_ascend/tile/core.hpp"
+#include "deepgemm_ascend/host/core.hpp"
 
 namespace deepgemm_ascend::runtime {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
-#include "deepgemm_ascend/tile/buffer_spec.hpp"
+#include "deepgemm_ascend/host/buffer_spec.hpp"
 
 namespace deepgemm_ascend::runtime {
 

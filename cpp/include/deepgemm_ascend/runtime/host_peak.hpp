@@ -1,5 +1,5 @@
 // The host's measured peak: the active ISA's micro-kernel instruction on registers only, on every core
-// the host backend uses at once (tile/micro_kernels.hpp's calibration loops), so that benchmarks can
+// the host backend uses at once (host/micro_kernels.hpp's calibration loops), so that benchmarks can
 // report a kernel's fraction of what this machine does, not of a data-sheet number.
 #pragma once
 

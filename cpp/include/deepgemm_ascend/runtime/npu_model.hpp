@@ -1,4 +1,4 @@
-// The npu-model backend: CPU tensors run the NPU kernels (cpp/kernels/ascend, compiled with the host
+// The npu-model backend: CPU tensors run the NPU kernels (cpp/npu, compiled with the host
 // compiler against the AscendC devkit headers) on the instruction model (npu_model/), core after core.
 // Selected by DGA_BACKEND=npu-model or set_backend("npu-model"); the kernels live in libdga_npu_model.so
 // next to this library (or at DGA_NPU_MODEL_LIB), built when the devkit was found at configure time.
@@ -42,7 +42,7 @@ std::vector<std::string> take_npu_model_launches();
 // timing-only mode, which does not run the arithmetic.
 int64_t npu_model_max_macs();
 // The model's timing-only mode (DGA_NPU_MODEL_TIMING and DGA_NPU_MODEL_TIMING_ONLY set): launches are timed
-// (cpp/kernels/model/model_timing.hpp), their results not computed.
+// (cpp/npu_model/shim/model_timing.hpp), their results not computed.
 bool npu_model_timing_only();
 
 }  // namespace deepgemm_ascend::runtime
