@@ -22,8 +22,8 @@ void run(const Problems& problems) {
   dga::kernel::GemmArgs args{};
   args.config.tiling = {64, 64, 64, 32, dga::heuristics::kL1Stages, dga::heuristics::kL0Stages};
   args.config.num_blocks = 2;
-  dga::runtime::host_backend().launch("gemm_problems_test", 2, [&](dga::tile::Core& core) {
-    dga::kernel::gemm<dga::tile::HostTarget>(core, args, args.config.tiling, problems);
+  dga::runtime::host_backend().launch("gemm_problems_test", 2, [&](dga::tile::host::Core& core) {
+    dga::kernel::gemm<dga::tile::host::HostTarget>(core, args, args.config.tiling, problems);
   });
 }
 

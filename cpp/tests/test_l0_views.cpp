@@ -15,8 +15,8 @@
 namespace l0_views_test {
 
 namespace dga = deepgemm_ascend;
-using dga::tile::L0View;
-using dga::tile::L0Views;
+using dga::tile::host::L0View;
+using dga::tile::host::L0Views;
 
 // Panels of `run` values `panel` apart in `l1`, standing for the tile at `tile`.
 L0View view_of(std::vector<uint16_t>& tile, const std::vector<uint16_t>& l1, int64_t first, int64_t panel,

@@ -165,10 +165,10 @@ TEST(GridSync, FailingBlockReleasesTheOthers) {
   auto& backend = dga::runtime::host_backend();
   const int blocks = backend.num_ai_cores();
   if (blocks < 2) GTEST_SKIP() << "needs two cores";
-  dga::tile::GridSync grid(blocks);
+  dga::tile::host::GridSync grid(blocks);
   std::string msg;
   try {
-    backend.launch("grid_sync_test", blocks, [&](dga::tile::Core& core) {
+    backend.launch("grid_sync_test", blocks, [&](dga::tile::host::Core& core) {
       try {
         if (core.block_idx() == 1) throw std::runtime_error("block 1 broke");
         grid.sync();
@@ -189,10 +189,10 @@ TEST(GridSync, FailingBlockReleasesTheOthers) {
 
 TEST(BufferScope, ReleasesAllocationsOfTheScope) {
   auto& backend = dga::runtime::host_backend();
-  backend.launch("scope_test", 1, [](dga::tile::Core& core) {
+  backend.launch("scope_test", 1, [](dga::tile::host::Core& core) {
     const uint32_t before = core.used(dga::tile::Pos::kL1);
     {
-      dga::tile::BufferScope scope(core);
+      dga::tile::host::BufferScope scope(core);
       core.alloc(dga::tile::Pos::kL1, 4096, "scoped");
       EXPECT_GE(core.used(dga::tile::Pos::kL1), before + 4096);
     }

@@ -40,7 +40,7 @@ struct Source {
 // The definition: zeros, then value (n, k) at pair_panels(g).offset(k, n).
 std::vector<uint8_t> expected(const layout::MatrixRef& src, const layout::NzGeometry& g) {
   std::vector<uint8_t> out(size_t(g.bytes()), 0);
-  const tile::L0BGeometry p = tile::pair_panels(g);
+  const tile::L0BGeometry p = tile::host::pair_panels(g);
   for (int64_t n = 0; n < src.rows; ++n)
     for (int64_t k = 0; k < src.cols; ++k) layout::detail::store_code(out.data(), p.offset(k, n), g.bits, src.get(n, k));
   return out;
@@ -48,7 +48,7 @@ std::vector<uint8_t> expected(const layout::MatrixRef& src, const layout::NzGeom
 
 void expect_panels(const Source& s, const layout::NzGeometry& g, const std::string& what) {
   std::vector<uint8_t> got(size_t(g.bytes()), kPoison);
-  tile::nd_to_pair_panels(s.ref, got.data(), g);
+  tile::host::nd_to_pair_panels(s.ref, got.data(), g);
   const std::vector<uint8_t> want = expected(s.ref, g);
   for (size_t i = 0; i < want.size(); ++i)
     ASSERT_EQ(int(got[i]), int(want[i])) << what << ": byte " << i << " of " << want.size();
@@ -94,7 +94,7 @@ TEST(PairPanels, EveryLayoutMatchesTheDefinitionOnEveryIsa) {
 // B format (cube_format.hpp), for every operand format.
 TEST(PairPanels, L0BLoadIsTheWidenedKRangeInTheCubeFormat) {
   using tile::OperandFormat;
-  tile::Core core{tile::BufferSpec::of<dga::arch::Host>()};
+  tile::host::Core core{tile::host::BufferSpec::of<dga::arch::Host>()};
   core.begin_kernel("pair_panels_load", 0, 1, true);
   constexpr int64_t kRows = 40, kCols = 200, kOff = 64, kK = 96;
   for (auto fmt : {OperandFormat::kBF16, OperandFormat::kE4M3, OperandFormat::kE5M2, OperandFormat::kE2M1}) {
@@ -102,12 +102,12 @@ TEST(PairPanels, L0BLoadIsTheWidenedKRangeInTheCubeFormat) {
     const pair_panels_test::Source s(kRows, kCols, bits, 0, kCols, 1);
     const auto g = layout::NzGeometry::fit(kRows, kCols, bits);
     const tile::L0BGeometry l0_g{kK, layout::align_up(kRows, 16)};
-    const tile::BufferScope scope(core);
-    const tile::LocalTile l1 = core.alloc(tile::Pos::kL1, uint32_t(g.bytes()), "l1");
-    const tile::LocalTile l0b = core.alloc(tile::Pos::kL0B, uint32_t(l0_g.bytes(2)), "l0b");
+    const tile::host::BufferScope scope(core);
+    const tile::host::LocalTile l1 = core.alloc(tile::Pos::kL1, uint32_t(g.bytes()), "l1");
+    const tile::host::LocalTile l0b = core.alloc(tile::Pos::kL0B, uint32_t(l0_g.bytes(2)), "l0b");
     std::memset(l0b.addr, pair_panels_test::kPoison, l0b.bytes);
-    tile::copy_gm_to_l1b(core, l1, g, s.ref);
-    tile::load_l1_to_l0b(core, l0b, l0_g, l1, g, kOff, fmt);
+    tile::host::copy_gm_to_l1b(core, l1, g, s.ref);
+    tile::host::load_l1_to_l0b(core, l0b, l0_g, l1, g, kOff, fmt);
     const uint16_t* table = fmt == OperandFormat::kBF16 ? nullptr : tile::host::widened_codes(fmt);
     const auto* got = l0b.as<const uint16_t>();
     for (int64_t n = 0; n < l0_g.n_pad; ++n)

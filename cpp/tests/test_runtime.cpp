@@ -43,12 +43,12 @@ struct LaunchRecord {
   std::atomic<int> bad_block_num{0}, bad_kernel{0};
   std::mutex mu;
   std::set<std::thread::id> threads;
-  std::set<const dga::tile::Core*> cores;
+  std::set<const dga::tile::host::Core*> cores;
 
   explicit LaunchRecord(int dim) : runs(size_t(dim)) {}
 
   rt::BlockFn body(int dim) {
-    return [this, dim](dga::tile::Core& core) {
+    return [this, dim](dga::tile::host::Core& core) {
       const int b = core.block_idx();
       if (b >= 0 && b < dim) runs[size_t(b)].fetch_add(1);
       if (core.block_num() != dim) bad_block_num.fetch_add(1);
@@ -104,7 +104,7 @@ TEST(RuntimeLaunch, EveryBlockRunsExactlyOnce) {
       LaunchRecord rec(dim);
       backend.launch("count_blocks", dim, rec.body(dim));
       rec.expect_each_block_once();
-      // The blocks are spread over min(block_dim, num_ai_cores()) cores, one tile::Core each.
+      // The blocks are spread over min(block_dim, num_ai_cores()) cores, one tile::host::Core each.
       const size_t used = size_t(std::min(dim, backend.num_ai_cores()));
       EXPECT_EQ(rec.cores.size(), used);
       EXPECT_EQ(rec.threads.size(), used);
@@ -122,7 +122,7 @@ void expect_blocks_meet(const char* context) {
   auto& backend = rt::host_backend();
   const int dim = backend.num_ai_cores();
   std::atomic<int> arrived{0}, met{0};
-  backend.launch("rendezvous", dim, [&](dga::tile::Core&) {
+  backend.launch("rendezvous", dim, [&](dga::tile::host::Core&) {
     arrived.fetch_add(1);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (arrived.load() < dim && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
@@ -160,7 +160,7 @@ TEST(RuntimeLaunch, BodySeesTheCheckedModeOfTheLaunch) {
   for (bool on : {true, false}) {
     rt::set_checked_mode(on);
     std::atomic<int> mismatches{0};
-    rt::host_backend().launch("mode", 9, [&](dga::tile::Core& core) {
+    rt::host_backend().launch("mode", 9, [&](dga::tile::host::Core& core) {
       if (core.checked() != on) mismatches.fetch_add(1);
     });
     EXPECT_EQ(mismatches.load(), 0) << "checked " << on;
@@ -172,7 +172,7 @@ TEST(RuntimeLaunch, BlockDimOutOfRangeIsAValueError) {
   auto& backend = rt::host_backend();
   for (int dim : {0, -1, 65536}) {
     try {
-      backend.launch("bad_dim", dim, [](dga::tile::Core&) {});
+      backend.launch("bad_dim", dim, [](dga::tile::host::Core&) {});
       ADD_FAILURE() << "no error for block_dim " << dim;
     } catch (const dga::core::Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kValue) << e.what();
@@ -226,7 +226,7 @@ TEST(RuntimeLaunch, ExceptionInABlockIsRethrownAndThePoolKeepsWorking) {
     for (int round = 0; round < 10; ++round) {
       const int bad = round % 7;
       try {
-        backend.launch("throws", 7, [bad](dga::tile::Core& core) {
+        backend.launch("throws", 7, [bad](dga::tile::host::Core& core) {
           if (core.block_idx() == bad) throw std::runtime_error("boom in block " + std::to_string(bad));
         });
         ADD_FAILURE() << "the exception of block " << bad << " was swallowed";
@@ -235,7 +235,7 @@ TEST(RuntimeLaunch, ExceptionInABlockIsRethrownAndThePoolKeepsWorking) {
       }
       // A library error keeps its type and kind through the pool.
       try {
-        backend.launch("throws", 5, [](dga::tile::Core& core) {
+        backend.launch("throws", 5, [](dga::tile::host::Core& core) {
           if (core.block_idx() == 4) dga::core::fail(ErrorKind::kNotImplemented, "x", "not here");
         });
         ADD_FAILURE() << "no error";
@@ -329,7 +329,7 @@ TEST(RuntimeStream, LaunchOnAnAsyncStreamIsAsynchronousAndOrdered) {
     open.wait();
     log('A');
   });
-  backend.launch("async_kernel", 6, [&](dga::tile::Core&) {
+  backend.launch("async_kernel", 6, [&](dga::tile::host::Core&) {
     blocks.fetch_add(1);
     log('K');
   }, s.get());
@@ -343,7 +343,7 @@ TEST(RuntimeStream, LaunchOnAnAsyncStreamIsAsynchronousAndOrdered) {
   EXPECT_EQ(std::string(order.begin(), order.end()), "AKKKKKKB");
 
   // A failing kernel on the stream is reported at synchronize().
-  backend.launch("async_fail", 3, [](dga::tile::Core& core) {
+  backend.launch("async_fail", 3, [](dga::tile::host::Core& core) {
     if (core.block_idx() == 1) throw std::runtime_error("async block failed");
   }, s.get());
   EXPECT_THROW(s->synchronize(), std::runtime_error);

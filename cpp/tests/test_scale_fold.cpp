@@ -38,26 +38,26 @@ void expect_folded_loads(OperandFormat fmt) {
   s.base = sf.data(), s.mn_stride = blocks, s.k_stride = 1, s.gran_mn = 1, s.gran_k = kGranK;
   ASSERT_TRUE(layout::all_scales_fold(s, kRows, kCols));
 
-  tile::Core core{tile::BufferSpec::of<dga::arch::Host>()};
+  tile::host::Core core{tile::host::BufferSpec::of<dga::arch::Host>()};
   core.begin_kernel("scale_fold", 0, 1, true);
   const auto g = layout::NzGeometry::fit(kRows, kCols, bits);
   const tile::L0BGeometry l0b_g{kK, layout::align_up(kRows, 16)};
   const int64_t l0a_values = g.rows_pad * kK;
   for (bool b_side : {false, true}) {
-    const tile::BufferScope scope(core);
-    const tile::LocalTile l1 = core.alloc(tile::Pos::kL1, uint32_t(g.bytes()), "l1");
+    const tile::host::BufferScope scope(core);
+    const tile::host::LocalTile l1 = core.alloc(tile::Pos::kL1, uint32_t(g.bytes()), "l1");
     const tile::Pos pos = b_side ? tile::Pos::kL0B : tile::Pos::kL0A;
     const uint32_t bytes = uint32_t(b_side ? l0b_g.bytes(2) : l0a_values * 2);
-    const tile::LocalTile plain = core.alloc(pos, bytes, "plain"), folded = core.alloc(pos, bytes, "folded");
-    const tile::FoldScales fold{&s, 0, kRows, kOff};
+    const tile::host::LocalTile plain = core.alloc(pos, bytes, "plain"), folded = core.alloc(pos, bytes, "folded");
+    const tile::host::FoldScales fold{&s, 0, kRows, kOff};
     if (b_side) {
-      tile::copy_gm_to_l1b(core, l1, g, src);
-      tile::load_l1_to_l0b(core, plain, l0b_g, l1, g, kOff, fmt);
-      tile::load_l1_to_l0b(core, folded, l0b_g, l1, g, kOff, fmt, fold);
+      tile::host::copy_gm_to_l1b(core, l1, g, src);
+      tile::host::load_l1_to_l0b(core, plain, l0b_g, l1, g, kOff, fmt);
+      tile::host::load_l1_to_l0b(core, folded, l0b_g, l1, g, kOff, fmt, fold);
     } else {
-      tile::copy_gm_to_l1(core, l1, g, src);
-      tile::load_l1_to_l0a(core, plain, l1, g, kOff, kK, fmt);
-      tile::load_l1_to_l0a(core, folded, l1, g, kOff, kK, fmt, fold);
+      tile::host::copy_gm_to_l1(core, l1, g, src);
+      tile::host::load_l1_to_l0a(core, plain, l1, g, kOff, kK, fmt);
+      tile::host::load_l1_to_l0a(core, folded, l1, g, kOff, kK, fmt, fold);
     }
     // Each value's row and K column from its position in the L0 format, then its scale.
     const auto* p = plain.as<const uint16_t>();

@@ -67,7 +67,7 @@ struct Operands {
 // A Core of the given Arch inside a kernel bracket (block 5 of 8).
 template <class Arch = dga::arch::Host>
 struct Kernel {
-  tile::Core core{tile::BufferSpec::of<Arch>()};
+  tile::host::Core core{tile::host::BufferSpec::of<Arch>()};
   explicit Kernel(bool checked = true) { core.begin_kernel(kKernel, kBlock, kBlocks, checked); }
 };
 
@@ -113,17 +113,17 @@ TEST(TileCheckCapacity, StageRingWhoseStagesDoNotFit) {
     // Two stages of more than half of L0A cannot share it.
     const uint32_t stage = k.core.spec().bytes[int(Pos::kL0A)] / 2 + 1024;
     const std::string msg = violation_of([&] {
-      tile::StageRing<2> ring(k.core, Pos::kL0A, stage, Pipe::kMTE1, Pipe::kM, "fat_l0a");
+      tile::host::StageRing<2> ring(k.core, Pos::kL0A, stage, Pipe::kMTE1, Pipe::kM, "fat_l0a");
     });
     expect_context(msg);
     expect_contains(msg, {"'fat_l0a'", "L0A", "overflow"});
   }
   // Two 384 KB L1 stages fit the host but not an Ascend950.
   Kernel<dga::arch::Host> host;
-  EXPECT_NO_THROW((tile::StageRing<2>(host.core, Pos::kL1, 384 * 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring")));
+  EXPECT_NO_THROW((tile::host::StageRing<2>(host.core, Pos::kL1, 384 * 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring")));
   Kernel<dga::arch::Ascend950> npu;
   const std::string msg = violation_of([&] {
-    tile::StageRing<2> ring(npu.core, Pos::kL1, 384 * 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring");
+    tile::host::StageRing<2> ring(npu.core, Pos::kL1, 384 * 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring");
   });
   expect_context(msg);
   expect_contains(msg, {"'l1_ring'", "Ascend950"});
@@ -133,72 +133,72 @@ TEST(TileCheckCapacity, StageRingWhoseStagesDoNotFit) {
 
 TEST(TileCheckAlignment, MisalignedL0AOperandOfMmad) {
   Kernel<> k;
-  const tile::LocalTile a = k.core.alloc(Pos::kL0A, 2048, "a");
-  const tile::LocalTile b = k.core.alloc(Pos::kL0B, 1024, "b");
-  const tile::LocalTile c = k.core.alloc(Pos::kL0C, 1024, "c");
+  const tile::host::LocalTile a = k.core.alloc(Pos::kL0A, 2048, "a");
+  const tile::host::LocalTile b = k.core.alloc(Pos::kL0B, 1024, "b");
+  const tile::host::LocalTile c = k.core.alloc(Pos::kL0C, 1024, "c");
   std::memset(a.addr, 0, a.bytes);
   std::memset(b.addr, 0, b.bytes);
   const tile::L0CGeometry c_g{16, 16};
-  const std::string msg = violation_of([&] { tile::mmad(k.core, c, c_g, a.sub(256, 1024), b, 32, true); });
+  const std::string msg = violation_of([&] { tile::host::mmad(k.core, c, c_g, a.sub(256, 1024), b, 32, true); });
   expect_context(msg);
   expect_contains(msg, {"mmad (a)", "L0A", "offset 256", "512-byte aligned"});
   // The next 512-byte boundary inside the same tile is accepted.
-  EXPECT_NO_THROW(tile::mmad(k.core, c, c_g, a.sub(512, 1024), b, 32, true));
+  EXPECT_NO_THROW(tile::host::mmad(k.core, c, c_g, a.sub(512, 1024), b, 32, true));
 }
 
 TEST(TileCheckAlignment, MisalignedOperandsOfLoadL1ToL0A) {
   Kernel<> k;
   const Operands ops(16, 16, 32);
   const auto g = layout::NzGeometry::fit(16, 32, 16);
-  const tile::LocalTile l1 = k.core.alloc(Pos::kL1, 2048, "l1");
-  const tile::LocalTile l0a = k.core.alloc(Pos::kL0A, 2048, "l0a");
-  tile::copy_gm_to_l1(k.core, l1, g, ops.ra());
+  const tile::host::LocalTile l1 = k.core.alloc(Pos::kL1, 2048, "l1");
+  const tile::host::LocalTile l0a = k.core.alloc(Pos::kL0A, 2048, "l0a");
+  tile::host::copy_gm_to_l1(k.core, l1, g, ops.ra());
 
-  std::string msg = violation_of([&] { tile::load_l1_to_l0a(k.core, l0a.sub(32, 1024), l1, g, 0, 32); });
+  std::string msg = violation_of([&] { tile::host::load_l1_to_l0a(k.core, l0a.sub(32, 1024), l1, g, 0, 32); });
   expect_context(msg);
   expect_contains(msg, {"load_l1_to_l0a (dst)", "L0A", "offset 32", "512-byte aligned"});
 
   // L1 needs 32-byte alignment.
-  msg = violation_of([&] { tile::load_l1_to_l0a(k.core, l0a, l1.sub(16, 1024), g, 0, 32); });
+  msg = violation_of([&] { tile::host::load_l1_to_l0a(k.core, l0a, l1.sub(16, 1024), g, 0, 32); });
   expect_context(msg);
   expect_contains(msg, {"load_l1_to_l0a (src)", "L1", "offset 16", "32-byte aligned"});
-  EXPECT_NO_THROW(tile::load_l1_to_l0a(k.core, l0a.sub(512, 1024), l1, g, 0, 32));
+  EXPECT_NO_THROW(tile::host::load_l1_to_l0a(k.core, l0a.sub(512, 1024), l1, g, 0, 32));
 }
 
 TEST(TileCheckPosition, L1TileWhereMmadExpectsL0A) {
   Kernel<> k;
-  const tile::LocalTile l1 = k.core.alloc(Pos::kL1, 1024, "l1");
-  const tile::LocalTile a = k.core.alloc(Pos::kL0A, 1024, "a");
-  const tile::LocalTile b = k.core.alloc(Pos::kL0B, 1024, "b");
-  const tile::LocalTile c = k.core.alloc(Pos::kL0C, 1024, "c");
-  std::string msg = violation_of([&] { tile::mmad(k.core, c, {16, 16}, l1, b, 32, true); });
+  const tile::host::LocalTile l1 = k.core.alloc(Pos::kL1, 1024, "l1");
+  const tile::host::LocalTile a = k.core.alloc(Pos::kL0A, 1024, "a");
+  const tile::host::LocalTile b = k.core.alloc(Pos::kL0B, 1024, "b");
+  const tile::host::LocalTile c = k.core.alloc(Pos::kL0C, 1024, "c");
+  std::string msg = violation_of([&] { tile::host::mmad(k.core, c, {16, 16}, l1, b, 32, true); });
   expect_context(msg);
   expect_contains(msg, {"mmad (a)", "lives in L1", "expected L0A"});
-  msg = violation_of([&] { tile::mmad(k.core, c, {16, 16}, a, a, 32, true); });
+  msg = violation_of([&] { tile::host::mmad(k.core, c, {16, 16}, a, a, 32, true); });
   expect_contains(msg, {"mmad (b)", "lives in L0A", "expected L0B"});
-  msg = violation_of([&] { tile::mmad(k.core, a, {16, 16}, a, b, 32, true); });
+  msg = violation_of([&] { tile::host::mmad(k.core, a, {16, 16}, a, b, 32, true); });
   expect_contains(msg, {"mmad (c)", "lives in L0A", "expected L0C"});
   const Operands ops(16, 16, 16);
-  msg = violation_of([&] { tile::copy_gm_to_l1(k.core, a, layout::NzGeometry::fit(16, 16, 16), ops.ra()); });
+  msg = violation_of([&] { tile::host::copy_gm_to_l1(k.core, a, layout::NzGeometry::fit(16, 16, 16), ops.ra()); });
   expect_context(msg);
   expect_contains(msg, {"copy_gm_to_l1", "lives in L0A", "expected L1"});
 }
 
 TEST(TileCheckExtent, MmadGeometryExceedsOperandTile) {
   Kernel<> k;
-  const tile::LocalTile a = k.core.alloc(Pos::kL0A, 512, "a");  // 16 x 16 bf16
-  const tile::LocalTile b = k.core.alloc(Pos::kL0B, 4096, "b");
-  const tile::LocalTile c = k.core.alloc(Pos::kL0C, 4096, "c");
-  std::string msg = violation_of([&] { tile::mmad(k.core, c, {16, 16}, a, b, 32, true); });
+  const tile::host::LocalTile a = k.core.alloc(Pos::kL0A, 512, "a");  // 16 x 16 bf16
+  const tile::host::LocalTile b = k.core.alloc(Pos::kL0B, 4096, "b");
+  const tile::host::LocalTile c = k.core.alloc(Pos::kL0C, 4096, "c");
+  std::string msg = violation_of([&] { tile::host::mmad(k.core, c, {16, 16}, a, b, 32, true); });
   expect_context(msg);
   expect_contains(msg, {"mmad (a)", "1024 bytes exceed the 512-byte tile", "L0A"});
   // An L0C geometry larger than the C tile.
-  msg = violation_of([&] { tile::mmad(k.core, c.sub(0, 1024), {16, 32}, a, b, 16, true); });
+  msg = violation_of([&] { tile::host::mmad(k.core, c.sub(0, 1024), {16, 32}, a, b, 16, true); });
   expect_contains(msg, {"mmad (c)", "2048 bytes exceed the 1024-byte tile"});
   // A GM -> L1 copy whose Nz geometry does not fit the L1 tile.
-  const tile::LocalTile l1 = k.core.alloc(Pos::kL1, 1024, "l1");
+  const tile::host::LocalTile l1 = k.core.alloc(Pos::kL1, 1024, "l1");
   const Operands ops(32, 32, 32);
-  msg = violation_of([&] { tile::copy_gm_to_l1(k.core, l1, layout::NzGeometry::fit(32, 32, 16), ops.ra()); });
+  msg = violation_of([&] { tile::host::copy_gm_to_l1(k.core, l1, layout::NzGeometry::fit(32, 32, 16), ops.ra()); });
   expect_context(msg);
   expect_contains(msg, {"copy_gm_to_l1", "2048 bytes exceed the 1024-byte tile"});
 }
@@ -208,17 +208,17 @@ TEST(TileCheckExtent, LoadReadsBeyondItsL1SourceTile) {
   // source tile holds 16 x 32 values (1 KB), but the geometry claims 16 x 64 and the K range
   // [32, 64) lies in the next allocation of L1 (another stage on the NPU).
   Kernel<> k;
-  const tile::LocalTile l1 = k.core.alloc(Pos::kL1, 1024, "l1");
-  const tile::LocalTile neighbour = k.core.alloc(Pos::kL1, 1024, "neighbour");
+  const tile::host::LocalTile l1 = k.core.alloc(Pos::kL1, 1024, "l1");
+  const tile::host::LocalTile neighbour = k.core.alloc(Pos::kL1, 1024, "neighbour");
   std::memset(l1.addr, 0, l1.bytes);
   std::memset(neighbour.addr, 0, neighbour.bytes);
-  const tile::LocalTile l0a = k.core.alloc(Pos::kL0A, 1024, "l0a");
-  const tile::LocalTile l0b = k.core.alloc(Pos::kL0B, 1024, "l0b");
+  const tile::host::LocalTile l0a = k.core.alloc(Pos::kL0A, 1024, "l0a");
+  const tile::host::LocalTile l0b = k.core.alloc(Pos::kL0B, 1024, "l0b");
   const auto wide = layout::NzGeometry::fit(16, 64, 16);
-  std::string msg = violation_of([&] { tile::load_l1_to_l0a(k.core, l0a, l1, wide, 32, 32); });
+  std::string msg = violation_of([&] { tile::host::load_l1_to_l0a(k.core, l0a, l1, wide, 32, 32); });
   expect_context(msg);
   expect_contains(msg, {"load_l1_to_l0a", "L1"});
-  msg = violation_of([&] { tile::load_l1_to_l0b(k.core, l0b, {32, 16}, l1, wide, 32); });
+  msg = violation_of([&] { tile::host::load_l1_to_l0b(k.core, l0b, {32, 16}, l1, wide, 32); });
   expect_context(msg);
   expect_contains(msg, {"load_l1_to_l0b", "L1"});
 }
@@ -263,18 +263,18 @@ TEST(TileCheckEventIds, MoreRingsThanUserEventIds) {
   Kernel<> k;
   {
     // Rings between different pipe pairs draw from different id pools; freed ids are reused.
-    tile::StageRing<6> r1(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring");
-    tile::StageRing<6> r2(k.core, Pos::kL0A, 1024, Pipe::kMTE1, Pipe::kM, "l0a_ring");
+    tile::host::StageRing<6> r1(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring");
+    tile::host::StageRing<6> r2(k.core, Pos::kL0A, 1024, Pipe::kMTE1, Pipe::kM, "l0a_ring");
   }
   {
-    tile::StageRing<6> again(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring_again");
+    tile::host::StageRing<6> again(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring_again");
   }
   EXPECT_NO_THROW(k.core.end_kernel());
 
   k.core.begin_kernel(kKernel, kBlock, kBlocks, true);
   const std::string msg = violation_of([&] {
-    tile::StageRing<4> first(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "ring_a");
-    tile::StageRing<3> second(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "ring_b");  // 7 > 6
+    tile::host::StageRing<4> first(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "ring_a");
+    tile::host::StageRing<3> second(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "ring_b");  // 7 > 6
   });
   expect_context(msg);
   expect_contains(msg, {"out of event ids", "MTE1->MTE2", "6 usable ids", "Host"});
@@ -288,15 +288,15 @@ namespace {
 struct L1RingKernel : Kernel<> {
   Operands ops{16, 16, 32};
   layout::NzGeometry g = layout::NzGeometry::fit(16, 32, 16);
-  tile::LocalTile l0a = core.alloc(Pos::kL0A, 1024, "l0a");
-  tile::StageRing<2> ring{core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring"};
+  tile::host::LocalTile l0a = core.alloc(Pos::kL0A, 1024, "l0a");
+  tile::host::StageRing<2> ring{core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring"};
 
   void produce() {
-    tile::copy_gm_to_l1(core, ring.acquire(), g, ops.ra());
+    tile::host::copy_gm_to_l1(core, ring.acquire(), g, ops.ra());
     ring.commit();
   }
   void consume_and_release() {
-    tile::load_l1_to_l0a(core, l0a, ring.consume(), g, 0, 32);
+    tile::host::load_l1_to_l0a(core, l0a, ring.consume(), g, 0, 32);
     ring.release();
   }
 };
@@ -307,10 +307,10 @@ TEST(TileCheckStage, WriteToACommittedStageBeforeItsRelease) {
   L1RingKernel k;
   k.produce();
   k.consume_and_release();  // stage 0 done correctly
-  const tile::LocalTile& t = k.ring.acquire();  // stage 1
-  tile::copy_gm_to_l1(k.core, t, k.g, k.ops.ra());
+  const tile::host::LocalTile& t = k.ring.acquire();  // stage 1
+  tile::host::copy_gm_to_l1(k.core, t, k.g, k.ops.ra());
   k.ring.commit();
-  const std::string msg = violation_of([&] { tile::copy_gm_to_l1(k.core, t, k.g, k.ops.ra()); });
+  const std::string msg = violation_of([&] { tile::host::copy_gm_to_l1(k.core, t, k.g, k.ops.ra()); });
   expect_context(msg);
   expect_contains(msg, {"copy_gm_to_l1", "pipe MTE2", "stage 1", "'l1_ring'", "released"});
 }
@@ -318,34 +318,34 @@ TEST(TileCheckStage, WriteToACommittedStageBeforeItsRelease) {
 TEST(TileCheckStage, ProducerWritesWhileTheConsumerHoldsTheStage) {
   L1RingKernel k;
   k.produce();
-  const tile::LocalTile& t = k.ring.consume();  // MTE1 now owns stage 0
-  const std::string msg = violation_of([&] { tile::copy_gm_to_l1(k.core, t, k.g, k.ops.ra()); });
+  const tile::host::LocalTile& t = k.ring.consume();  // MTE1 now owns stage 0
+  const std::string msg = violation_of([&] { tile::host::copy_gm_to_l1(k.core, t, k.g, k.ops.ra()); });
   expect_context(msg);
   expect_contains(msg, {"copy_gm_to_l1", "pipe MTE2", "stage 0", "'l1_ring'", "owned by MTE1"});
 }
 
 TEST(TileCheckStage, ReadBeforeConsume) {
   L1RingKernel k;
-  const tile::LocalTile& t = k.ring.acquire();
-  tile::copy_gm_to_l1(k.core, t, k.g, k.ops.ra());
+  const tile::host::LocalTile& t = k.ring.acquire();
+  tile::host::copy_gm_to_l1(k.core, t, k.g, k.ops.ra());
   // Before commit the producer still owns the stage.
-  std::string msg = violation_of([&] { tile::load_l1_to_l0a(k.core, k.l0a, t, k.g, 0, 32); });
+  std::string msg = violation_of([&] { tile::host::load_l1_to_l0a(k.core, k.l0a, t, k.g, 0, 32); });
   expect_context(msg);
   expect_contains(msg, {"load_l1_to_l0a (src)", "pipe MTE1", "stage 0", "'l1_ring'", "owned by MTE2"});
   // After commit it is in flight: nobody may touch it until consume().
   k.ring.commit();
-  msg = violation_of([&] { tile::load_l1_to_l0a(k.core, k.l0a, t.sub(0, 1024), k.g, 0, 32); });
+  msg = violation_of([&] { tile::host::load_l1_to_l0a(k.core, k.l0a, t.sub(0, 1024), k.g, 0, 32); });
   expect_context(msg);
   expect_contains(msg, {"load_l1_to_l0a (src)", "stage 0", "'l1_ring'", "owned by none"});
 }
 
 TEST(TileCheckStage, MmadReadsAnL0AStageItDidNotConsume) {
   Kernel<> k;
-  tile::StageRing<2> l0a(k.core, Pos::kL0A, 1024, Pipe::kMTE1, Pipe::kM, "l0a_ring");
-  const tile::LocalTile b = k.core.alloc(Pos::kL0B, 1024, "b");
-  const tile::LocalTile c = k.core.alloc(Pos::kL0C, 1024, "c");
-  const tile::LocalTile& a = l0a.acquire();
-  const std::string msg = violation_of([&] { tile::mmad(k.core, c, {16, 16}, a, b, 32, true); });
+  tile::host::StageRing<2> l0a(k.core, Pos::kL0A, 1024, Pipe::kMTE1, Pipe::kM, "l0a_ring");
+  const tile::host::LocalTile b = k.core.alloc(Pos::kL0B, 1024, "b");
+  const tile::host::LocalTile c = k.core.alloc(Pos::kL0C, 1024, "c");
+  const tile::host::LocalTile& a = l0a.acquire();
+  const std::string msg = violation_of([&] { tile::host::mmad(k.core, c, {16, 16}, a, b, 32, true); });
   expect_context(msg);
   expect_contains(msg, {"mmad (a)", "pipe M", "stage 0", "'l0a_ring'", "owned by MTE1"});
 }
@@ -353,7 +353,7 @@ TEST(TileCheckStage, MmadReadsAnL0AStageItDidNotConsume) {
 TEST(TileCheckStage, RingDestroyedWithAnUnreleasedStageIsReportedAtKernelEnd) {
   L1RingKernel k;
   {
-    tile::StageRing<2> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "leaky_ring");
+    tile::host::StageRing<2> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "leaky_ring");
     ring.acquire();
     ring.commit();
     ring.consume();  // never released
@@ -368,7 +368,7 @@ TEST(TileCheckStage, RingDestroyedWithAnUnreleasedStageIsReportedAtKernelEnd) {
 TEST(TileCheckStage, RingDestroyedWithAnUnreleasedStageNamesRingAndStage) {
   Kernel<> k;
   {
-    tile::StageRing<2> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "leaky_ring");
+    tile::host::StageRing<2> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "leaky_ring");
     for (int i = 0; i < 2; ++i) {  // stage 0 completes, stage 1 is consumed but never released
       ring.acquire();
       ring.commit();
@@ -383,7 +383,7 @@ TEST(TileCheckStage, RingDestroyedWithAnUnreleasedStageNamesRingAndStage) {
 
 TEST(TileCheckStage, ReacquiringAStageBeforeItsReleaseNamesRingAndStage) {
   Kernel<> k;
-  tile::StageRing<1> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "single_ring");
+  tile::host::StageRing<1> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "single_ring");
   ring.acquire();
   ring.commit();
   const std::string msg = violation_of([&] { ring.acquire(); });  // stage 0 is still in flight
@@ -395,36 +395,36 @@ TEST(TileCheckStage, ReacquiringAStageBeforeItsReleaseNamesRingAndStage) {
 // ---- a correct pipeline is silent ----------------------------------------------------------------
 
 // D[m, n] = A[m, k] B[n, k]^T through L1 / L0A / L0B / L0C rings, K in steps of 32; returns D.
-std::vector<float> run_pipeline(tile::Core& core, const Operands& ops) {
+std::vector<float> run_pipeline(tile::host::Core& core, const Operands& ops) {
   constexpr int64_t kStep = 32;
   const auto a_g = layout::NzGeometry::fit(ops.m, kStep, 16), b_g = layout::NzGeometry::fit(ops.n, kStep, 16);
   const auto a_bytes = uint32_t(a_g.bytes()), b_bytes = uint32_t(b_g.bytes());
   const tile::L0CGeometry c_g{a_g.rows_pad, b_g.rows_pad};
   std::vector<float> d(size_t(ops.m * ops.n), NAN);
   {
-    tile::StageRing<2> l1(core, Pos::kL1, a_bytes + b_bytes, Pipe::kMTE2, Pipe::kMTE1, "l1");
-    tile::StageRing<2> l0a(core, Pos::kL0A, a_bytes, Pipe::kMTE1, Pipe::kM, "l0a");
-    tile::StageRing<2> l0b(core, Pos::kL0B, b_bytes, Pipe::kMTE1, Pipe::kM, "l0b");
-    tile::StageRing<1> l0c(core, Pos::kL0C, uint32_t(c_g.bytes()), Pipe::kM, Pipe::kFIX, "l0c");
-    const tile::LocalTile& c = l0c.acquire();
+    tile::host::StageRing<2> l1(core, Pos::kL1, a_bytes + b_bytes, Pipe::kMTE2, Pipe::kMTE1, "l1");
+    tile::host::StageRing<2> l0a(core, Pos::kL0A, a_bytes, Pipe::kMTE1, Pipe::kM, "l0a");
+    tile::host::StageRing<2> l0b(core, Pos::kL0B, b_bytes, Pipe::kMTE1, Pipe::kM, "l0b");
+    tile::host::StageRing<1> l0c(core, Pos::kL0C, uint32_t(c_g.bytes()), Pipe::kM, Pipe::kFIX, "l0c");
+    const tile::host::LocalTile& c = l0c.acquire();
     for (int64_t k0 = 0; k0 < ops.k; k0 += kStep) {
-      const tile::LocalTile& s = l1.acquire();
-      tile::copy_gm_to_l1(core, s.sub(0, a_bytes), a_g, ops.ra().block(0, k0, ops.m, kStep));
-      tile::copy_gm_to_l1b(core, s.sub(a_bytes, b_bytes), b_g, ops.rb().block(0, k0, ops.n, kStep));
+      const tile::host::LocalTile& s = l1.acquire();
+      tile::host::copy_gm_to_l1(core, s.sub(0, a_bytes), a_g, ops.ra().block(0, k0, ops.m, kStep));
+      tile::host::copy_gm_to_l1b(core, s.sub(a_bytes, b_bytes), b_g, ops.rb().block(0, k0, ops.n, kStep));
       l1.commit();
-      const tile::LocalTile& r = l1.consume();
-      tile::load_l1_to_l0a(core, l0a.acquire(), r.sub(0, a_bytes), a_g, 0, kStep);
+      const tile::host::LocalTile& r = l1.consume();
+      tile::host::load_l1_to_l0a(core, l0a.acquire(), r.sub(0, a_bytes), a_g, 0, kStep);
       l0a.commit();
-      tile::load_l1_to_l0b(core, l0b.acquire(), {kStep, c_g.n_pad}, r.sub(a_bytes, b_bytes), b_g, 0);
+      tile::host::load_l1_to_l0b(core, l0b.acquire(), {kStep, c_g.n_pad}, r.sub(a_bytes, b_bytes), b_g, 0);
       l0b.commit();
       l1.release();
-      tile::mmad(core, c, c_g, l0a.consume(), l0b.consume(), kStep, k0 == 0);
+      tile::host::mmad(core, c, c_g, l0a.consume(), l0b.consume(), kStep, k0 == 0);
       l0a.release();
       l0b.release();
     }
     l0c.commit();
     const layout::MutMatrixRef out{d.data(), 0, ops.m, ops.n, ops.n, 1, 32};
-    tile::fixpipe(core, {out, DType::kFP32, nullptr}, l0c.consume(), c_g);
+    tile::host::fixpipe(core, {out, DType::kFP32, nullptr}, l0c.consume(), c_g);
     l0c.release();
   }
   return d;
@@ -445,8 +445,8 @@ void expect_matches_reference(const Operands& ops, const std::vector<float>& d) 
 }
 
 TEST(TileCheckSilent, CorrectPipelineRaisesNothing) {
-  for (const auto& arch : {tile::BufferSpec::of<dga::arch::Host>(), tile::BufferSpec::of<dga::arch::Ascend950>()}) {
-    tile::Core core(arch);
+  for (const auto& arch : {tile::host::BufferSpec::of<dga::arch::Host>(), tile::host::BufferSpec::of<dga::arch::Ascend950>()}) {
+    tile::host::Core core(arch);
     core.begin_kernel(kKernel, kBlock, kBlocks, true);
     const Operands ops(20, 24, 96);  // padded M / N, three K steps through the 2-stage rings
     std::vector<float> d;
@@ -461,14 +461,14 @@ TEST(TileCheckUnchecked, ProtocolViolationsAreNotReported) {
   EXPECT_FALSE(k.core.checked());
   const Operands ops(16, 16, 32);
   const auto g = layout::NzGeometry::fit(16, 32, 16);
-  const tile::LocalTile l0a = k.core.alloc(Pos::kL0A, 1024, "l0a");
+  const tile::host::LocalTile l0a = k.core.alloc(Pos::kL0A, 1024, "l0a");
   EXPECT_NO_THROW({
-    tile::StageRing<1> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring");
-    const tile::LocalTile& t = ring.acquire();
-    tile::copy_gm_to_l1(k.core, t, g, ops.ra());
+    tile::host::StageRing<1> ring(k.core, Pos::kL1, 1024, Pipe::kMTE2, Pipe::kMTE1, "l1_ring");
+    const tile::host::LocalTile& t = ring.acquire();
+    tile::host::copy_gm_to_l1(k.core, t, g, ops.ra());
     ring.commit();
-    tile::copy_gm_to_l1(k.core, t, g, ops.ra());        // reuse before release
-    tile::load_l1_to_l0a(k.core, l0a, t, g, 0, 32);     // read before consume
+    tile::host::copy_gm_to_l1(k.core, t, g, ops.ra());        // reuse before release
+    tile::host::load_l1_to_l0a(k.core, l0a, t, g, 0, 32);     // read before consume
     ring.acquire();                                      // re-acquire an in-flight stage
     ring.consume();                                      // destroyed unreleased below
   });
@@ -487,14 +487,14 @@ TEST(TileCheckLaunch, ViolationInABlockNamesKernelAndBlock) {
   CheckedModeScope checked(true);
   auto& backend = dga::runtime::host_backend();
   const std::string msg = violation_of([&] {
-    backend.launch("faulty_kernel", 4, [](tile::Core& core) {
+    backend.launch("faulty_kernel", 4, [](tile::host::Core& core) {
       if (core.block_idx() == 2) core.wait_flag(Pipe::kMTE2, Pipe::kMTE1, 0);
     });
   });
   expect_contains(msg, {"'faulty_kernel'", "block 2", "deadlock"});
   // Unchecked, the same kernel runs through.
   dga::runtime::set_checked_mode(false);
-  EXPECT_NO_THROW(backend.launch("faulty_kernel", 4, [](tile::Core& core) {
+  EXPECT_NO_THROW(backend.launch("faulty_kernel", 4, [](tile::host::Core& core) {
     if (core.block_idx() == 2) core.wait_flag(Pipe::kMTE2, Pipe::kMTE1, 0);
   }));
 }

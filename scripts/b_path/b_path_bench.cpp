@@ -2,8 +2,8 @@
 // GM -> L1 then every L1 -> L0B load of a B matrix in tiles of 256 x 512 (L0 K steps of 256), two ways side by side:
 //   Nz:          layout::nd_to_nz, then per 16 x 16 fractal the K-pair interleave (widened first for fp8):
 //                the path before K-pair panels, rebuilt here from the library's pieces;
-//   pair panels: tile::nd_to_pair_panels (copy_gm_to_l1b), then per 16 columns of N one contiguous copy
-//                (bf16) or widening (fp8), as tile::load_l1_to_l0b does.
+//   pair panels: tile::host::nd_to_pair_panels (copy_gm_to_l1b), then per 16 columns of N one contiguous copy
+//                (bf16) or widening (fp8), as tile::host::load_l1_to_l0b does.
 // usage: b_path_bench [copy|full] [N]: `copy` times the GM -> L1 copy only; N rows of K = 2048 (16384: the
 // source streams from DRAM; 256: it stays in L2, repeated to the same bytes). Best of 8 alternating rounds.
 #include <algorithm>
@@ -42,7 +42,7 @@ void nz_path(const dga::layout::MatrixRef& b, uint8_t* l1, uint16_t* l0b, Operan
             if (fmt == OperandFormat::kBF16) {
               interleave(reinterpret_cast<const uint16_t*>(f), kFrac, o);
             } else {
-              dga::tile::widen_rows(fmt, f, dga::layout::kC0Bytes, kFrac, widened, kFrac);
+              dga::tile::host::widen_rows(fmt, f, dga::layout::kC0Bytes, kFrac, widened, kFrac);
               interleave(widened, kFrac, o);
             }
           }
@@ -55,16 +55,16 @@ void panel_path(const dga::layout::MatrixRef& b, uint8_t* l1, uint16_t* l0b, Ope
   for (int64_t n0 = 0; n0 < b.rows; n0 += kBlockN)
     for (int64_t k0 = 0; k0 < b.cols; k0 += kBlockK) {
       const auto g = dga::layout::NzGeometry::fit(kBlockN, kBlockK, b.bits);
-      dga::tile::nd_to_pair_panels(b.block(n0, k0, kBlockN, kBlockK), l1, g);
+      dga::tile::host::nd_to_pair_panels(b.block(n0, k0, kBlockN, kBlockK), l1, g);
       if (copy_only) continue;
-      const dga::tile::L0BGeometry p = dga::tile::pair_panels(g);
+      const dga::tile::L0BGeometry p = dga::tile::host::pair_panels(g);
       for (int64_t kk = 0; kk < kBlockK; kk += kL0K) {
         const dga::tile::L0BGeometry dg{kL0K, kBlockN};
         for (int64_t n = 0; n < kBlockN; n += kFrac) {
           const uint8_t* from = l1 + p.offset(kk, n) * b.bits / 8;
           uint16_t* to = l0b + dg.offset(0, n);
           if (fmt == OperandFormat::kBF16) std::memcpy(to, from, kL0K * kFrac * sizeof(uint16_t));
-          else dga::tile::widen_rows(fmt, from, kFrac * b.bits / 8, kL0K, to, kFrac);
+          else dga::tile::host::widen_rows(fmt, from, kFrac * b.bits / 8, kL0K, to, kFrac);
         }
         asm volatile("" ::: "memory");
       }

@@ -27,7 +27,7 @@ enum Way { kCopy, kBView, kViews, kWays };
 
 void l1_tile(int64_t m, const std::vector<uint16_t>& l1a, const std::vector<uint16_t>& l1, std::vector<uint16_t>& l0a,
              std::vector<uint16_t>& l0b, std::vector<float>& c, Way way) {
-  const dga::tile::L0BGeometry panels{kBlockK, kBlockN};  // tile::pair_panels of the L1 tile
+  const dga::tile::L0BGeometry panels{kBlockK, kBlockN};  // tile::host::pair_panels of the L1 tile
   const host::MmadBf16Fn mmad = host::mmad_bf16();
   for (int64_t k = 0; k < kBlockK; k += kL0K) {
     host::MmadArgs args{c.data(), l0a.data(), l0b.data(), m, kBlockN, kL0K, k == 0};

@@ -4,7 +4,7 @@
 
 #include "deepgemm_ascend/core/error.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 using core::concat;
 
@@ -129,4 +129,4 @@ void Core::defer_violation(const std::string& what) {
   if (deferred_.empty()) deferred_ = what;
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

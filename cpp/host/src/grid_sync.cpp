@@ -2,7 +2,7 @@
 
 #include "deepgemm_ascend/core/error.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 namespace {
 [[noreturn]] void peer_block_failed() {
@@ -35,4 +35,4 @@ void GridSync::rethrow_if_failed() {
   if (error_) std::rethrow_exception(error_);
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 void L0View::copy_into_tile() const {
   auto* out = reinterpret_cast<uint16_t*>(tile);
@@ -43,4 +43,4 @@ void L0Views::before_write(const std::byte* begin, const std::byte* end) {
   }
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -7,7 +7,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 
-namespace deepgemm_ascend::kernel {
+namespace deepgemm_ascend::tile::host {
 
 namespace {
 
@@ -25,7 +25,7 @@ struct Buffer {
   int64_t tb() const { return a.shape.token_bytes(); }
   uint8_t* at(const comm::Region& r, int64_t byte) const { return base + r.offset + byte; }
   uint8_t* x(int64_t t) const { return at(a.regions.x, t * h() * tb()); }
-  uint8_t* x_sf(int64_t t) const { return at(a.regions.x_sf, t * (h() / kSwigluScaleGroup)); }
+  uint8_t* x_sf(int64_t t) const { return at(a.regions.x_sf, t * (h() / block::kSwigluScaleGroup)); }
   const int64_t* topk_idx(int64_t t) const {
     return reinterpret_cast<const int64_t*>(at(a.regions.topk_idx, 0)) + t * a.shape.num_topk;
   }
@@ -38,15 +38,15 @@ struct Buffer {
   }
   // MN-major ring scales: scale j of ring row r.
   uint8_t* ring_sf(const comm::Region& r, int64_t row, int64_t j) const {
-    return at(r, ((j / kScalesPerWord) * a.regions.sf_ring_rows + row) * kScalesPerWord + j % kScalesPerWord);
+    return at(r, ((j / block::kScalesPerWord) * a.regions.sf_ring_rows + row) * block::kScalesPerWord + j % block::kScalesPerWord);
   }
   layout::ScaleRef ring_scales(const comm::Region& r) const {
-    const int64_t word = kScalesPerWord;
-    return {at(r, 0), true, int(word), word, word * a.regions.sf_ring_rows, 1, kSwigluScaleGroup};
+    const int64_t word = block::kScalesPerWord;
+    return {at(r, 0), true, int(word), word, word * a.regions.sf_ring_rows, 1, block::kSwigluScaleGroup};
   }
 };
 
-block::RowRange share(int64_t count, const tile::Core& core) {
+block::RowRange share(int64_t count, const tile::host::Core& core) {
   return block::contiguous_share(count, core.block_idx(), core.block_num());
 }
 
@@ -81,9 +81,9 @@ void route(const MegaMoeArgs& args, MegaMoeWork& work) {
   }
 }
 
-GemmProblem problem(const layout::MatrixRef& a, const layout::ScaleRef& sa, const layout::MatrixRef& b,
+kernel::GemmProblem problem(const layout::MatrixRef& a, const layout::ScaleRef& sa, const layout::MatrixRef& b,
                     const layout::ScaleRef& sb, uint16_t* d, int64_t n, bool scaled) {
-  GemmProblem p;
+  kernel::GemmProblem p;
   p.a = a;
   p.b = b;
   p.epilogue.d = {d, 0, a.rows, n, n, 1, 16};
@@ -142,9 +142,9 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
   }
 }
 
-void gather(const tile::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
+void gather(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
   const Buffer me{args, args.peers->base(args.peers->rank())};
-  const int64_t hid = args.shape.hidden, row_bytes = hid * me.tb(), groups = hid / kSwigluScaleGroup;
+  const int64_t hid = args.shape.hidden, row_bytes = hid * me.tb(), groups = hid / block::kSwigluScaleGroup;
   auto* weights = reinterpret_cast<float*>(me.at(args.regions.l1_weights, 0));
   const auto [b, e] = share(w.rows, core);
   for (int64_t r = b; r < e; ++r) {
@@ -158,7 +158,7 @@ void gather(const tile::Core& core, const MegaMoeArgs& args, const MegaMoeWork& 
   }
 }
 
-void activate(const tile::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
+void activate(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
   const Buffer me{args, args.peers->base(args.peers->rank())};
   const int64_t inter = args.shape.intermediate_hidden;
   const auto* weights = reinterpret_cast<const float*>(me.at(args.regions.l1_weights, 0));
@@ -166,10 +166,10 @@ void activate(const tile::Core& core, const MegaMoeArgs& args, const MegaMoeWork
   for (int64_t r = b; r < e; ++r)
     block::swiglu_row(work.h + r * 2 * inter, inter, weights[r], args.act,
                       me.at(args.regions.l2_tokens, r * inter * me.tb()),
-                      {me.ring_sf(args.regions.l2_sf, r, 0), kScalesPerWord * args.regions.sf_ring_rows});
+                      {me.ring_sf(args.regions.l2_sf, r, 0), block::kScalesPerWord * args.regions.sf_ring_rows});
 }
 
-void scatter(const tile::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
+void scatter(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
   const int64_t hid = args.shape.hidden;
   const auto [b, e] = share(w.rows, core);
   for (int64_t r = b; r < e; ++r) {
@@ -179,7 +179,7 @@ void scatter(const tile::Core& core, const MegaMoeArgs& args, const MegaMoeWork&
   }
 }
 
-void combine(const tile::Core& core, const MegaMoeArgs& args) {
+void combine(const tile::host::Core& core, const MegaMoeArgs& args) {
   const Buffer me{args, args.peers->base(args.peers->rank())};
   const int64_t hid = args.shape.hidden;
   float acc[kCombineChunk];
@@ -203,14 +203,14 @@ void combine(const tile::Core& core, const MegaMoeArgs& args) {
 // The wave's first or second GEMM on this core, its problems in `local`: an FP8 x FP4 problem folds when its
 // expert's weight scales and its rows' activation scales all fold (every core decides the same, from the
 // scales in the ring after the grid sync that follows their writing).
-void run_gemm(tile::Core& core, const MegaMoeArgs& args, const MegaMoeWave& w, bool second,
-              std::vector<GemmProblem>& local) {
-  GemmArgs g = second ? w.l2_args : w.l1_args;
+void run_gemm(tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWave& w, bool second,
+              std::vector<kernel::GemmProblem>& local) {
+  kernel::GemmArgs g = second ? w.l2_args : w.l1_args;
   if (g.scaled) {
     local.assign(g.problems, g.problems + g.num_problems);
     bool all = true;
     for (size_t i = 0; i < local.size(); ++i) {
-      GemmProblem& p = local[i];
+      kernel::GemmProblem& p = local[i];
       const MegaMoeExpert& ex = args.experts[w.experts[i]];
       const bool weights_fold = second ? ex.sf2_folds : ex.sf1_folds;
       p.scaling.fold = weights_fold && layout::all_scales_fold(p.scaling.a, p.a.rows, p.a.cols);
@@ -219,13 +219,13 @@ void run_gemm(tile::Core& core, const MegaMoeArgs& args, const MegaMoeWave& w, b
     g.problems = local.data();
     if (all) g.config = second ? args.l2_fold_config : args.l1_fold_config;
   }
-  tile::BufferScope scope(core);
-  gemm<tile::HostTarget>(core, g);
+  tile::host::BufferScope scope(core);
+  kernel::gemm<tile::host::HostTarget>(core, g);
 }
 
 }  // namespace
 
-void mega_moe(tile::Core& core, tile::GridSync& grid, const MegaMoeArgs& args, MegaMoeWork& work) {
+void mega_moe(tile::host::Core& core, tile::host::GridSync& grid, const MegaMoeArgs& args, MegaMoeWork& work) {
   static thread_local std::vector<uint16_t> h_scratch, o_scratch;  // block 0's thread owns them
   if (core.block_idx() == 0) {
     args.peers->barrier(kDispatchBarrier, "dispatch");
@@ -233,7 +233,7 @@ void mega_moe(tile::Core& core, tile::GridSync& grid, const MegaMoeArgs& args, M
     plan_waves(args, work, h_scratch, o_scratch);
   }
   grid.sync();
-  std::vector<GemmProblem> local;  // this core's problems of the current GEMM
+  std::vector<kernel::GemmProblem> local;  // this core's problems of the current GEMM
   for (const MegaMoeWave& w : work.waves) {
     gather(core, args, work, w);
     grid.sync();
@@ -251,4 +251,4 @@ void mega_moe(tile::Core& core, tile::GridSync& grid, const MegaMoeArgs& args, M
   combine(core, args);
 }
 
-}  // namespace deepgemm_ascend::kernel
+}  // namespace deepgemm_ascend::tile::host

@@ -5,7 +5,7 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 
-namespace deepgemm_ascend::block {
+namespace deepgemm_ascend::tile::host {
 
 namespace {
 
@@ -18,7 +18,7 @@ inline void store(const MqaOutput& out, int64_t i, int64_t col, float v) {
 
 }  // namespace
 
-void mqa_reduce_tile(tile::Core& core, const MqaOutput& out, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g,
+void mqa_reduce_tile(tile::host::Core& core, const MqaOutput& out, const tile::host::LocalTile& l0c, const tile::L0CGeometry& c_g,
                      int64_t q0, int64_t nq, int64_t n0, int64_t cols) {
   core.check_access(l0c, tile::Pos::kL0C, tile::Pipe::kFIX, "mqa_reduce_tile");
   core.check_extent(l0c, uint64_t(c_g.bytes()), "mqa_reduce_tile");
@@ -57,4 +57,4 @@ void mqa_clean_tile(const MqaOutput& out, int64_t q0, int64_t nq, int64_t n0, in
     for (int64_t j = n0; j < n0 + cols; ++j) store(out, i, j, -INFINITY);
 }
 
-}  // namespace deepgemm_ascend::block
+}  // namespace deepgemm_ascend::tile::host

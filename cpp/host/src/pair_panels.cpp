@@ -6,7 +6,7 @@
 #include "deepgemm_ascend/layout/sse2_transpose.hpp"
 #include "deepgemm_ascend/host/micro_kernels.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 using layout::MatrixRef;
 using layout::NzGeometry;
@@ -141,4 +141,4 @@ void nd_to_pair_panels(const MatrixRef& src, void* dst, const NzGeometry& g) {
     for (int64_t k = 0; k < src.cols; ++k) layout::detail::store_code(out, panels.offset(k, n), g.bits, src.get(n, k));
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

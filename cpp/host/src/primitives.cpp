@@ -11,7 +11,7 @@
 #include "deepgemm_ascend/host/pair_panels.hpp"
 #include "deepgemm_ascend/host/widen.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 using layout::NzGeometry;
 
@@ -199,4 +199,4 @@ void fixpipe(Core& core, const FixpipeDst& dst, const LocalTile& c, const L0CGeo
     fixpipe_rows<uint16_t>(dst, src, c_g, core::float_to_bf16, core::bf16_to_float);
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

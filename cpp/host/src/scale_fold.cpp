@@ -8,7 +8,7 @@
 #include "deepgemm_ascend/host/pair_panels.hpp"
 #include "deepgemm_ascend/host/widen.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 namespace {
 
@@ -109,4 +109,4 @@ void widen_folded_l0b(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_
     }
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -5,7 +5,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/host/micro_kernels.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 namespace {
 
@@ -70,7 +70,6 @@ void widen_e2m1(const uint8_t* in, int64_t s, int64_t rows, uint16_t* out, int64
 
 }  // namespace
 
-namespace host {
 
 void widen_rows_scalar(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                        int64_t out_stride) {
@@ -111,11 +110,10 @@ const uint16_t* widened_codes(OperandFormat fmt) {
   return (fmt == OperandFormat::kE4M3 ? e4m3 : fmt == OperandFormat::kE5M2 ? e5m2 : e2m1).bf16;
 }
 
-}  // namespace host
 
 void widen_rows(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                 int64_t out_stride) {
-  host::widen_rows_fn()(fmt, in, in_stride, rows, out, out_stride);
+  widen_rows_fn()(fmt, in, in_stride, rows, out, out_stride);
 }
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

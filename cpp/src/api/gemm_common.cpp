@@ -152,7 +152,7 @@ heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc) {
 void run_host_gemm(const char* kernel, kernel::GemmArgs& args) {
   if (runtime::jit_gemm()) return jit::launch_gemm(kernel, args);
   runtime::host_backend().launch(kernel, args.config.num_blocks,
-                                 [&args](tile::Core& core) { kernel::gemm<tile::HostTarget>(core, args); });
+                                 [&args](tile::host::Core& core) { kernel::gemm<tile::host::HostTarget>(core, args); });
 }
 
 bool scales_fold(const kernel::GemmProblem& p) {
@@ -171,21 +171,21 @@ layout::ScaleRef ue8m0_rows(const void* base) {
   return layout::ScaleRef{base, true, kQuadPack, kQuadPack, kQuadPack, 1, kMxGranK};
 }
 
-void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
+void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype) {
   const bool scaled = fmt == tile::OperandFormat::kE2M1;
   const int bits = tile::operand_bits(fmt);
-  kernel::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
+  tile::host::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
   auto& backend = runtime::host_backend();
   heuristics::GemmDesc desc{rows, kv_rows, dim, bits, bits, 16, int(core::itemsize(logits_dtype)), false,
                             runtime::planning_cores(), scaled ? kMxGranK : 0, heads};
   args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
   print_gemm_config("mqa_logits", desc, args.config);
   int64_t tiles = 0;
-  for (int64_t p = 0; p < count; ++p) tiles += kernel::tile_count(problems[p], args.config.tiling);
+  for (int64_t p = 0; p < count; ++p) tiles += tile::host::tile_count(problems[p], args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
-  backend.launch("mqa_logits", args.config.num_blocks, [&args](tile::Core& core) { kernel::mqa_logits(core, args); });
+  backend.launch("mqa_logits", args.config.num_blocks, [&args](tile::host::Core& core) { tile::host::mqa_logits(core, args); });
 }
 
 }  // namespace deepgemm_ascend::api

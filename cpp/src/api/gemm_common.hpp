@@ -64,7 +64,7 @@ bool fold_scales(std::vector<kernel::GemmProblem>& problems);
 
 // MQA logits: UE8M0 scales of 32 values, one int32 (4 bytes) per row; launch over a problem list.
 layout::ScaleRef ue8m0_rows(const void* base);
-void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
+void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype);
 
 // NPU target: `src` [rows, cols] converted into `dst` (fp32 <-> bf16, row-major rows) on the vector cores.
@@ -150,8 +150,8 @@ void launch_gemm(const char* kernel, const heuristics::GemmDesc& desc, kernel::G
     args.num_problems = int64_t(listed.size());
     return run_host_gemm(kernel, args);
   }
-  runtime::host_backend().launch(kernel, args.config.num_blocks, [&](tile::Core& core) {
-    kernel::gemm<tile::HostTarget>(core, args, args.config.tiling, problems);
+  runtime::host_backend().launch(kernel, args.config.num_blocks, [&](tile::host::Core& core) {
+    kernel::gemm<tile::host::HostTarget>(core, args, args.config.tiling, problems);
   });
 }
 

@@ -119,9 +119,9 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
   std::vector<uint16_t> hi_lo(size_t(2 * n * k));
   const DgaHcPrenormParams vp = vector_params(a, b, d, sqr_sum, splits, num_splits > 0, hi_lo.data(), nullptr, false);
   auto& backend = runtime::host_backend();
-  const int64_t steps = layout::imax(n, layout::ceil_div(m, tile::HostHcVector::HcPrenorm::kSqrRows) * splits);
+  const int64_t steps = layout::imax(n, layout::ceil_div(m, tile::host::HostHcVector::HcPrenorm::kSqrRows) * splits);
   backend.launch("hc_prenorm_vector", int(std::min<int64_t>(steps, backend.num_ai_cores())),
-                 [&](tile::Core& core) { kernel::hc_prenorm_vector<tile::HostHcVector>(core, vp); });
+                 [&](tile::host::Core& core) { kernel::hc_prenorm_vector<tile::host::HostHcVector>(core, vp); });
   // The hi and lo products of each split's K range (kernel::hc_split_range).
   const int64_t blocks = k / kKBlock;
   const layout::MatrixRef am = api::matrix(a, 16, false);

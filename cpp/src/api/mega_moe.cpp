@@ -51,10 +51,10 @@ void check_scales(const TensorView& sf, const char* arg, int64_t experts, int64_
   if (!npu) api::require_host(sf, arg);
 }
 
-kernel::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const TensorView& l1_w, const TensorView* l1_sf,
+tile::host::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const TensorView& l1_w, const TensorView* l1_sf,
                              const TensorView& l2_w, const TensorView* l2_sf) {
   const int bits = s.fp8 ? 4 : 16;
-  kernel::MegaMoeExpert ex;
+  tile::host::MegaMoeExpert ex;
   ex.w1 = api::matrix(api::index_leading(l1_w, e), bits, false);
   ex.w2 = api::matrix(api::index_leading(l2_w, e), bits, false);
   if (s.fp8) {
@@ -178,12 +178,12 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   try {
     check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, false);
     const int64_t e = s.experts_per_rank(), h = s.hidden, i = s.intermediate_hidden;
-    std::vector<kernel::MegaMoeExpert> experts;
+    std::vector<tile::host::MegaMoeExpert> experts;
     for (int64_t x = 0; x < e; ++x) experts.push_back(expert(s, x, l1_w, l1_sf, l2_w, l2_sf));
     auto& backend = runtime::host_backend();
     const int cores = backend.num_ai_cores();
     const int64_t expected_m = std::max<int64_t>(1, y.size(0) * s.num_topk / std::max<int64_t>(1, e));
-    kernel::MegaMoeArgs args;
+    tile::host::MegaMoeArgs args;
     args.shape = s;
     args.regions = regions;
     args.peers = &peers;
@@ -198,12 +198,12 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
     args.l2_fold_config = config(s, expected_m, h, i, plan_cores, true);
 
     peers.begin_call(y.size(0));
-    kernel::MegaMoeWork work;
-    tile::GridSync grid(cores);
+    tile::host::MegaMoeWork work;
+    tile::host::GridSync grid(cores);
     try {
-      backend.launch("mega_moe", cores, [&](tile::Core& core) {
+      backend.launch("mega_moe", cores, [&](tile::host::Core& core) {
         try {
-          kernel::mega_moe(core, grid, args, work);
+          tile::host::mega_moe(core, grid, args, work);
         } catch (...) {
           grid.fail(std::current_exception());
           throw;
@@ -259,7 +259,7 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
   auto& backend = runtime::host_backend();
   const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
-  backend.launch("mega_moe_swiglu", blocks, [&](tile::Core& core) {
+  backend.launch("mega_moe_swiglu", blocks, [&](tile::host::Core& core) {
     const auto [begin, end] = block::contiguous_share(m, core.block_idx(), core.block_num());
     for (int64_t r = begin; r < end; ++r) {
       auto* sf_row = fp8 ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * 4 : nullptr;

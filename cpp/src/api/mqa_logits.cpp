@@ -133,7 +133,7 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
   }
   const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
   const int bits = tile::operand_bits(fmt);
-  kernel::MqaProblem problem{{q.data, q.offset * per, s * heads, dim, dim, 1, bits},
+  tile::host::MqaProblem problem{{q.data, q.offset * per, s * heads, dim, dim, 1, bits},
                              {kv.data, kv.offset * per, skv, dim, dim, 1, bits},
                              {},
                              {w, w_stride, lo, hi, fp4 ? nullptr : sfkv.as<const float>(), logits.ptr(),

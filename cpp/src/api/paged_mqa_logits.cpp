@@ -158,7 +158,7 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
       {table},
       block_table.strides[0]};
   std::deque<std::vector<int32_t>> ranges;  // stable storage for the per-problem [ks, ke) arrays
-  std::vector<kernel::MqaProblem> problems;
+  std::vector<tile::host::MqaProblem> problems;
   for (int64_t i = 0; i < source.count(); ++i) {
     const kernel::MqaPage pg = source.page(i);
     if (pg.block < 0) continue;
@@ -172,7 +172,7 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
       ranges.back()[size_t(t)] = int32_t(std::clamp<int64_t>(lens[b * next_n + t] - pg.col0, 0, block_kv));
     const int32_t* ke_p = ranges.back().data();
     const void* scales = block + block_kv * row_bytes;
-    kernel::MqaProblem pr{gp.a,
+    tile::host::MqaProblem pr{gp.a,
                           gp.b,
                           {},
                           {w + b * next_n * w_stride, w_stride, ks_p,

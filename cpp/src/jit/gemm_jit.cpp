@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using EntryFn = void (*)(tile::Core*, const kernel::GemmArgs*);
+using EntryFn = void (*)(tile::host::Core*, const kernel::GemmArgs*);
 
 fs::path library_dir() {
   Dl_info info{};
@@ -35,8 +35,8 @@ std::string gemm_source(const heuristics::GemmTiling& t) {
      << "namespace dga = deepgemm_ascend;\n"
      << "using Tiling = dga::heuristics::StaticTiling<" << t.block_m << ", " << t.block_n << ", " << t.block_k << ", "
      << t.l0_k << ">;\n\n"
-     << "extern \"C\" void dga_jit_gemm_block(dga::tile::Core* core, const dga::kernel::GemmArgs* args) {\n"
-     << "  dga::kernel::gemm<dga::tile::HostTarget>(*core, *args, Tiling{});\n"
+     << "extern \"C\" void dga_jit_gemm_block(dga::tile::host::Core* core, const dga::kernel::GemmArgs* args) {\n"
+     << "  dga::kernel::gemm<dga::tile::host::HostTarget>(*core, *args, Tiling{});\n"
      << "}\n";
   return os.str();
 }
@@ -62,7 +62,7 @@ void launch_gemm(const char* kernel, kernel::GemmArgs& args) {
   BuildRequest req{"gemm", gemm_source(args.config.tiling), header_dirs(), link_flags()};
   const auto lib = load(req, host_compiler());
   const auto entry = reinterpret_cast<EntryFn>(lib->symbol("dga_jit_gemm_block"));
-  runtime::host_backend().launch(kernel, args.config.num_blocks, [&](tile::Core& core) { entry(&core, &args); });
+  runtime::host_backend().launch(kernel, args.config.num_blocks, [&](tile::host::Core& core) { entry(&core, &args); });
 }
 
 }  // namespace deepgemm_ascend::jit

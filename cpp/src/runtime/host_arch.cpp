@@ -69,11 +69,11 @@ HostArch read_host_arch() {
   core::fail(core::ErrorKind::kValue, "DGA_HOST_ARCH", "expected 'host' or 'ascend950', got '", s, "'");
 }
 
-tile::BufferSpec make_spec() {
-  if (host_arch() == HostArch::kAscend950) return tile::BufferSpec::of<arch::Ascend950>();
+tile::host::BufferSpec make_spec() {
+  if (host_arch() == HostArch::kAscend950) return tile::host::BufferSpec::of<arch::Ascend950>();
   using H = arch::Host;
   const HostCaches& c = host_caches();
-  tile::BufferSpec s = tile::BufferSpec::of<H>();
+  tile::host::BufferSpec s = tile::host::BufferSpec::of<H>();
   s.bytes[int(tile::Pos::kL1)] = clamp_bytes(c.l2, H::kMinL1Bytes, H::kMaxL1Bytes);
   s.bytes[int(tile::Pos::kL0A)] = s.bytes[int(tile::Pos::kL0B)] =
       clamp_bytes(c.l2 / H::kL0PerL2, H::kMinL0Bytes, H::kMaxL0Bytes);
@@ -109,15 +109,15 @@ int planning_cores() {
   return host_arch() == HostArch::kAscend950 ? arch::Ascend950::kDefaultCubeCores : host_backend().num_ai_cores();
 }
 
-const tile::BufferSpec& host_buffer_spec() {
-  static const tile::BufferSpec s = make_spec();
+const tile::host::BufferSpec& host_buffer_spec() {
+  static const tile::host::BufferSpec s = make_spec();
   return s;
 }
 
 heuristics::ArchLimits host_arch_limits() {
   if (host_arch() == HostArch::kAscend950) return heuristics::ArchLimits::of<arch::Ascend950>();
   heuristics::ArchLimits l = heuristics::ArchLimits::of<arch::Host>();
-  const tile::BufferSpec& s = host_buffer_spec();
+  const tile::host::BufferSpec& s = host_buffer_spec();
   l.l1 = s.bytes[int(tile::Pos::kL1)];
   l.l0a = s.bytes[int(tile::Pos::kL0A)];
   l.l0b = s.bytes[int(tile::Pos::kL0B)];

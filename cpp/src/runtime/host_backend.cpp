@@ -39,14 +39,14 @@ struct HostBackend::Pool {
     for (auto& t : threads) t.join();
   }
 
-  tile::Core& core(int w) {
-    if (!cores[size_t(w)]) cores[size_t(w)] = std::make_unique<tile::Core>(host_buffer_spec());
+  tile::host::Core& core(int w) {
+    if (!cores[size_t(w)]) cores[size_t(w)] = std::make_unique<tile::host::Core>(host_buffer_spec());
     return *cores[size_t(w)];
   }
 
   void run_share(int w) {
     try {
-      tile::Core& c = core(w);
+      tile::host::Core& c = core(w);
       for (int b = w; b < block_dim && !failed.load(std::memory_order_relaxed); b += active) {
         c.begin_kernel(kernel, b, block_dim, checked);
         (*fn)(c);
@@ -129,7 +129,7 @@ struct HostBackend::Pool {
   }
 
   const int max_cores;
-  std::vector<std::unique_ptr<tile::Core>> cores;
+  std::vector<std::unique_ptr<tile::host::Core>> cores;
   std::vector<std::thread> threads;
   std::mutex launch_mu, mu;
   std::condition_variable start_cv, done_cv;

@@ -35,7 +35,7 @@ HostPeak measure_host_peak(double budget_s) {
   for (int r = 0; r < kRounds; ++r) {
     std::atomic<double> flop{0.0};
     const auto t = Clock::now();
-    backend.launch("host_peak", peak.cores, [&](tile::Core&) {
+    backend.launch("host_peak", peak.cores, [&](tile::host::Core&) {
       const double f = loop(iters);
       double cur = flop.load();
       while (!flop.compare_exchange_weak(cur, cur + f)) {

@@ -22,9 +22,9 @@ class Backend {
   virtual std::unique_ptr<Stream> create_stream(bool async) = 0;
 };
 
-using BlockFn = std::function<void(tile::Core&)>;
+using BlockFn = std::function<void(tile::host::Core&)>;
 
-// Host backend: worker threads, each one AI core with its own tile::Core. The calling thread takes part as
+// Host backend: worker threads, each one AI core with its own tile::host::Core. The calling thread takes part as
 // core 0. The workers are the process's OpenMP threads when the library is built with OpenMP (torch's, in a
 // Python process), else (and inside a parallel region) a pool of the library's own. Concurrent launches
 // from several threads are serialised.

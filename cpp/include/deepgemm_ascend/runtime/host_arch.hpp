@@ -26,7 +26,7 @@ const char* name(HostArch a);
 int planning_cores();
 
 // Capacities and alignments of one host AI core's buffers.
-const tile::BufferSpec& host_buffer_spec();
+const tile::host::BufferSpec& host_buffer_spec();
 // The same numbers for the heuristics.
 heuristics::ArchLimits host_arch_limits();
 

@@ -5,7 +5,7 @@
 
 #include "deepgemm_ascend/tile/pipe.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 struct BufferSpec {
   const char* arch = "";
@@ -32,4 +32,4 @@ struct BufferSpec {
   }
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -13,7 +13,7 @@
 #include "deepgemm_ascend/host/l0_views.hpp"
 #include "deepgemm_ascend/host/local_tile.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 class Core {
  public:
@@ -101,4 +101,4 @@ class BufferScope {
   Core::Marks marks_;
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

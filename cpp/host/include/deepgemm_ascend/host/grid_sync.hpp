@@ -9,7 +9,7 @@
 #include <exception>
 #include <mutex>
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 class GridSync {
  public:
@@ -27,4 +27,4 @@ class GridSync {
   std::exception_ptr error_;
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -8,7 +8,7 @@
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/host/core.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 struct HostHcVector {
   using Ctx = Core;
@@ -61,4 +61,4 @@ struct HostHcVector {
   };
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 struct L0View {
   std::byte* tile = nullptr;       // the L0 tile it stands for; null: a free slot
@@ -37,4 +37,4 @@ class L0Views {
   L0View slots_[kSlots];
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

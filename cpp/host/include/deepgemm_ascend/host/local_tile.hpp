@@ -7,7 +7,7 @@
 
 #include "deepgemm_ascend/tile/pipe.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 struct StageState {
   const char* ring = "";
@@ -27,4 +27,4 @@ struct LocalTile {
   LocalTile sub(uint32_t offset, uint32_t size) const { return {addr + offset, size, pos, stage}; }
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

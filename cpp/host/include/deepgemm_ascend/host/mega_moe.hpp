@@ -25,7 +25,7 @@
 #include "deepgemm_ascend/host/host_target.hpp"
 #include "deepgemm_ascend/host/grid_sync.hpp"
 
-namespace deepgemm_ascend::kernel {
+namespace deepgemm_ascend::tile::host {
 
 struct MegaMoeExpert {
   layout::MatrixRef w1, w2;    // logical [2I, H] and [H, I], K-major
@@ -55,8 +55,8 @@ struct MegaMoeRow {
 struct MegaMoeWave {
   int64_t first = 0, last = 0, row0 = 0, rows = 0;
   std::vector<int64_t> experts;    // the local expert of each problem (experts with rows)
-  std::vector<GemmProblem> l1, l2;
-  GemmArgs l1_args, l2_args;
+  std::vector<kernel::GemmProblem> l1, l2;
+  kernel::GemmArgs l1_args, l2_args;
 };
 
 // Written by block 0 in the prologue, read by every block after the following grid sync.
@@ -68,6 +68,6 @@ struct MegaMoeWork {
   uint16_t* o = nullptr;                  // [wave rows, H] bf16 scratch
 };
 
-void mega_moe(tile::Core& core, tile::GridSync& grid, const MegaMoeArgs& args, MegaMoeWork& work);
+void mega_moe(tile::host::Core& core, tile::host::GridSync& grid, const MegaMoeArgs& args, MegaMoeWork& work);
 
-}  // namespace deepgemm_ascend::kernel
+}  // namespace deepgemm_ascend::tile::host

@@ -10,7 +10,7 @@
 #include "deepgemm_ascend/host/core.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
 
-namespace deepgemm_ascend::block {
+namespace deepgemm_ascend::tile::host {
 
 struct MqaOutput {
   const float* weights;       // [S, H], row stride w_stride (already widened to fp32)
@@ -28,11 +28,11 @@ struct MqaOutput {
 };
 
 // Reduces the L0C tile of queries [q0, q0 + nq) x KV rows [n0, n0 + cols).
-void mqa_reduce_tile(tile::Core& core, const MqaOutput& out, const tile::LocalTile& l0c, const tile::L0CGeometry& c_g,
+void mqa_reduce_tile(tile::host::Core& core, const MqaOutput& out, const tile::host::LocalTile& l0c, const tile::L0CGeometry& c_g,
                      int64_t q0, int64_t nq, int64_t n0, int64_t cols);
 
 // Writes -inf over columns [n0, n0 + cols) of queries [q0, q0 + nq) where cleaning asks for it (tiles
 // the cube skipped because no query of the tile has a KV row in them).
 void mqa_clean_tile(const MqaOutput& out, int64_t q0, int64_t nq, int64_t n0, int64_t cols);
 
-}  // namespace deepgemm_ascend::block
+}  // namespace deepgemm_ascend::tile::host

@@ -11,13 +11,13 @@
 #include "deepgemm_ascend/block/scheduler.hpp"
 #include "deepgemm_ascend/host/host_target.hpp"
 
-namespace deepgemm_ascend::kernel {
+namespace deepgemm_ascend::tile::host {
 
 struct MqaProblem {
   layout::MatrixRef q;       // [queries * H, D]: row i * H + h
   layout::MatrixRef kv;      // [KV rows, D]
   block::Scaling scaling{};  // FP4: per-32 UE8M0 scales of q rows and kv rows
-  block::MqaOutput out;      // queries and columns relative to this problem
+  tile::host::MqaOutput out;      // queries and columns relative to this problem
 };
 
 struct MqaArgs {
@@ -32,10 +32,10 @@ inline int64_t tile_count(const MqaProblem& p, const heuristics::GemmTiling& t) 
   return layout::ceil_div(p.q.rows, t.block_m) * layout::ceil_div(p.kv.rows, t.block_n);
 }
 
-inline void mqa_logits(tile::Core& core, const MqaArgs& args) {
+inline void mqa_logits(tile::host::Core& core, const MqaArgs& args) {
   const auto& t = args.config.tiling;
-  block::BlockMmad<tile::HostTarget> mmad(core, t, args.operands);
-  tile::StageRing<1> l0c(core, tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes()),
+  block::BlockMmad<tile::host::HostTarget> mmad(core, t, args.operands);
+  tile::host::StageRing<1> l0c(core, tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes()),
                          tile::Pipe::kM, tile::Pipe::kFIX, "l0c");
   int64_t first = 0;  // global index of the current problem's first tile
   for (int64_t p = 0; p < args.num_problems; ++p) {
@@ -49,17 +49,17 @@ inline void mqa_logits(tile::Core& core, const MqaArgs& args) {
       const int32_t lo = *std::min_element(pr.out.ks + q0, pr.out.ks + q0 + nq);
       const int32_t hi = *std::max_element(pr.out.ke + q0, pr.out.ke + q0 + nq);
       if (n0 + cols <= lo || n0 >= hi) {
-        block::mqa_clean_tile(pr.out, q0, nq, n0, cols);
+        tile::host::mqa_clean_tile(pr.out, q0, nq, n0, cols);
         continue;
       }
       mmad(pr.q.block(m0, 0, rows, pr.q.cols), pr.kv.block(n0, 0, cols, pr.kv.cols), pr.scaling, m0, n0, l0c.acquire(),
            c_g);
       l0c.commit();
-      block::mqa_reduce_tile(core, pr.out, l0c.consume(), c_g, q0, nq, n0, cols);
+      tile::host::mqa_reduce_tile(core, pr.out, l0c.consume(), c_g, q0, nq, n0, cols);
       l0c.release();
     }
     first += tiles;
   }
 }
 
-}  // namespace deepgemm_ascend::kernel
+}  // namespace deepgemm_ascend::tile::host

@@ -10,7 +10,7 @@
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 inline L0BGeometry pair_panels(const layout::NzGeometry& g) { return {g.cols_pad, g.rows_pad}; }
 
@@ -18,4 +18,4 @@ inline L0BGeometry pair_panels(const layout::NzGeometry& g) { return {g.cols_pad
 // (g.rows_pad >= rows, g.cols_pad >= cols, a multiple of C0), every padding value zero.
 void nd_to_pair_panels(const layout::MatrixRef& src, void* dst, const layout::NzGeometry& g);
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

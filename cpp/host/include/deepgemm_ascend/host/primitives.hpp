@@ -20,7 +20,7 @@
 #include "deepgemm_ascend/tile/operand.hpp"
 #include "deepgemm_ascend/host/scale_fold.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 void copy_gm_to_l1(Core& core, const LocalTile& dst, const layout::NzGeometry& g, const layout::MatrixRef& src);
 // The B operand's copy: the tile takes g.bytes() as Nz would, in the host's L1 format of B.
@@ -43,4 +43,4 @@ void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTil
 
 void fixpipe(Core& core, const FixpipeDst& dst, const LocalTile& c, const L0CGeometry& c_g);
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -10,7 +10,7 @@
 #include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/operand.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 // The scales of one L0 load: row r < rows of the tile takes s->at(row0 + r, K block), the load's column 0 being
 // global K column k0. Rows at and after `rows` (padding, zeros) are left alone.
@@ -27,4 +27,4 @@ void widen_folded_l0a(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_
 void widen_folded_l0b(const uint8_t* l1, const layout::NzGeometry& g, int64_t k_off, const L0BGeometry& l0b_g,
                       OperandFormat fmt, uint16_t* l0b, const FoldScales& fold);
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

@@ -20,7 +20,7 @@
 #include "deepgemm_ascend/host/core.hpp"
 #include "deepgemm_ascend/tile/ring_stage.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 template <int N, int Parts = 1>
 class StageRing {
@@ -114,4 +114,4 @@ class StageRing {
   int read_ = 0;
 };
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host

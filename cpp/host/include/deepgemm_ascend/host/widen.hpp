@@ -6,7 +6,7 @@
 
 #include "deepgemm_ascend/tile/operand.hpp"
 
-namespace deepgemm_ascend::tile {
+namespace deepgemm_ascend::tile::host {
 
 inline constexpr int64_t kWidenRun = 16;  // values per row of one call
 
@@ -15,4 +15,4 @@ inline constexpr int64_t kWidenRun = 16;  // values per row of one call
 void widen_rows(OperandFormat fmt, const uint8_t* in, int64_t in_stride, int64_t rows, uint16_t* out,
                 int64_t out_stride);
 
-}  // namespace deepgemm_ascend::tile
+}  // namespace deepgemm_ascend::tile::host
