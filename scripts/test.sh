@@ -70,7 +70,7 @@ DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests "${unchec
 
 # The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
 # tensors, DGA_BACKEND=npu-model); the summary counts the cases per family, and the cases of kernels
-# without an NPU kernel yet (issue 15) as skipped with that reason.
+# without an NPU kernel yet as skipped with that reason.
 step "npu-model backend"
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
   python/tests/test_grouped_gemm.py python/tests/test_einsum.py python/tests/test_mqa_logits.py \
