@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds everything once (library, Python module, gtests) and runs ctest and pytest.
+# Builds everything once (library, Python module, gtests) and runs ctest and pytest: what CI runs.
+#   usage: scripts/test.sh [pytest arguments]   everything
+#          scripts/test.sh --quick              the edit loop (scripts/test_quick.sh): under 5 minutes on 2
+#                                               cores once build/release is built (one full run before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--quick" ]; then exec bash scripts/test_quick.sh; fi
 t0=$SECONDS
 step() { echo "== $1 == (at $((SECONDS - t0)) s)"; }  # each step with the time it starts at
 bash scripts/setup.sh
