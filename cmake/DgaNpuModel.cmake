@@ -1,4 +1,4 @@
-# The npu-model backend (issue 16): the NPU launchers compiled with the host compiler against the AscendC
+# The npu-model backend: the NPU launchers compiled with the host compiler against the AscendC
 # devkit headers in CPU-debug mode (C++17, as the devkit's headers need), the devkit's permissive instruction
 # stub regenerated without the instructions the model implements, and the model (deepgemm_ascend::npu_model)
 # behind them, in libdga_npu_model.so next to libdeepgemm_ascend (which loads it for DGA_BACKEND=npu-model).

@@ -5,6 +5,8 @@
 # "// dga-core: cube", "vector" or "mix" (both). With CANN, the same sources go to bisheng instead
 # (cmake/DgaNpu.cmake).
 #   usage: check_npu.sh              compile every translation unit
+#          check_npu.sh --tu FILE    compile one translation unit (a path, or a name in cpp/npu)
+#                                    with g++ for the cores it names (the quick test loop's NPU step)
 #          check_npu.sh --mutations  show that the step fails on a misspelt params field, an unknown
 #                                    enum value and a wrong template argument in the primitive layer,
 #                                    and on a JIT tiling that overflows the 950's buffers
@@ -157,6 +159,12 @@ ACL
 }
 
 gen=$(mktemp -d); trap 'rm -rf "$gen"' EXIT
+if [ "${1:-}" = "--tu" ]; then  # without precompiled headers: for one file they would cost more than they save
+  tu=${2:?check_npu.sh --tu needs a file}; [ -f "$tu" ] || tu="$root/cpp/npu/$tu"
+  [ -f "$tu" ] || { echo "check_npu: no translation unit $2" >&2; exit 1; }
+  compile g++ "$tu" "$(dirname "$tu")"
+  exit
+fi
 if [ "${1:-}" != "--mutations" ]; then
   pch="$gen/pch"
   for cxx in "${compilers[@]}"; do queue make_pch "$cxx" cube "$cube"; queue make_pch "$cxx" vector "$vector"; done

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds everything once (library, Python module, gtests) and runs ctest and pytest.
+# Builds everything once (library, Python module, gtests) and runs ctest and pytest: what CI runs.
+#   usage: scripts/test.sh [pytest arguments]   everything
+#          scripts/test.sh --quick              the edit loop (scripts/test_quick.sh): under 5 minutes on 2
+#                                               cores once build/release is built (one full run before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--quick" ]; then exec bash scripts/test_quick.sh; fi
 t0=$SECONDS
 step() { echo "== $1 == (at $((SECONDS - t0)) s)"; }  # each step with the time it starts at
 bash scripts/setup.sh
@@ -70,7 +74,7 @@ DGA_HOST_ARCH=ascend950 DGA_CHECKED=1 python -m pytest -q python/tests "${unchec
 
 # The npu-model backend: the families' suites run by the NPU kernels on the instruction model (CPU
 # tensors, DGA_BACKEND=npu-model); the summary counts the cases per family, and the cases of kernels
-# without an NPU kernel yet (issue 15) as skipped with that reason.
+# without an NPU kernel yet as skipped with that reason.
 step "npu-model backend"
 DGA_BACKEND=npu-model python -m pytest -q python/tests/test_gemm_bf16.py python/tests/test_gemm_fp8.py \
   python/tests/test_grouped_gemm.py python/tests/test_einsum.py python/tests/test_mqa_logits.py \

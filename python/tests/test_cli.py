@@ -65,7 +65,7 @@ def test_bench_json_stdout(tmp_path):
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)  # stdout holds only the JSON; the table went to stderr
     assert INFO_KEYS <= set(doc["machine"])
-    assert doc["machine"]["omp_wait_policy"] == ""  # the default policy: bench no longer re-executes itself
+    assert doc["machine"]["omp_wait_policy"] == ""  # bench runs under the environment's policy
     peak = doc["machine"]["measured_peak"]  # the register-only loop of the active ISA's instruction
     assert peak["tflops"] > 0 and peak["isa"] == doc["machine"]["host_isa"]
     assert doc["command"].startswith("deepgemm-ascend bench")

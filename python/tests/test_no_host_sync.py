@@ -1,4 +1,4 @@
-"""No FP8 / FP4 call path reads a tensor's values in Python (issue 17): on an NPU each such read (.item(),
+"""No FP8 / FP4 call path reads a tensor's values in Python: on an NPU each such read (.item(),
 .tolist(), bool() / int() / float() of a tensor, .nonzero()) stalls the stream until the kernels before it
 finish. The scale checks and transforms run in C++ (host scales) or as tensor ops on the scales' device (NPU
 kernels). Every such call on torch.Tensor is counted while one call of each entry point runs; the count must

@@ -1,4 +1,4 @@
-"""The NPU dispatch of every public kernel (issue 15): on the npu-model backend a call either runs NPU
+"""The NPU dispatch of every public kernel: on the npu-model backend a call either runs NPU
 launchers on the instruction model (the launchers it reached are read back from the model's launch log) or
 raises NotImplementedError because the entry point has no NPU kernel yet. The kernels without one are
 exactly MISSING, which is what the README lists as missing on `npu` tensors; every public kernel is

@@ -1,4 +1,4 @@
-"""Older upstream call forms that engines still use (issue 39): 1-D context_lens [B] of the paged MQA logits and
+"""Older upstream call forms that engines still use: 1-D context_lens [B] of the paged MQA logits and
 their metadata (upstream until 7f2a703), and the K-grouped UE8M0 packer without k_alignment (four arguments,
 7f2a703 to 88965b0; three arguments, gran_k 128, before). Each is checked against the current form it stands
 for, bit for bit, and the paged logits against float64 references on the dequantised inputs."""

@@ -1,4 +1,4 @@
-"""Upstream names that are knobs or test utilities (issue 17): the runtime knobs, deep_gemm.testing's
+"""Upstream names that are knobs or test utilities: the runtime knobs, deep_gemm.testing's
 helpers, deep_gemm.utils' distributed helpers."""
 import os
 import socket

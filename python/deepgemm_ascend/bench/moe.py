@@ -1,4 +1,4 @@
-"""Benchmark entry of the MoE grouped GEMMs (issue 5): M-grouped contiguous, M-grouped masked, K-grouped.
+"""Benchmark entry of the MoE grouped GEMMs: M-grouped contiguous, M-grouped masked, K-grouped.
 
 The default set is one rank of a DeepSeek-V3 MoE layer with expert parallelism over 8 ranks:
 256 experts, top-8, hidden 7168, intermediate 2048, so each rank holds 32 local experts and the

@@ -14,7 +14,7 @@ BENCH_BF16_MNK = [(4096, 4096, 4096), (2048, 7168, 2048), (4096, 2112, 7168), (4
                   (128, 7168, 2048), (64, 4096, 7168)]
 QUICK_BF16_MNK = [(1024, 1024, 1024), (128, 7168, 2048), (64, 4096, 7168)]
 
-# Benchmark set of the FP8 / FP4 GEMM (issue 4 targets: three prefill shapes, two decode shapes).
+# Benchmark set of the FP8 / FP4 GEMM: three prefill shapes, two decode shapes.
 BENCH_FP8_MNK = [(4096, 4096, 4096), (2048, 7168, 2048), (4096, 2112, 7168), (64, 7168, 2048), (128, 7168, 2048)]
 QUICK_FP8_MNK = [(1024, 1024, 1024), (64, 7168, 2048)]
 

@@ -2,10 +2,8 @@
 //   L1  = per-core panel buffer, as large as the CPU's per-core L2;
 //   L0A / L0B = operand tiles the micro-kernel streams, a quarter of L2 each. The micro-kernel keeps
 //       one register tile's operands hot (l0_k x (8 A rows + 32 B columns) values, 20 KB at
-//       l0_k = 256), which fits L1d; larger L0 tiles mean longer K runs per accumulator load:
-//       256x256 register sweeps measured 425 GFLOPS/core at l0_k = 32 and 481 at l0_k = 128;
-//       on a 512 KB-L2 Zen 3 (AVX2) a quarter instead of an eighth took the GEMMs from 64x64 tiles to
-//       128x128 and made them 16-32 % faster (docs/PERFORMANCE.md);
+//       l0_k = 256), which fits L1d; larger L0 tiles mean longer K runs per accumulator load and, on
+//       small L2s, larger block tiles, so fewer GM -> L1 copies per FLOP (docs/performance/);
 //   L0C = the fp32 accumulator tile, half of L2 (each micro-kernel's tiles use a share, KernelTiling).
 // runtime/host_arch.hpp applies these rules to the caches read at run time; the byte counts below are
 // the defaults when the caches cannot be read. The fractal geometry and event-id limits mirror the NPU
@@ -61,18 +59,16 @@ struct Host : CubeFormat, MxFormat {
   // Widening one FP8/FP4 operand value to bf16 on its way L1 -> L0 (AVX-512: ~0.75 cycles per value
   // for the widen and the L0B K-pair interleave, at 128 FLOP per cycle), in FLOP of the micro-kernel.
   static constexpr double kWidenFlopsPerValue = 96.0;
-  // How each micro-kernel wants its GEMM tiles (docs/PERFORMANCE.md has the measurements):
+  // How each micro-kernel wants its GEMM tiles (docs/performance/ has the measurements per CPU):
   //  * accumulator_traffic_per_l0_step: the score counts the fp32 accumulators loaded and stored once
   //    per L0 K step, which favours long L0 K runs over large tiles. True of the AVX-512 kernel (register
-  //    tiles of 8 x 32 values); AMX keeps a 32 x 32 block in tile registers for the whole L0 K run (Xeon:
-  //    256 x 256 tiles beat the 128 x 128 ones the term picks by 20-27 %); the AVX2 kernel's 6 x 16
-  //    register tile loads its 12 accumulator registers once per call against 192 FLOP per K value
-  //    (Zen 3: 128 x 256 tiles at l0_k = 128 beat 128 x 128 at l0_k = 256 by 10-14 % on decode shapes).
+  //    tiles of 8 x 32 values); AMX keeps a 32 x 32 block in tile registers for the whole L0 K run, and the
+  //    AVX2 kernel's 6 x 16 register tile loads its 12 accumulator registers once per call against 192 FLOP
+  //    per K value: for those two the term would pick tiles smaller than the fastest ones.
   //  * l0c_per_l2 (the L0C tile budget), max_block_mn, max_block_k: AMX runs 512 x 512 tiles with an L0C of
-  //    half the L2, and L1 K stages of 128 (Xeon with AMX, 2 MiB L2: 4096^3 1.2x faster than 256 x 256 x 512;
-  //    K stages of 256 and 512 were 5-20 % slower on every benchmark shape, 64 was 3-5 % slower): the
+  //    half the L2, and L1 K stages of 128 (the fastest on a 2 MiB-L2 Xeon, against 64, 256 and 512): the
   //    host's copies do not overlap the tile products, so what was copied must still be in L2 when it is
-  //    used. The AVX kernels keep the limits they were measured with.
+  //    used. The AVX kernels keep the limits they were tuned with.
   struct KernelTiling {
     bool accumulator_traffic_per_l0_step;
     uint32_t l0c_per_l2;
@@ -80,11 +76,12 @@ struct Host : CubeFormat, MxFormat {
   };
   static constexpr KernelTiling kAvx512Tiling{true, 4, 256, 512};
   static constexpr KernelTiling kAvx2Tiling{false, 4, 256, 512};
-  // The AVX-512F kernel is the AVX2 kernel's scheme on zmm (a 12 x 32 register tile): AVX2's rule until measured.
+  // The AVX-512F kernel is the AVX2 kernel's scheme on zmm (a 12 x 32 register tile): AVX2's rule.
   static constexpr KernelTiling kAvx512FmaTiling = kAvx2Tiling;
   // The AVX-512F kernel runs by default only where its FMA loop beats AVX2's by this factor (measured once
   // per process, tile::host::fma_width_race): two 512-bit FMA units give about 2x minus the AVX-512 clock drop
-  // (Ice Lake-class Xeon: 1.6-1.9x); parts with one 512-bit unit (Skylake-SP Silver / Bronze) give at most 1x.
+  // (more than 1.5x on Ice Lake-class Xeons); parts with one 512-bit unit (Skylake-SP Silver / Bronze) give at
+  // most 1x.
   static constexpr double kAvx512MinFmaGain = 1.25;
   static constexpr KernelTiling kAmxTiling{false, kAmxL0CPerL2, 512, 128};
   // The arch-wide values (ArchLimits::of<Host>()) are the largest any kernel may use; host_arch_limits()

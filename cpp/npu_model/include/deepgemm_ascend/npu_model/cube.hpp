@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), the cube: Mmad as the devkit's CPU-debug headers issue it
+// The NPU instruction model, the cube: Mmad as the devkit's CPU-debug headers issue it
 // (impl/basic_api/dav_3510/kernel_operator_mm_impl.h: mad(c, a, b, m, k, n, unitFlag, disableGemv,
 // cmatrixSource, cmatrixInitVal)), with the semantics of "Mmad" in the AscendC documentation (950: A in
 // L0A as Nz M x K, B in L0B as Zn K x N, C in L0C as Nz M x N; the type table). Our reading of the

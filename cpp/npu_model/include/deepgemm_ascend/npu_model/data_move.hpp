@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), data movement GM -> L1: the ND2NZ and DN2NZ DMAs of the Ascend
+// The NPU instruction model, data movement GM -> L1: the ND2NZ and DN2NZ DMAs of the Ascend
 // 950 (dav-3510) as the devkit's CPU-debug headers issue them (impl/basic_api/dav_3510/
 // kernel_operator_data_copy_impl.h: set_mte2_nz_para, then copy_gm_to_cbuf_multi_nd2nz / _dn2nz), with
 // the semantics of the AscendC documentation ("GMToL1随路转换-ND2NZ搬运（DataCopy）", "...-DN2NZ..."),

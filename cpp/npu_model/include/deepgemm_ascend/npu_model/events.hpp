@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), synchronisation: SetFlag / WaitFlag between the pipes of one core
+// The NPU instruction model, synchronisation: SetFlag / WaitFlag between the pipes of one core
 // and the cross-core flags of a group, with the checks of the AscendC documentation ("SetFlag/WaitFlag":
 // an event id set twice before its wait is undefined behaviour; a wait needs a set; the kernel returns
 // with every flag waited). Errors name the kernel, core, pipes and id. The model runs a core's

@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), L0C -> GM / UB: Fixpipe with NZ2ND as the devkit's CPU-debug
+// The NPU instruction model, L0C -> GM / UB: Fixpipe with NZ2ND as the devkit's CPU-debug
 // headers issue it (impl/basic_api/dav_3510/kernel_operator_fixpipe_impl.h: copy_matrix_cc_to_gm /
 // the UB form), with the semantics of "L0C到GM数据搬运（Fixpipe）" and "L0C到UB数据搬运（Fixpipe）" in the
 // AscendC documentation. Our reading of the documentation.

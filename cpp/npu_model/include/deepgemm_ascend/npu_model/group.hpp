@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), the cores of a group: the 950 pairs one cube core (AIC) with two
+// The NPU instruction model, the cores of a group: the 950 pairs one cube core (AIC) with two
 // vector cores (AIV0, AIV1), which synchronise through cross-core flags ("CrossCoreSetFlag(ISASI)" /
 // "CrossCoreWaitFlag(ISASI)" in the AscendC documentation, docs/zh/api/SIMD-API/基础API/同步控制/核间同步/).
 //

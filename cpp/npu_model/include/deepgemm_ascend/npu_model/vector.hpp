@@ -1,4 +1,4 @@
-// The NPU instruction model (issue 16), the vector side of the Ascend 950 (dav-3510): the register-compute
+// The NPU instruction model, the vector side of the Ascend 950 (dav-3510): the register-compute
 // micro-ops that Duplicate(dst, scalar, count), Axpy(dst, src, scalar, count) (float), Cast(bf16 <- float,
 // CAST_RINT, count), the Reg API's LoadAlign (NORM, UNPACK_B16), Cast (float <- bf16), Add / Sub / Mul and
 // ReduceSum (float), Relu / Muls / Adds (float), Arange and Compares (int32, float), Select (b32), MaskAnd /
