@@ -7,6 +7,7 @@
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/heuristics/mqa_tiling.hpp"
 #include "deepgemm_ascend/jit/gemm_jit.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
@@ -177,10 +178,16 @@ void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::Operand
   const int bits = tile::operand_bits(fmt);
   kernel::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
   auto& backend = runtime::host_backend();
-  heuristics::GemmDesc desc{rows, kv_rows, dim, bits, bits, 16, int(core::itemsize(logits_dtype)), false,
-                            runtime::planning_cores(), scaled ? kMxGranK : 0, heads};
-  args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
-  print_gemm_config("mqa_logits", desc, args.config);
+  const heuristics::MqaDesc desc{.rows = rows,
+                                 .kv_rows = kv_rows,
+                                 .dim = dim,
+                                 .heads = heads,
+                                 .operand_bits = bits,
+                                 .logits_bytes = int(core::itemsize(logits_dtype)),
+                                 .mx_scales = scaled,
+                                 .num_cores = runtime::planning_cores()};
+  args.config = heuristics::select_mqa_config(desc, runtime::host_arch_limits());
+  print_gemm_config("mqa_logits", heuristics::mqa_gemm_desc(desc), args.config);
   int64_t tiles = 0;
   for (int64_t p = 0; p < count; ++p) tiles += kernel::tile_count(problems[p], args.config.tiling);
   if (tiles == 0) return;
