@@ -51,11 +51,10 @@ MqaShape validate_operands(const MqaCall& m) {
   api::require_rank(m.kv, "kv", 2);
   require_contiguous(m.q, "q");
   require_contiguous(m.kv, "kv");
-  const std::initializer_list<DType> types = fp4 ? std::initializer_list<DType>{DType::kInt8, DType::kUInt8,
-                                                                                DType::kFP4E2M1x2}
-                                                 : std::initializer_list<DType>{DType::kFP8E4M3};
-  api::require_dtype(m.q, "q", types);
-  api::require_dtype(m.kv, "kv", types);
+  for (const auto& [t, arg] : {std::pair{&m.q, "q"}, std::pair{&m.kv, "kv"}}) {
+    if (fp4) api::require_dtype(*t, arg, {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
+    else api::require_dtype(*t, arg, {DType::kFP8E4M3});
+  }
   const int64_t per = fp4 ? 2 : 1;
   const MqaShape sh{.s = m.q.shape[0], .heads = m.q.shape[1], .dim = m.q.shape[2] * per, .skv = m.kv.shape[0],
                     .fp4 = fp4, .npu = npu};
