@@ -169,14 +169,19 @@ bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {
-  return layout::ScaleRef{base, true, kQuadPack, kQuadPack, kQuadPack, 1, kMxGranK};
+  return layout::ScaleRef{.base = base, .ue8m0 = true, .pack = kQuadPack, .mn_stride = kQuadPack,
+                          .k_stride = kQuadPack, .gran_mn = 1, .gran_k = kMxGranK};
 }
 
 void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype) {
   const bool scaled = fmt == tile::OperandFormat::kE2M1;
   const int bits = tile::operand_bits(fmt);
-  kernel::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
+  kernel::MqaArgs args{.problems = problems,
+                       .num_problems = count,
+                       .operands = {.a = fmt, .b = fmt},
+                       .scaled = scaled,
+                       .config = {}};
   auto& backend = runtime::host_backend();
   const heuristics::MqaDesc desc{.rows = rows,
                                  .kv_rows = kv_rows,

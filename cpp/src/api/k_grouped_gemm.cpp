@@ -103,10 +103,13 @@ block::Scaling npu_k_grouped_scales(const TensorView& sfa, const TensorView& sfb
   const auto ref = [&](const TensorView& sf, const char* arg, int64_t mn) {
     api::require_dtype(sf, arg, {fp32 ? DType::kFP32 : DType::kInt16});
     api::require_shape(sf, arg, {rows, mn});
-    if (fp32) return layout::ScaleRef{sf.ptr(), false, 1, sf.strides[1], sf.strides[0], 1, r.gran_k};
+    if (fp32)
+      return layout::ScaleRef{.base = sf.ptr(), .ue8m0 = false, .pack = 1, .mn_stride = sf.strides[1],
+                              .k_stride = sf.strides[0], .gran_mn = 1, .gran_k = r.gran_k};
     DGA_REQUIRE(sf.strides[1] == 1, kValue, arg, "expected MN-contiguous scale pairs, got strides ", sf.strides_str());
     constexpr int64_t kPair = arch::MxFormat::kMxScalesPerPack;
-    return layout::ScaleRef{sf.ptr(), true, int(kPair), kPair, sf.strides[0] * kPair, 1, arch::MxFormat::kMxBlockK};
+    return layout::ScaleRef{.base = sf.ptr(), .ue8m0 = true, .pack = int(kPair), .mn_stride = kPair,
+                            .k_stride = sf.strides[0] * kPair, .gran_mn = 1, .gran_k = arch::MxFormat::kMxBlockK};
   };
   return {.enabled = true, .a = ref(sfa, "sfa", m), .b = ref(sfb, "sfb", n)};
 }
@@ -213,8 +216,9 @@ std::vector<kernel::GemmProblem> plan_host(const KGroupedCall& k, const KGrouped
     block::Scaling s{};
     if (p.sh.f.scaled) {
       const auto ref = [&](const TensorView& sf, int64_t gran_k) {
-        return layout::ScaleRef{static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0], false, 1, sf.strides[1],
-                                sf.strides[0], 1, gran_k};
+        return layout::ScaleRef{.base = static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0], .ue8m0 = false,
+                                .pack = 1, .mn_stride = sf.strides[1], .k_stride = sf.strides[0], .gran_mn = 1,
+                                .gran_k = gran_k};
       };
       s = {.enabled = true, .a = ref(*k.sfa, k.ra.gran_k), .b = ref(*k.sfb, k.rb.gran_k)};
       r0 += layout::ceil_div(kg, k.ra.gran_k);
