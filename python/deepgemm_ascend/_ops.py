@@ -182,12 +182,12 @@ def fp8_fp4_paged_mqa_logits(q: Tensor, sfq: Optional[Tensor], kv_cache: Tensor,
 
 @_op("to_fractal", ("out",))
 def to_fractal(kind: str, t: Tensor, out: Tensor, bits: int) -> None:
-    _C.to_fractal(kind, desc(t, "t"), desc(out, "out"), bits)
+    _C.to_fractal(getattr(_C.Fractal, kind), desc(t, "t"), desc(out, "out"), bits)
 
 
 @_op("from_fractal", ("out",))
 def from_fractal(kind: str, t: Tensor, out: Tensor, bits: int) -> None:
-    _C.from_fractal(kind, desc(t, "t"), desc(out, "out"), bits)
+    _C.from_fractal(getattr(_C.Fractal, kind), desc(t, "t"), desc(out, "out"), bits)
 
 
 @_op("mega_moe", ("y", "stats"))

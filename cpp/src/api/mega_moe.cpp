@@ -240,11 +240,11 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   }
 }
 
-void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
-                     float clamp, bool fast_math, bool interleaved) {
-  api::require_same_device({{"h", &h}, {"topk_weights", &weights}, {"out", &out}, {"out_sf", out_sf}});
-  require_dtype(h, "h", {DType::kBF16});
-  require_rank(h, "h", 2);
+namespace {
+
+// The SwiGLU stage's arguments: h bf16 [M, 2I] -> out [M, I] (e4m3 with out_sf int32 [M, I / 128], or bf16).
+void validate_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                     float clamp, bool npu) {
   const int64_t m = h.size(0), inter = h.size(1) / 2;
   DGA_REQUIRE(h.size(1) % (2 * kMxGranK * kSfPerInt) == 0, kValue, "h", "expected [M, 2I] with I a multiple of ",
               kMxGranK * kSfPerInt, ", got ", h.shape_str());
@@ -258,7 +258,6 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   api::require_row_major_output(out, "out");
   const bool fp8 = out.dtype == DType::kFP8E4M3;
   DGA_REQUIRE(fp8 == (out_sf != nullptr), kValue, "out_sf", fp8 ? "FP8 output needs out_sf" : "BF16 output takes no scales");
-  const bool npu = api::on_npu_target(h);
   if (!npu)
     for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights},
                                  {"out", &out}})
@@ -273,22 +272,42 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
     api::require_no_overlap(*out_sf, "out_sf", out, "out");
   }
   DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
-  const block::SwigluParams p{clamp < 0 ? INFINITY : clamp, fast_math, fp8, interleaved};
-  if (m == 0) return;
-  if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
+}
+
+// Host: the rows spread over the AI cores, one row at a time.
+void host_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                 const block::SwigluParams& p) {
+  constexpr int64_t kInt32 = 4;
+  const int64_t m = h.size(0), inter = h.size(1) / 2;
   auto& backend = runtime::host_backend();
   const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
   backend.launch("mega_moe_swiglu", blocks, [&](tile::Core& core) {
     const auto [begin, end] = block::contiguous_share(m, core.block_idx(), core.block_num());
     for (int64_t r = begin; r < end; ++r) {
-      auto* sf_row = fp8 ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * 4 : nullptr;
-      const int64_t k_stride = fp8 ? out_sf->stride(1) * 4 : 0;
+      auto* sf_row = p.fp8_out ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * kInt32 : nullptr;
+      const int64_t k_stride = p.fp8_out ? out_sf->stride(1) * kInt32 : 0;
       block::swiglu_row(static_cast<const uint16_t*>(h.ptr()) + r * h.stride(0), inter,
                         weights.as<const float>()[r * weights.stride(0)], p,
                         static_cast<uint8_t*>(out.ptr()) + r * out.stride(0) * core::itemsize(out.dtype),
                         {sf_row, k_stride});
     }
   });
+}
+
+}  // namespace
+
+void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                     float clamp, bool fast_math, bool interleaved) {
+  api::require_same_device({{"h", &h}, {"topk_weights", &weights}, {"out", &out}, {"out_sf", out_sf}});
+  require_dtype(h, "h", {DType::kBF16});
+  require_rank(h, "h", 2);
+  const bool npu = api::on_npu_target(h);
+  validate_swiglu(h, weights, out, out_sf, clamp, npu);
+  const block::SwigluParams p{.clamp = clamp < 0 ? INFINITY : clamp, .fast_math = fast_math,
+                              .fp8_out = out.dtype == DType::kFP8E4M3, .interleaved = interleaved};
+  if (h.size(0) == 0) return;
+  if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
+  host_swiglu(h, weights, out, out_sf, p);
 }
 
 }  // namespace deepgemm_ascend

@@ -38,12 +38,6 @@ namespace {
 using dga::bindings::TensorDesc;
 using dga::bindings::view;
 
-dga::Fractal parse_fractal(const std::string& s) {
-  if (s == "nz") return dga::Fractal::kNz;
-  if (s == "zn") return dga::Fractal::kZn;
-  dga::core::fail(ErrorKind::kValue, "fractal", "expected 'nz' or 'zn', got '", s, "'");
-}
-
 // Scalar codecs over whole contiguous buffers, for tests and quantisation helpers.
 void encode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst) {
   const auto s = view(src, "src"), d = view(dst, "dst");
@@ -327,18 +321,20 @@ NB_MODULE(_C, m) {
       nb::arg("recipe_a"), nb::arg("recipe_b"), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
+  // The cube's fractal layouts (Nz: row-major fractals of a K-major operand; Zn: of its transpose).
+  nb::enum_<dga::Fractal>(m, "Fractal").value("nz", dga::Fractal::kNz).value("zn", dga::Fractal::kZn);
   m.def(
       "to_fractal",
-      [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
-        dga::to_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);
+      [](dga::Fractal f, const TensorDesc& src, const TensorDesc& dst, int bits) {
+        dga::to_fractal(f, view(src, "t"), view(dst, "out"), bits);
       },
-      Guard());
+      nb::arg("fractal"), nb::arg("t"), nb::arg("out"), nb::arg("bits"), Guard());
   m.def(
       "from_fractal",
-      [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
-        dga::from_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);
+      [](dga::Fractal f, const TensorDesc& src, const TensorDesc& dst, int bits) {
+        dga::from_fractal(f, view(src, "t"), view(dst, "out"), bits);
       },
-      Guard());
+      nb::arg("fractal"), nb::arg("t"), nb::arg("out"), nb::arg("bits"), Guard());
   m.def("encode", &encode, Guard());
   m.def("require_ue8m0_values", &require_ue8m0_values, nb::arg("sf"), nb::arg("arg"), nb::arg("layout").none(),
         nb::arg("layout_arg") = "psum_layout", nb::arg("kind") = "psum", Guard());
