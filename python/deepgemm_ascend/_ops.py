@@ -66,6 +66,11 @@ def check_tensors(**named):
         _C.set_current_npu_stream(npu_stream(npu))
 
 
+def _recipe(gran_mn: int, gran_k: int):
+    """One operand's scale recipe as `_C` takes it (the ops keep plain ints: torch.library schemas)."""
+    return _C.ScaleRecipe(gran_mn=gran_mn, gran_k=gran_k)
+
+
 def _acc(c: Optional[Tensor], c_is_d: bool, d: Tensor, arg: str = "c"):
     return desc(d, arg) if c_is_d else optional_desc(c, arg)
 
@@ -86,14 +91,14 @@ def bf16_gemm(layout: str, a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor],
 def fp8_fp4_gemm(layout: str, a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, c: Optional[Tensor],
                  c_is_d: bool, gran_m: int, gran_k_a: int, gran_n: int, gran_k_b: int) -> None:
     _C.fp8_fp4_gemm(layout, desc(a, "a"), desc(sfa, "sfa"), desc(b, "b"), desc(sfb, "sfb"), desc(d, "d"),
-                    _acc(c, c_is_d, d), gran_m, gran_k_a, gran_n, gran_k_b)
+                    _acc(c, c_is_d, d), _recipe(gran_m, gran_k_a), _recipe(gran_n, gran_k_b))
 
 
 @_op("fp8_gemm_nt_skip_head_mid", ("d",))
 def fp8_gemm_nt_skip_head_mid(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, left: int, mid: int,
                               right: int, gran_m: int, gran_k_a: int, gran_n: int, gran_k_b: int) -> None:
     _C.fp8_gemm_nt_skip_head_mid(desc(a, "a"), desc(sfa, "sfa"), desc(b, "b"), desc(sfb, "sfb"), desc(d, "d"),
-                                 left, mid, right, gran_m, gran_k_a, gran_n, gran_k_b)
+                                 left, mid, right, _recipe(gran_m, gran_k_a), _recipe(gran_n, gran_k_b))
 
 
 @_op("m_grouped_gemm_contiguous", ("d",))
@@ -103,7 +108,8 @@ def m_grouped_gemm_contiguous(layout: str, a: Tensor, sfa: Optional[Tensor], b: 
                               a_rows: Optional[Tensor] = None) -> None:
     _C.m_grouped_gemm_contiguous(layout, desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"),
                                  optional_desc(sfb, "sfb"), desc(d, "d"), desc(grouped_layout, "grouped_layout"),
-                                 use_psum_layout, ensure_zero_padding, gran_m, gran_k_a, gran_n, gran_k_b,
+                                 use_psum_layout, ensure_zero_padding, _recipe(gran_m, gran_k_a),
+                                 _recipe(gran_n, gran_k_b),
                                  optional_desc(a_rows, "m_row_indices"))
 
 
@@ -119,7 +125,8 @@ def m_grouped_gemm_masked(a: Tensor, sfa: Optional[Tensor], b: Tensor, sfb: Opti
                           masked_m: Tensor, expected_m: int, gran_m: int, gran_k_a: int, gran_n: int,
                           gran_k_b: int) -> None:
     _C.m_grouped_gemm_masked(desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"), optional_desc(sfb, "sfb"),
-                             desc(d, "d"), desc(masked_m, "masked_m"), expected_m, gran_m, gran_k_a, gran_n, gran_k_b)
+                             desc(d, "d"), desc(masked_m, "masked_m"), expected_m, _recipe(gran_m, gran_k_a),
+                             _recipe(gran_n, gran_k_b))
 
 
 @_op("k_grouped_gemm", ("d",))
@@ -127,7 +134,7 @@ def k_grouped_gemm(a: Tensor, sfa: Optional[Tensor], b: Tensor, sfb: Optional[Te
                    c: Optional[Tensor], c_is_d: bool, gran_k: int, psum_ends: Optional[List[int]],
                    device_ends: Optional[Tensor]) -> None:
     _C.k_grouped_gemm(desc(a, "a"), optional_desc(sfa, "sfa"), desc(b, "b"), optional_desc(sfb, "sfb"),
-                      desc(d, "d"), ks, _acc(c, c_is_d, d), gran_k, psum_ends,
+                      desc(d, "d"), ks, _acc(c, c_is_d, d), _recipe(1, gran_k), psum_ends,
                       optional_desc(device_ends, "grouped_layout"))
 
 
@@ -139,7 +146,7 @@ def k_grouped_fp8_gemm_nt(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Ten
 
 
 @_op("tf32_hc_prenorm_gemm", ("d", "sqr_sum"))
-def tf32_hc_prenorm_gemm(a: Tensor, b: Tensor, d: Tensor, sqr_sum: Tensor, num_splits: int) -> None:
+def tf32_hc_prenorm_gemm(a: Tensor, b: Tensor, d: Tensor, sqr_sum: Tensor, num_splits: Optional[int]) -> None:
     _C.tf32_hc_prenorm_gemm(desc(a, "a"), desc(b, "b"), desc(d, "d"), desc(sqr_sum, "sqr_sum"), num_splits)
 
 
@@ -152,7 +159,7 @@ def einsum(expr: str, a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor], c_is
 def fp8_einsum(expr: str, a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, c: Optional[Tensor],
                c_is_d: bool, gran_m: int, gran_n: int, gran_k: int) -> None:
     _C.fp8_einsum(expr, desc(a, "a"), desc(sfa, "sfa"), desc(b, "b"), desc(sfb, "sfb"), desc(d, "d"),
-                  _acc(c, c_is_d, d), gran_m, gran_n, gran_k)
+                  _acc(c, c_is_d, d), _recipe(gran_m, gran_k), _recipe(gran_n, gran_k))
 
 
 @_op("fp8_fp4_mqa_logits", ("logits",))
@@ -175,12 +182,12 @@ def fp8_fp4_paged_mqa_logits(q: Tensor, sfq: Optional[Tensor], kv_cache: Tensor,
 
 @_op("to_fractal", ("out",))
 def to_fractal(kind: str, t: Tensor, out: Tensor, bits: int) -> None:
-    _C.to_fractal(kind, desc(t, "t"), desc(out, "out"), bits)
+    _C.to_fractal(getattr(_C.Fractal, kind), desc(t, "t"), desc(out, "out"), bits)
 
 
 @_op("from_fractal", ("out",))
 def from_fractal(kind: str, t: Tensor, out: Tensor, bits: int) -> None:
-    _C.from_fractal(kind, desc(t, "t"), desc(out, "out"), bits)
+    _C.from_fractal(getattr(_C.Fractal, kind), desc(t, "t"), desc(out, "out"), bits)
 
 
 @_op("mega_moe", ("y", "stats"))

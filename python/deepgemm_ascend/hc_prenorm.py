@@ -13,7 +13,5 @@ def tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits=None):
     one more), d is [S, M, N] and sqr_sum [S, M], and the caller sums over S. M == 0 is a no-op.
     Raises TypeError / ValueError naming the argument; nothing is written on error.
     """
-    if num_splits is not None and (not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits <= 0):
-        raise ValueError(f"num_splits: expected None or a positive int, got {num_splits!r}")
     _ops.check_tensors(a=a, b=b, d=d, sqr_sum=sqr_sum)
-    _ops.tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits or 0)
+    _ops.tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits)

@@ -42,8 +42,6 @@ def fp8_fp4_mqa_logits(q, kv, weights, cu_seq_len_k_start, cu_seq_len_k_end, cle
         raise TypeError(f"logits_dtype: expected torch.float32 or torch.bfloat16, got {logits_dtype}")
     if not isinstance(max_seqlen_k, int) or max_seqlen_k < 0:
         raise ValueError(f"max_seqlen_k: expected a non-negative int, got {max_seqlen_k!r}")
-    if max_seqlen_k > 0 and clean_logits:
-        raise ValueError("clean_logits: must be False in compressed mode (max_seqlen_k > 0)")
     s, heads, skv = q_t.shape[0], q_t.shape[1], kv_t.shape[0]
     itemsize = torch.empty(0, dtype=logits_dtype).element_size()
     width = max_seqlen_k if max_seqlen_k > 0 else skv

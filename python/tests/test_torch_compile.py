@@ -57,7 +57,7 @@ def cases():
                             torch.randn(2, 16, 24), [128, 128], None, True, 128, None, None), None),
         "tf32_hc_prenorm_gemm": (ops.tf32_hc_prenorm_gemm.default,
                                  (torch.randn(32, 128).bfloat16(), torch.randn(8, 128), torch.empty(32, 8),
-                                  torch.empty(32), 0), None),
+                                  torch.empty(32), None), None),
         "einsum": (ops.einsum.default, ("bmk,bnk->mn", torch.randn(3, 16, 64).bfloat16(),
                                         torch.randn(3, 24, 64).bfloat16(), torch.randn(16, 24), None, True), None),
         "fp8_fp4_mqa_logits": (ops.fp8_fp4_mqa_logits.default,

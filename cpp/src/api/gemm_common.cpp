@@ -7,6 +7,7 @@
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/heuristics/mqa_tiling.hpp"
 #include "deepgemm_ascend/jit/gemm_jit.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
@@ -168,21 +169,32 @@ bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {
-  return layout::ScaleRef{base, true, kQuadPack, kQuadPack, kQuadPack, 1, kMxGranK};
+  return layout::ScaleRef{.base = base, .ue8m0 = true, .pack = kQuadPack, .mn_stride = kQuadPack,
+                          .k_stride = kQuadPack, .gran_mn = 1, .gran_k = kMxGranK};
 }
 
 void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype) {
   const bool scaled = fmt == tile::OperandFormat::kE2M1;
   const int bits = tile::operand_bits(fmt);
-  tile::host::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
+  tile::host::MqaArgs args{.problems = problems,
+                       .num_problems = count,
+                       .operands = {.a = fmt, .b = fmt},
+                       .scaled = scaled,
+                       .config = {}};
   auto& backend = runtime::host_backend();
-  heuristics::GemmDesc desc{rows, kv_rows, dim, bits, bits, 16, int(core::itemsize(logits_dtype)), false,
-                            runtime::planning_cores(), scaled ? kMxGranK : 0, heads};
-  args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
-  print_gemm_config("mqa_logits", desc, args.config);
+  const heuristics::MqaDesc desc{.rows = rows,
+                                 .kv_rows = kv_rows,
+                                 .dim = dim,
+                                 .heads = heads,
+                                 .operand_bits = bits,
+                                 .logits_bytes = int(core::itemsize(logits_dtype)),
+                                 .mx_scales = scaled,
+                                 .num_cores = runtime::planning_cores()};
+  args.config = heuristics::select_mqa_config(desc, runtime::host_arch_limits());
+  print_gemm_config("mqa_logits", heuristics::mqa_gemm_desc(desc), args.config);
   int64_t tiles = 0;
-  for (int64_t p = 0; p < count; ++p) tiles += tile::host::tile_count(problems[p], args.config.tiling);
+  for (int64_t p = 0; p < count; ++p) tiles += kernel::tile_count(problems[p], args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
   backend.launch("mqa_logits", args.config.num_blocks, [&args](tile::host::Core& core) { tile::host::mqa_logits(core, args); });

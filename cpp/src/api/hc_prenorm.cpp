@@ -22,6 +22,7 @@ namespace {
 constexpr int64_t kKBlock = 64;   // K granularity of the splits
 constexpr int64_t kMaxN = 128;
 constexpr int64_t kNMultiple = 8;
+constexpr int kBf16Bits = 16, kFp32Bytes = 4;
 
 // A host fp32 [rows, cols] view (any row stride) set to 0.
 void zero_fp32(const TensorView& t) {
@@ -78,71 +79,109 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   }
 }
 
-}  // namespace
+// The validated call: d [M, N] = a [M, K] @ b [N, K]^T in `splits` K splits (split_d: d and sqr_sum
+// carry a leading split dimension).
+struct HcShape {
+  int64_t m, n, k, splits;
+  bool split_d;
+};
 
-void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
-                          int64_t num_splits) {
-  api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"sqr_sum", &sqr_sum}});
+// a bf16 [M, K], b fp32 [N, K], both K-major; K a multiple of the split granularity, N up to kMaxN.
+HcShape validate_operands(const TensorView& a, const TensorView& b, int64_t num_splits) {
   api::require_dtype(a, "a", {DType::kBF16});
   api::require_dtype(b, "b", {DType::kFP32});
   api::require_rank(a, "a", 2);
   api::require_rank(b, "b", 2);
   DGA_REQUIRE(a.size(-1) <= 1 || a.stride(-1) == 1, kValue, "a", "must be K-major (stride(-1) == 1)");
   DGA_REQUIRE(b.size(-1) <= 1 || b.stride(-1) == 1, kValue, "b", "must be K-major (stride(-1) == 1)");
-  const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
-  DGA_REQUIRE(b.shape[1] == k, kValue, "b", "K mismatch: a has K=", k, ", b ", b.shape_str());
-  DGA_REQUIRE(n > 0 && n <= kMaxN && n % kNMultiple == 0, kValue, "b", "N must be a positive multiple of ",
-              kNMultiple, " up to ", kMaxN, ", got ", n);
-  DGA_REQUIRE(k > 0 && k % kKBlock == 0, kValue, "a", "K must be a positive multiple of ", kKBlock, ", got ", k);
+  const HcShape sh{.m = a.shape[0], .n = b.shape[0], .k = a.shape[1], .splits = num_splits > 0 ? num_splits : 1,
+                   .split_d = num_splits > 0};
+  DGA_REQUIRE(b.shape[1] == sh.k, kValue, "b", "K mismatch: a has K=", sh.k, ", b ", b.shape_str());
+  DGA_REQUIRE(sh.n > 0 && sh.n <= kMaxN && sh.n % kNMultiple == 0, kValue, "b", "N must be a positive multiple of ",
+              kNMultiple, " up to ", kMaxN, ", got ", sh.n);
+  DGA_REQUIRE(sh.k > 0 && sh.k % kKBlock == 0, kValue, "a", "K must be a positive multiple of ", kKBlock, ", got ",
+              sh.k);
   // As upstream, any number of splits: a split with no K block writes zeros to its D and sqr_sum.
   DGA_REQUIRE(num_splits >= 0, kValue, "num_splits", "must be a positive int or None, got ", num_splits);
-  const int64_t splits = num_splits > 0 ? num_splits : 1;
+  return sh;
+}
+
+// d fp32 [M, N] and sqr_sum fp32 [M] (split: [S, M, N] and [S, M]), overlapping no input.
+void validate_outputs(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
+                      const HcShape& sh) {
   api::require_dtype(d, "d", {DType::kFP32});
   api::require_dtype(sqr_sum, "sqr_sum", {DType::kFP32});
-  if (num_splits > 0) {
-    api::require_shape(d, "d", {splits, m, n});
-    api::require_shape(sqr_sum, "sqr_sum", {splits, m});
+  if (sh.split_d) {
+    api::require_shape(d, "d", {sh.splits, sh.m, sh.n});
+    api::require_shape(sqr_sum, "sqr_sum", {sh.splits, sh.m});
   } else {
-    api::require_shape(d, "d", {m, n});
-    api::require_shape(sqr_sum, "sqr_sum", {m});
+    api::require_shape(d, "d", {sh.m, sh.n});
+    api::require_shape(sqr_sum, "sqr_sum", {sh.m});
   }
   DGA_REQUIRE(sqr_sum.is_contiguous(), kValue, "sqr_sum", "must be contiguous");
-  for (int64_t s = 0; s < splits; ++s)
-    api::validate_output(slice(d, num_splits > 0 ? s : -1), nullptr, m, n, {{"a", &a}, {"b", &b}, {"sqr_sum", &sqr_sum}});
+  for (int64_t s = 0; s < sh.splits; ++s)
+    api::validate_output(slice(d, sh.split_d ? s : -1), nullptr, sh.m, sh.n,
+                         {{"a", &a}, {"b", &b}, {"sqr_sum", &sqr_sum}});
   api::require_no_overlap(sqr_sum, "sqr_sum", a, "a");
   api::require_no_overlap(sqr_sum, "sqr_sum", d, "d");
-  if (m == 0) return;
+}
 
-  if (api::on_npu_target(a)) return npu_hc_prenorm(a, b, d, sqr_sum, splits, num_splits > 0);
-  api::require_host(a, "a");
-  // The vector pass: hi, lo and the sums of squares, spread over the AI cores.
-  std::vector<uint16_t> hi_lo(size_t(2 * n * k));
-  const DgaHcPrenormParams vp = vector_params(a, b, d, sqr_sum, splits, num_splits > 0, hi_lo.data(), nullptr, false);
+// The GEMMs of one product (hi: part 0, lo: part 1, adding onto hi's): one problem per split with a K
+// block (kernel::hc_split_range); a split with none has D = 0, written with the hi part.
+std::vector<kernel::GemmProblem> plan_part(const TensorView& a, const TensorView& d, const HcShape& sh,
+                                           const uint16_t* hi_lo, int64_t part) {
+  const int64_t blocks = sh.k / kKBlock;
+  const layout::MatrixRef am = api::matrix(a, kBf16Bits, false);
+  const layout::MatrixRef bm{.base = hi_lo + part * sh.n * sh.k, .origin = 0, .rows = sh.n, .cols = sh.k,
+                             .row_stride = sh.k, .col_stride = 1, .bits = kBf16Bits};
+  std::vector<kernel::GemmProblem> problems;
+  for (int64_t s = 0; s < sh.splits; ++s) {
+    const TensorView ds = slice(d, sh.split_d ? s : -1);
+    const kernel::HcKRange r = kernel::hc_split_range(blocks, sh.splits, s);
+    const int64_t k0 = r.first * kKBlock, ks = r.count * kKBlock;
+    if (ks == 0) {  // more splits than K blocks, as upstream allows
+      if (part == 0) zero_fp32(ds);
+      continue;
+    }
+    problems.push_back({.a = am.block(0, k0, sh.m, ks),
+                        .b = bm.block(0, k0, sh.n, ks),
+                        .epilogue = api::epilogue(ds, part == 1 ? &ds : nullptr)});
+  }
+  return problems;
+}
+
+// Host: the vector pass (hi, lo and the sums of squares, spread over the AI cores), then the hi and lo
+// products.
+void dispatch_host(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
+                   const HcShape& sh) {
+  std::vector<uint16_t> hi_lo(size_t(2 * sh.n * sh.k));
+  const DgaHcPrenormParams vp = vector_params(a, b, d, sqr_sum, sh.splits, sh.split_d, hi_lo.data(), nullptr, false);
   auto& backend = runtime::host_backend();
-  const int64_t steps = layout::imax(n, layout::ceil_div(m, tile::host::HostHcVector::HcPrenorm::kSqrRows) * splits);
+  const int64_t steps =
+      layout::imax(sh.n, layout::ceil_div(sh.m, tile::host::HostHcVector::HcPrenorm::kSqrRows) * sh.splits);
   backend.launch("hc_prenorm_vector", int(std::min<int64_t>(steps, backend.num_ai_cores())),
                  [&](tile::host::Core& core) { kernel::hc_prenorm_vector<tile::host::HostHcVector>(core, vp); });
-  // The hi and lo products of each split's K range (kernel::hc_split_range).
-  const int64_t blocks = k / kKBlock;
-  const layout::MatrixRef am = api::matrix(a, 16, false);
   for (int64_t part = 0; part < 2; ++part) {
-    const layout::MatrixRef bm{hi_lo.data() + part * n * k, 0, n, k, k, 1, 16};
-    std::vector<kernel::GemmProblem> problems;
-    for (int64_t s = 0; s < splits; ++s) {
-      const TensorView ds = slice(d, num_splits > 0 ? s : -1);
-      const kernel::HcKRange r = kernel::hc_split_range(blocks, splits, s);
-      // The lo pass adds onto the hi pass.
-      const int64_t k0 = r.first * kKBlock, ks = r.count * kKBlock;
-      if (ks == 0) {  // a split with no K block: D = 0 (more splits than K blocks, as upstream allows)
-        if (part == 0) zero_fp32(ds);
-        continue;
-      }
-      problems.push_back(
-          {am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == 1 ? &ds : nullptr)});
-    }
-    kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
-    api::launch_gemm("tf32_hc_prenorm_gemm", {m, n, k / splits, 16, 16, 16, 4, part == 1}, args);
+    std::vector<kernel::GemmProblem> problems = plan_part(a, d, sh, hi_lo.data(), part);
+    kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {}};
+    api::launch_gemm("tf32_hc_prenorm_gemm",
+                     {.m = sh.m, .n = sh.n, .k = sh.k / sh.splits, .a_bits = kBf16Bits, .b_bits = kBf16Bits,
+                      .l0_bits = kBf16Bits, .d_bytes = kFp32Bytes, .with_accumulation = part == 1},
+                     args);
   }
+}
+
+}  // namespace
+
+void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
+                          int64_t num_splits) {
+  api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"sqr_sum", &sqr_sum}});
+  const HcShape sh = validate_operands(a, b, num_splits);
+  validate_outputs(a, b, d, sqr_sum, sh);
+  if (sh.m == 0) return;
+  if (api::on_npu_target(a)) return npu_hc_prenorm(a, b, d, sqr_sum, sh.splits, sh.split_d);
+  api::require_host(a, "a");
+  dispatch_host(a, b, d, sqr_sum, sh);
 }
 
 }  // namespace deepgemm_ascend

@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
-#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/heuristics/mega_moe_tiling.hpp"
 #include "deepgemm_ascend/host/mega_moe.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
@@ -67,12 +67,6 @@ tile::host::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const T
   return ex;
 }
 
-// fold: every scale of the GEMM folds (no promotion).
-heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n, int64_t k, int cores, bool fold) {
-  heuristics::GemmDesc d{m, n, k, s.fp8 ? 8 : 16, s.fp8 ? 4 : 16, 16, 2, false, cores, s.fp8 && !fold ? kMxGranK : 0,
-                         16};
-  return heuristics::select_gemm_config(d, runtime::host_arch_limits());
-}
 
 bool debug_zero() {
   const char* v = std::getenv("DG_COMM_KERNEL_DEBUG");
@@ -160,6 +154,63 @@ void check_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& region
 
 }  // namespace
 
+namespace {
+
+// The host kernel's arguments: every expert's weights and scales, the GEMM configs.
+struct HostMegaMoePlan {
+  std::vector<tile::host::MegaMoeExpert> experts;
+  tile::host::MegaMoeArgs args;
+};
+
+void plan_host(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, comm::PeerGroup& peers,
+               const TensorView& y, const TensorView& l1_w, const TensorView* l1_sf, const TensorView& l2_w,
+               const TensorView* l2_sf, const TensorView* recv_stats, const block::SwigluParams& act,
+               HostMegaMoePlan& p) {
+  const comm::MegaMoeShape& s = buf.shape;
+  const int64_t e = s.experts_per_rank();
+  for (int64_t x = 0; x < e; ++x) p.experts.push_back(expert(s, x, l1_w, l1_sf, l2_w, l2_sf));
+  tile::host::MegaMoeArgs& args = p.args;
+  args.shape = s;
+  args.regions = regions;
+  args.peers = &peers;
+  args.experts = p.experts.data();
+  args.y = api::mut_matrix(y);
+  args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
+  args.act = act;
+  const heuristics::MegaMoeConfigs configs = heuristics::select_mega_moe_configs(
+      {.tokens = y.size(0), .topk = s.num_topk, .experts = e, .hidden = s.hidden,
+       .intermediate = s.intermediate_hidden, .fp8 = s.fp8, .num_cores = runtime::planning_cores()},
+      runtime::host_arch_limits());
+  args.l1_config = configs.l1;
+  args.l2_config = configs.l2;
+  args.l1_fold_config = configs.l1_fold;
+  args.l2_fold_config = configs.l2_fold;
+}
+
+// The host kernel on every AI core, in lockstep with the peers (a core's failure stops the grid).
+void launch_host(comm::PeerGroup& peers, const TensorView& y, const tile::host::MegaMoeArgs& args) {
+  auto& backend = runtime::host_backend();
+  const int cores = backend.num_ai_cores();
+  peers.begin_call(y.size(0));
+  tile::host::MegaMoeWork work;
+  tile::host::GridSync grid(cores);
+  try {
+    backend.launch("mega_moe", cores, [&](tile::host::Core& core) {
+      try {
+        tile::host::mega_moe(core, grid, args, work);
+      } catch (...) {
+        grid.fail(std::current_exception());
+        throw;
+      }
+    });
+  } catch (...) {
+    grid.rethrow_if_failed();
+    throw;
+  }
+}
+
+}  // namespace
+
 void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l1_w, const TensorView* l1_sf,
               const TensorView& l2_w, const TensorView* l2_sf, const TensorView* recv_stats, float clamp,
               bool fast_math) {
@@ -167,7 +218,8 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   const comm::MegaMoeRegions regions = comm::mega_moe_regions(s);
   DGA_REQUIRE(int64_t(buf.buffer_ptrs.size()) == s.num_ranks, kValue, "sym_buffer", "expected ", s.num_ranks,
               " buffer pointers (one per rank), got ", buf.buffer_ptrs.size());
-  const block::SwigluParams act{clamp < 0 ? INFINITY : clamp, fast_math, s.fp8, true};
+  const block::SwigluParams act{.clamp = clamp < 0 ? INFINITY : clamp, .fast_math = fast_math, .fp8_out = s.fp8,
+                                .interleaved = true};
   if (api::on_npu_target(y)) {  // the device's barriers: no host peer group
     check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, true);
     return api::npu_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, act);
@@ -177,42 +229,9 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   comm::PeerGroup peers(bases, buf.rank, comm::layout_hash(s));
   try {
     check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, false);
-    const int64_t e = s.experts_per_rank(), h = s.hidden, i = s.intermediate_hidden;
-    std::vector<tile::host::MegaMoeExpert> experts;
-    for (int64_t x = 0; x < e; ++x) experts.push_back(expert(s, x, l1_w, l1_sf, l2_w, l2_sf));
-    auto& backend = runtime::host_backend();
-    const int cores = backend.num_ai_cores();
-    const int64_t expected_m = std::max<int64_t>(1, y.size(0) * s.num_topk / std::max<int64_t>(1, e));
-    tile::host::MegaMoeArgs args;
-    args.shape = s;
-    args.regions = regions;
-    args.peers = &peers;
-    args.experts = experts.data();
-    args.y = api::mut_matrix(y);
-    args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
-    args.act = act;
-    const int plan_cores = runtime::planning_cores();
-    args.l1_config = config(s, expected_m, 2 * i, h, plan_cores, false);
-    args.l2_config = config(s, expected_m, h, i, plan_cores, false);
-    args.l1_fold_config = config(s, expected_m, 2 * i, h, plan_cores, true);
-    args.l2_fold_config = config(s, expected_m, h, i, plan_cores, true);
-
-    peers.begin_call(y.size(0));
-    tile::host::MegaMoeWork work;
-    tile::host::GridSync grid(cores);
-    try {
-      backend.launch("mega_moe", cores, [&](tile::host::Core& core) {
-        try {
-          tile::host::mega_moe(core, grid, args, work);
-        } catch (...) {
-          grid.fail(std::current_exception());
-          throw;
-        }
-      });
-    } catch (...) {
-      grid.rethrow_if_failed();
-      throw;
-    }
+    HostMegaMoePlan plan;
+    plan_host(buf, regions, peers, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, act, plan);
+    launch_host(peers, y, plan.args);
     if (debug_zero())
       std::memset(bases[size_t(buf.rank)] + regions.x.offset, 0, size_t(regions.total_bytes - regions.x.offset));
   } catch (const std::exception& err) {
@@ -221,11 +240,11 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   }
 }
 
-void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
-                     float clamp, bool fast_math, bool interleaved) {
-  api::require_same_device({{"h", &h}, {"topk_weights", &weights}, {"out", &out}, {"out_sf", out_sf}});
-  require_dtype(h, "h", {DType::kBF16});
-  require_rank(h, "h", 2);
+namespace {
+
+// The SwiGLU stage's arguments: h bf16 [M, 2I] -> out [M, I] (e4m3 with out_sf int32 [M, I / 128], or bf16).
+void validate_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                     float clamp, bool npu) {
   const int64_t m = h.size(0), inter = h.size(1) / 2;
   DGA_REQUIRE(h.size(1) % (2 * kMxGranK * kSfPerInt) == 0, kValue, "h", "expected [M, 2I] with I a multiple of ",
               kMxGranK * kSfPerInt, ", got ", h.shape_str());
@@ -239,7 +258,6 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   api::require_row_major_output(out, "out");
   const bool fp8 = out.dtype == DType::kFP8E4M3;
   DGA_REQUIRE(fp8 == (out_sf != nullptr), kValue, "out_sf", fp8 ? "FP8 output needs out_sf" : "BF16 output takes no scales");
-  const bool npu = api::on_npu_target(h);
   if (!npu)
     for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights},
                                  {"out", &out}})
@@ -254,22 +272,42 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
     api::require_no_overlap(*out_sf, "out_sf", out, "out");
   }
   DGA_REQUIRE(!std::isnan(clamp), kValue, "activation_clamp", "must be >= 0 or None, got nan");
-  const block::SwigluParams p{clamp < 0 ? INFINITY : clamp, fast_math, fp8, interleaved};
-  if (m == 0) return;
-  if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
+}
+
+// Host: the rows spread over the AI cores, one row at a time.
+void host_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                 const block::SwigluParams& p) {
+  constexpr int64_t kInt32 = 4;
+  const int64_t m = h.size(0), inter = h.size(1) / 2;
   auto& backend = runtime::host_backend();
   const int blocks = int(std::min<int64_t>(m, backend.num_ai_cores()));
   backend.launch("mega_moe_swiglu", blocks, [&](tile::host::Core& core) {
     const auto [begin, end] = block::contiguous_share(m, core.block_idx(), core.block_num());
     for (int64_t r = begin; r < end; ++r) {
-      auto* sf_row = fp8 ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * 4 : nullptr;
-      const int64_t k_stride = fp8 ? out_sf->stride(1) * 4 : 0;
+      auto* sf_row = p.fp8_out ? static_cast<uint8_t*>(out_sf->ptr()) + r * out_sf->stride(0) * kInt32 : nullptr;
+      const int64_t k_stride = p.fp8_out ? out_sf->stride(1) * kInt32 : 0;
       block::swiglu_row(static_cast<const uint16_t*>(h.ptr()) + r * h.stride(0), inter,
                         weights.as<const float>()[r * weights.stride(0)], p,
                         static_cast<uint8_t*>(out.ptr()) + r * out.stride(0) * core::itemsize(out.dtype),
                         {sf_row, k_stride});
     }
   });
+}
+
+}  // namespace
+
+void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const TensorView& out, const TensorView* out_sf,
+                     float clamp, bool fast_math, bool interleaved) {
+  api::require_same_device({{"h", &h}, {"topk_weights", &weights}, {"out", &out}, {"out_sf", out_sf}});
+  require_dtype(h, "h", {DType::kBF16});
+  require_rank(h, "h", 2);
+  const bool npu = api::on_npu_target(h);
+  validate_swiglu(h, weights, out, out_sf, clamp, npu);
+  const block::SwigluParams p{.clamp = clamp < 0 ? INFINITY : clamp, .fast_math = fast_math,
+                              .fp8_out = out.dtype == DType::kFP8E4M3, .interleaved = interleaved};
+  if (h.size(0) == 0) return;
+  if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
+  host_swiglu(h, weights, out, out_sf, p);
 }
 
 }  // namespace deepgemm_ascend

@@ -1,13 +1,12 @@
-// Lightning-indexer MQA logits entry point.
+// Lightning-indexer MQA logits entry point: validate, plan the host problem, dispatch to the host kernel
+// or the NPU.
+#include <string>
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
-#include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/host/mqa_logits.hpp"
-#include "deepgemm_ascend/runtime/backend.hpp"
-#include "deepgemm_ascend/runtime/host_arch.hpp"
-#include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
 #include "gemm_common.hpp"
+#include "mqa_common.hpp"
 #include "npu_device.hpp"
 #include "validate.hpp"
 
@@ -32,24 +31,149 @@ void require_contiguous(const TensorView& t, const char* arg) {
   DGA_REQUIRE(t.is_contiguous(), kValue, arg, "must be contiguous, got strides ", t.strides_str());
 }
 
-// On the NPU target (FP8 or FP4): the logits are summed in fp32 on the device (the vector cores of a group
-// add their halves of the heads), through an fp32 workspace for bf16 logits or bf16 weights. The ranges are
-// read by the kernel (no host sync) and not validated on the host. Normal mode: columns outside a row's range
-// get -inf with or without cleaning (upstream leaves them unspecified without). Compressed mode: row i's
-// range at columns [0, ke - ks) (clamped to max_seqlen_k), the columns after it 0 (upstream: unspecified).
-void npu_mqa(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
-             const TensorView& weights, const TensorView& ks, const TensorView& ke, const TensorView& logits,
-             bool compressed) {
-  const int64_t s = q.shape[0], heads = q.shape[1], width = logits.shape[1];
-  const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
-  const int64_t acc_n = f32_out ? 0 : s * width, w_n = f32_w ? 0 : s * heads;
-  const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
-  const TensorView acc = f32_out ? logits : api::fp32_rows(ws, 0, s, width);
-  const TensorView w32 = f32_w ? weights : api::fp32_rows(ws, acc_n, s, heads);
-  if (!f32_w) api::npu_convert_rows(weights, w32);
-  api::npu_zero_rows(acc);
-  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits, sfq, compressed ? width : 0});
-  if (!f32_out) api::npu_convert_rows(acc, logits);
+// The arguments of one call.
+struct MqaCall {
+  const TensorView &q, *sfq, &kv, &sfkv, &weights, &ks, &ke, &logits;
+  bool clean, compressed;
+};
+
+// The validated sizes: S queries of H heads and D values against SKV KV rows; where the call runs.
+struct MqaShape {
+  int64_t s, heads, dim, skv;
+  bool fp4, npu;
+};
+
+// q fp8 [S, H, D] / packed fp4 [S, H, D / 2], kv likewise [SKV, D]: returns the sizes.
+MqaShape validate_operands(const MqaCall& m) {
+  const bool npu = api::on_npu_target(m.q), fp4 = m.sfq != nullptr;
+  if (!npu) api::require_host(m.q, "q");
+  api::require_rank(m.q, "q", 3);
+  api::require_rank(m.kv, "kv", 2);
+  require_contiguous(m.q, "q");
+  require_contiguous(m.kv, "kv");
+  for (const auto& [t, arg] : {std::pair{&m.q, "q"}, std::pair{&m.kv, "kv"}}) {
+    if (fp4) api::require_dtype(*t, arg, {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
+    else api::require_dtype(*t, arg, {DType::kFP8E4M3});
+  }
+  const int64_t per = fp4 ? 2 : 1;
+  const MqaShape sh{.s = m.q.shape[0], .heads = m.q.shape[1], .dim = m.q.shape[2] * per, .skv = m.kv.shape[0],
+                    .fp4 = fp4, .npu = npu};
+  DGA_REQUIRE(one_of(sh.heads, kHeadChoices), kValue, "q", "heads must be 8, 16, 32 or 64, got ", sh.heads);
+  DGA_REQUIRE(fp4 ? one_of(sh.dim, kFp4HeadDims) : one_of(sh.dim, kFp8HeadDims), kValue, "q", "head_dim ", sh.dim,
+              " is not supported in ", fp4 ? "FP4 mode (64, 128)" : "FP8 mode (32, 64, 128)");
+  DGA_REQUIRE(m.kv.shape[1] * per == sh.dim, kValue, "kv", "expected head_dim ", sh.dim, ", got shape ",
+              m.kv.shape_str());
+  return sh;
+}
+
+// FP4: sfq int32 [S, H] and sfkv int32 [SKV] (UE8M0 row scales); FP8: sfkv fp32 [SKV].
+void validate_scales(const MqaCall& m, const MqaShape& sh) {
+  if (sh.fp4) {
+    api::require_dtype(*m.sfq, "sfq", {DType::kInt32});
+    api::require_shape(*m.sfq, "sfq", {sh.s, sh.heads});
+    require_contiguous(*m.sfq, "sfq");
+    api::require_dtype(m.sfkv, "sfkv", {DType::kInt32});
+  } else {
+    api::require_dtype(m.sfkv, "sfkv", {DType::kFP32});
+  }
+  api::require_shape(m.sfkv, "sfkv", {sh.skv});
+  require_contiguous(m.sfkv, "sfkv");
+}
+
+// logits [S, SKV] (compressed: [S, max_seqlen_k]); the ranges int32 [S].
+void validate_outputs(const MqaCall& m, const MqaShape& sh) {
+  api::require_mqa_weights(m.weights, sh.s, sh.heads);
+  api::require_mqa_logits(m.logits, m.weights);
+  DGA_REQUIRE(m.logits.shape[0] == sh.s && (m.compressed || m.logits.shape[1] == sh.skv), kValue, "logits",
+              "expected [", sh.s, ", ", m.compressed ? "max_seqlen_k" : std::to_string(sh.skv), "], got ",
+              m.logits.shape_str());
+  api::require_row_major_output(m.logits, "logits");
+  DGA_REQUIRE(!(m.clean && m.compressed), kValue, "clean_logits", "must be False in compressed mode");
+  for (const auto& [t, arg] : {std::pair{&m.ks, "cu_seq_len_k_start"}, std::pair{&m.ke, "cu_seq_len_k_end"}}) {
+    api::require_dtype(*t, arg, {DType::kInt32});
+    DGA_REQUIRE(t->ndim == 1 && t->shape[0] == sh.s && t->is_contiguous(), kValue, arg, "expected a contiguous [",
+                sh.s, "] tensor, got ", t->shape_str());
+  }
+}
+
+// Host: every row's [start, end) range lies in [0, SKV) (and within max_seqlen_k when compressed). On the
+// NPU target the ranges are read by the kernel (no host sync) and not validated on the host.
+void validate_ranges(const MqaCall& m, const MqaShape& sh) {
+  if (sh.npu) return;
+  const auto* lo = m.ks.as<const int32_t>();
+  const auto* hi = m.ke.as<const int32_t>();
+  for (int64_t i = 0; i < sh.s; ++i) {
+    DGA_REQUIRE(lo[i] >= 0 && lo[i] <= hi[i], kValue, "cu_seq_len_k_end", "row ", i, " has the range [", lo[i], ", ",
+                hi[i], ") with end < start or a negative start");
+    DGA_REQUIRE(hi[i] <= sh.skv, kValue, "cu_seq_len_k_end", "row ", i, " ends at ", hi[i], ", beyond SKV = ", sh.skv);
+    if (m.compressed)
+      DGA_REQUIRE(hi[i] - lo[i] <= m.logits.shape[1], kValue, "max_seqlen_k", "row ", i, " spans ", hi[i] - lo[i],
+                  " KV rows, more than max_seqlen_k = ", m.logits.shape[1]);
+  }
+}
+
+MqaShape validate(const MqaCall& m) {
+  api::require_same_device({{"q", &m.q}, {"sfq", m.sfq}, {"kv", &m.kv}, {"sfkv", &m.sfkv}, {"weights", &m.weights},
+                            {"cu_seq_len_k_start", &m.ks}, {"cu_seq_len_k_end", &m.ke}, {"logits", &m.logits}});
+  const MqaShape sh = validate_operands(m);
+  validate_scales(m, sh);
+  validate_outputs(m, sh);
+  validate_ranges(m, sh);
+  api::require_mqa_no_overlap(m.logits, m.q, m.kv, "kv", m.weights);
+  return sh;
+}
+
+// The host kernel's single problem: every query row against every KV row.
+struct MqaPlan {
+  api::Fp32Weights weights;
+  tile::host::MqaProblem problem;
+};
+
+MqaPlan plan(const MqaCall& m, const MqaShape& sh) {
+  MqaPlan p{.weights = api::fp32_weights(m.weights), .problem = {}};
+  p.problem = {.q = api::mqa_rows(m.q, sh.s * sh.heads, sh.dim, sh.fp4),
+               .kv = api::mqa_rows(m.kv, sh.skv, sh.dim, sh.fp4),
+               .scaling = {},
+               .out = {.weights = p.weights.data,
+                       .w_stride = p.weights.stride,
+                       .ks = m.ks.as<const int32_t>(),
+                       .ke = m.ke.as<const int32_t>(),
+                       .kv_scale = sh.fp4 ? nullptr : m.sfkv.as<const float>(),
+                       .logits = m.logits.ptr(),
+                       .logits_stride = m.logits.stride(0),
+                       .logits_dtype = m.logits.dtype,
+                       .heads = sh.heads,
+                       .skv = sh.skv,
+                       .clean = m.clean,
+                       .compressed = m.compressed}};
+  if (sh.fp4)
+    p.problem.scaling = {.enabled = true, .a = api::ue8m0_rows(m.sfq->ptr()), .b = api::ue8m0_rows(m.sfkv.ptr())};
+  return p;
+}
+
+// NPU target (FP8 or FP4). Normal mode: columns outside a row's range get -inf with or without cleaning
+// (upstream leaves them unspecified without). Compressed mode: row i's range at columns [0, ke - ks)
+// (clamped to max_seqlen_k), the columns after it 0 (upstream: unspecified).
+void dispatch_npu(const MqaCall& m) {
+  const api::NpuLogitsWork work = api::npu_logits_work(m.logits, m.weights);
+  api::npu_zero_rows(work.acc);
+  api::npu_mqa_logits({.q = &m.q,
+                       .kv = &m.kv,
+                       .kv_scale = &m.sfkv,
+                       .weights = &work.weights,
+                       .ks = &m.ks,
+                       .ke = &m.ke,
+                       .acc = &work.acc,
+                       .logits = &m.logits,
+                       .sfq = m.sfq,
+                       .compressed = m.compressed ? m.logits.shape[1] : 0});
+  api::npu_finish_logits(work, m.logits);
+}
+
+void dispatch_host(const MqaCall& m, const MqaShape& sh) {
+  const MqaPlan p = plan(m, sh);
+  api::launch_mqa(&p.problem, 1, api::mqa_format(sh.fp4), sh.s * sh.heads, sh.skv, sh.dim, sh.heads,
+                  m.logits.dtype);
 }
 
 }  // namespace
@@ -57,89 +181,12 @@ void npu_mqa(const TensorView& q, const TensorView* sfq, const TensorView& kv, c
 void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
                         const TensorView& weights, const TensorView& ks, const TensorView& ke,
                         const TensorView& logits, bool clean, bool compressed) {
-  api::require_same_device({{"q", &q}, {"sfq", sfq}, {"kv", &kv}, {"sfkv", &sfkv}, {"weights", &weights},
-                            {"cu_seq_len_k_start", &ks}, {"cu_seq_len_k_end", &ke}, {"logits", &logits}});
-  const bool npu = api::on_npu_target(q);
-  if (!npu) api::require_host(q, "q");
-  const bool fp4 = sfq != nullptr;
-  api::require_rank(q, "q", 3);
-  api::require_rank(kv, "kv", 2);
-  require_contiguous(q, "q");
-  require_contiguous(kv, "kv");
-  if (fp4) {
-    api::require_dtype(q, "q", {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
-    api::require_dtype(kv, "kv", {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
-  } else {
-    api::require_dtype(q, "q", {DType::kFP8E4M3});
-    api::require_dtype(kv, "kv", {DType::kFP8E4M3});
-  }
-  const int64_t s = q.shape[0], heads = q.shape[1], per = fp4 ? 2 : 1, dim = q.shape[2] * per, skv = kv.shape[0];
-  DGA_REQUIRE(one_of(heads, kHeadChoices), kValue, "q", "heads must be 8, 16, 32 or 64, got ", heads);
-  DGA_REQUIRE(fp4 ? one_of(dim, kFp4HeadDims) : one_of(dim, kFp8HeadDims), kValue, "q", "head_dim ", dim,
-              " is not supported in ", fp4 ? "FP4 mode (64, 128)" : "FP8 mode (32, 64, 128)");
-  DGA_REQUIRE(kv.shape[1] * per == dim, kValue, "kv", "expected head_dim ", dim, ", got shape ", kv.shape_str());
-  if (fp4) {
-    api::require_dtype(*sfq, "sfq", {DType::kInt32});
-    api::require_shape(*sfq, "sfq", {s, heads});
-    require_contiguous(*sfq, "sfq");
-    api::require_dtype(sfkv, "sfkv", {DType::kInt32});
-  } else {
-    api::require_dtype(sfkv, "sfkv", {DType::kFP32});
-  }
-  api::require_shape(sfkv, "sfkv", {skv});
-  require_contiguous(sfkv, "sfkv");
-  api::require_dtype(weights, "weights", {DType::kFP32, DType::kBF16});
-  api::require_shape(weights, "weights", {s, heads});
-  DGA_REQUIRE(weights.stride(-1) == 1, kValue, "weights", "needs a unit last stride");
-  api::require_dtype(logits, "logits", {DType::kFP32, DType::kBF16});
-  DGA_REQUIRE(weights.dtype == DType::kFP32 || logits.dtype == DType::kBF16, kType, "weights",
-              "bfloat16 weights need bfloat16 logits");
-  api::require_rank(logits, "logits", 2);
-  DGA_REQUIRE(logits.shape[0] == s && (compressed || logits.shape[1] == skv), kValue, "logits", "expected [", s,
-              ", ", compressed ? "max_seqlen_k" : std::to_string(skv), "], got ", logits.shape_str());
-  api::require_row_major_output(logits, "logits");
-  DGA_REQUIRE(!(clean && compressed), kValue, "clean_logits", "must be False in compressed mode");
-  for (const auto& [t, arg] : {std::pair{&ks, "cu_seq_len_k_start"}, std::pair{&ke, "cu_seq_len_k_end"}}) {
-    api::require_dtype(*t, arg, {DType::kInt32});
-    DGA_REQUIRE(t->ndim == 1 && t->shape[0] == s && t->is_contiguous(), kValue, arg, "expected a contiguous [", s,
-                "] tensor, got ", t->shape_str());
-  }
-  const auto* lo = ks.as<const int32_t>();
-  const auto* hi = ke.as<const int32_t>();
-  for (int64_t i = 0; i < s && !npu; ++i) {
-    DGA_REQUIRE(lo[i] >= 0 && lo[i] <= hi[i], kValue, "cu_seq_len_k_end", "row ", i, " has the range [", lo[i], ", ",
-                hi[i], ") with end < start or a negative start");
-    DGA_REQUIRE(hi[i] <= skv, kValue, "cu_seq_len_k_end", "row ", i, " ends at ", hi[i], ", beyond SKV = ", skv);
-    if (compressed)
-      DGA_REQUIRE(hi[i] - lo[i] <= logits.shape[1], kValue, "max_seqlen_k", "row ", i, " spans ", hi[i] - lo[i],
-                  " KV rows, more than max_seqlen_k = ", logits.shape[1]);
-  }
-  for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv, "kv"}, std::pair{&weights, "weights"}})
-    api::require_no_overlap(logits, "logits", *t, arg);
-  if (s == 0 || skv == 0) return;
-  if (npu) return npu_mqa(q, sfq, kv, sfkv, weights, ks, ke, logits, compressed);
-
-  // bf16 weights are widened once (S x H values).
-  std::vector<float> w32;
-  const float* w = weights.as<const float>();
-  int64_t w_stride = weights.stride(0);
-  if (weights.dtype == DType::kBF16) {
-    w32.resize(size_t(s * heads));
-    for (int64_t i = 0; i < s; ++i)
-      for (int64_t h = 0; h < heads; ++h)
-        w32[size_t(i * heads + h)] = core::bf16_to_float(weights.as<const uint16_t>()[i * w_stride + h]);
-    w = w32.data();
-    w_stride = heads;
-  }
-  const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
-  const int bits = tile::operand_bits(fmt);
-  tile::host::MqaProblem problem{{q.data, q.offset * per, s * heads, dim, dim, 1, bits},
-                             {kv.data, kv.offset * per, skv, dim, dim, 1, bits},
-                             {},
-                             {w, w_stride, lo, hi, fp4 ? nullptr : sfkv.as<const float>(), logits.ptr(),
-                              logits.stride(0), logits.dtype, heads, skv, clean, compressed}};
-  if (fp4) problem.scaling = {true, api::ue8m0_rows(sfq->ptr()), api::ue8m0_rows(sfkv.ptr())};
-  api::launch_mqa(&problem, 1, fmt, s * heads, skv, dim, heads, logits.dtype);
+  const MqaCall m{.q = q, .sfq = sfq, .kv = kv, .sfkv = sfkv, .weights = weights, .ks = ks, .ke = ke,
+                  .logits = logits, .clean = clean, .compressed = compressed};
+  const MqaShape sh = validate(m);
+  if (sh.s == 0 || sh.skv == 0) return;
+  if (sh.npu) return dispatch_npu(m);
+  dispatch_host(m, sh);
 }
 
 }  // namespace deepgemm_ascend

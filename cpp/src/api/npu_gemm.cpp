@@ -7,6 +7,7 @@
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/heuristics/mqa_tiling.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "gemm_common.hpp"
 #include "npu_device.hpp"
@@ -48,9 +49,6 @@ struct NpuKernel {
 // Workspace regions start 512 B apart (NpuDevice::workspace's alignment).
 constexpr int64_t kWorkspaceAlign = 512;
 
-// MQA logits: KV columns per tile.
-constexpr int64_t kMqaBlockN = 256;
-constexpr int64_t kFractalRows = arch::Ascend950::kFractalRows;
 
 // FP32 block scales are promoted per K block of their recipe.
 constexpr int64_t kPromoteK = kBlockGranK;
@@ -311,12 +309,8 @@ MqaOperands mqa_operands(const core::TensorView& q, int64_t q_rows, const core::
 void npu_mqa_logits(const NpuMqa& m) {
   const NpuDevice dev(*m.logits, "logits");
   const int64_t s = m.q->size(0), heads = m.q->size(1), dim = m.q->size(2) * (m.sfq ? 2 : 1), skv = m.kv->size(0);
-  // One query's heads per tile (two for 8 heads: the cube's 16-row fractal); K = head_dim is one block, so
-  // every tile's scores go to the vector cores once.
-  const int64_t block_m = layout::align_up(heads, kFractalRows), block_n = kMqaBlockN;
-  heuristics::GemmConfig cfg;
-  cfg.tiling = {block_m, block_n, dim, dim, heuristics::kL1Stages, heuristics::kL0Stages};
-  cfg.swizzle = {1, true};
+  const heuristics::GemmConfig cfg = heuristics::npu_mqa_config(heads, dim);
+  const int64_t block_m = cfg.tiling.block_m, block_n = cfg.tiling.block_n;
   const bool fp4 = m.sfq != nullptr;
   const MqaOperands o = mqa_operands(*m.q, s * heads, *m.kv, skv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      m.kv_scale->ptr());
@@ -346,11 +340,7 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const bool fp4 = m.sfq != nullptr;
   const int64_t batch = m.q->size(0), next_n = m.q->size(1), heads = m.q->size(2), dim = m.q->size(3) * (fp4 ? 2 : 1);
   const int64_t block_kv = m.kv_cache->size(1), width = m.acc->size(1), row_bytes = m.q->size(3);
-  // One query's heads per tile, one cache page per tile column block.
-  heuristics::GemmConfig cfg;
-  cfg.tiling = {layout::align_up(heads, kFractalRows), block_kv, dim, dim, heuristics::kL1Stages,
-                heuristics::kL0Stages};
-  cfg.swizzle = {1, true};
+  const heuristics::GemmConfig cfg = heuristics::npu_paged_mqa_config(heads, block_kv, dim);
   // Request 0's query rows and block 0's KV rows; a block's row scales follow its rows.
   const auto* block0 = static_cast<const uint8_t*>(m.kv_cache->ptr());
   const MqaOperands o = mqa_operands(*m.q, next_n * heads, *m.kv_cache, block_kv, dim, fp4 ? m.sfq->ptr() : nullptr,

@@ -23,6 +23,7 @@
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/heuristics/mega_moe_tiling.hpp"
 #include "deepgemm_ascend/kernel/gemm_problems.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "gemm_common.hpp"
@@ -115,12 +116,9 @@ void check_status(const NpuDevice& dev, const Work& w, int rank) {
               rank, " receives more rows than the ring holds (does a token list the same expert twice?)");
 }
 
-}  // namespace
-
-void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const TensorView& y,
-                  const TensorView& l1_w, const TensorView* l1_sf, const TensorView& l2_w, const TensorView* l2_sf,
-                  const TensorView* recv_stats, const block::SwigluParams& act) {
-  const comm::MegaMoeShape& s = buf.shape;
+// The NPU's own limits on a Mega MoE call (the arguments were checked by the caller).
+void validate_npu(const comm::MegaMoeShape& s, const comm::MegaMoeRegions& regions, const TensorView* l1_sf,
+                  const TensorView* l2_sf) {
   DGA_REQUIRE(s.num_ranks <= kDgaMegaMoeMaxRanks, kNotImplemented, "group", "Mega MoE on the NPU takes at most ",
               kDgaMegaMoeMaxRanks, " ranks, got ", s.num_ranks);
   DGA_REQUIRE(regions.workspace.bytes >= kSyncOffset + 8 + 8 * kDgaMegaMoeMaxRanks, kRuntime, "sym_buffer",
@@ -128,75 +126,117 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
   for (const auto& [sf, arg] : {std::pair{l1_sf, "l1_weights"}, std::pair{l2_sf, "l2_weights"}})
     DGA_REQUIRE(sf == nullptr || sf->stride(-1) == 1, kValue, arg,
                 "the NPU kernels read scale rows K-major (unit last stride), got strides ", sf->strides_str());
-  const NpuDevice dev(y, "y");
-  const int64_t e = s.experts_per_rank(), hidden = s.hidden, inter = s.intermediate_hidden;
-  const int64_t n = s.num_max_tokens_per_rank, ranks = s.num_ranks;
-  const int64_t align = get_mk_alignment_for_contiguous_layout();
-  const int64_t epw = std::clamp<int64_t>(s.num_ring_tokens / std::max<int64_t>(1, ranks * n), 1, e);
-  const int64_t waves = (e + epw - 1) / epw, rows = epw * align_up(ranks * n, align);
-  const Work w = carve(dev, s, waves, epw, rows);
-  npu_zero_rows(view(y, w.status, DType::kFP32, {1, 2}));
+}
 
+// The communication kernels' parameters: the peers' buffers and regions, the work, the waves.
+DgaMegaMoeParams params(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const TensorView& y,
+                        const TensorView* recv_stats, const Work& w, const heuristics::MegaMoeWaves& plan,
+                        int64_t align) {
+  const comm::MegaMoeShape& s = buf.shape;
   DgaMegaMoeParams p{};
-  for (int r = 0; r < ranks; ++r) p.peers[r] = buf.buffer_ptrs[size_t(r)];
-  p.rank = buf.rank, p.ranks = ranks, p.experts_per_rank = e, p.topk = s.num_topk, p.hidden = hidden;
-  p.tokens = y.size(0), p.n = n;
+  for (int r = 0; r < s.num_ranks; ++r) p.peers[r] = buf.buffer_ptrs[size_t(r)];
+  p.rank = buf.rank, p.ranks = s.num_ranks, p.experts_per_rank = s.experts_per_rank(), p.topk = s.num_topk;
+  p.hidden = s.hidden, p.tokens = y.size(0), p.n = s.num_max_tokens_per_rank;
   p.x_off = regions.x.offset, p.topk_idx_off = regions.topk_idx.offset;
   p.topk_weights_off = regions.topk_weights.offset, p.combine_off = regions.combine.offset;
   p.sync_off = regions.workspace.offset + kSyncOffset;
   p.ends = addr(w.ends), p.src = addr(w.src), p.weights = addr(w.weights), p.ring = addr(w.ring), p.o = addr(w.o);
   p.y = addr(y.ptr()), p.recv_stats = recv_stats ? addr(recv_stats->ptr()) : 0, p.status = addr(w.status);
-  p.ring_rows = rows, p.experts_per_wave = epw, p.waves = waves, p.align = align, p.y_stride = y.stride(0);
+  p.ring_rows = plan.ring_rows, p.experts_per_wave = plan.experts_per_wave, p.waves = plan.waves;
+  p.align = align, p.y_stride = y.stride(0);
   p.max_polls = uint64_t(timeout_s() * kPollsPerSecond);
   p.fp8 = s.fp8 ? 1 : 0, p.x_sf_off = regions.x_sf.offset, p.ring_sf = addr(w.ring_sf);
-  const unsigned cores = unsigned(dev.vector_cores());
+  return p;
+}
+
+// One wave's expert GEMMs and their operands.
+struct WaveGemms {
+  const NpuDevice& dev;
+  const comm::MegaMoeShape& s;
+  const Work& w;
+  const TensorView &y, &l1_w, *l1_sf, &l2_w, *l2_sf;
+  const block::SwigluParams& act;
+  int64_t rows, align;
+};
+
+// One layer's GEMM over the experts [first, first + groups); FP8 x FP4: their weights widened to e4m3 into
+// `wide` first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged.
+void wave_gemm(const WaveGemms& g, int64_t first, const TensorView& ends, const TensorView& a, const void* a_sf,
+               const TensorView& weight, const TensorView* wsf, void* wide, const TensorView& d) {
+  const int bits = g.s.fp8 ? 8 : 16, w_bits = g.s.fp8 ? 4 : 16, per = g.s.fp8 ? 2 : 1;  // FP4: two per byte
+  const tile::OperandFormat fmt = g.s.fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
+  kernel::ContiguousProblems<kernel::HostRows> problems{.a = matrix(a, bits, false),
+                                                        .b = matrix(index_leading(weight, first), w_bits, false),
+                                                        .e = epilogue(d, nullptr),
+                                                        .b_group = weight.strides[0] * per,
+                                                        .groups = ends.size(0),
+                                                        .align = g.align,
+                                                        .ids = {}};
+  if (g.s.fp8) {
+    const layout::MatrixRef b = problems.b;
+    problems.b = npu_widen_fp4(g.y, b, problems.groups, problems.b_group, wide);
+    problems.b_group = b.rows * b.cols;
+    const TensorView sf0 = index_leading(*wsf, first);
+    const int64_t item = int64_t(core::itemsize(wsf->dtype));
+    problems.scaling = {.enabled = true,
+                        .a = mx_rows(a_sf, a.size(1) / arch::MxFormat::kMxBlockK),
+                        .b = mx_rows(sf0.ptr(), wsf->strides[1] * item)};
+    problems.sfb_group = wsf->strides[0] * item;
+  }
+  npu_contiguous_gemm(problems, {.a = fmt, .b = fmt}, true, ends, d);
+}
+
+// A wave: gather its experts' rows, L1 GEMM, SwiGLU, L2 GEMM, scatter.
+void run_wave(const WaveGemms& g, DgaMegaMoeParams& p, int64_t wave, int64_t first, int64_t groups) {
+  const comm::MegaMoeShape& s = g.s;
+  const int64_t rows = g.rows, hidden = s.hidden, inter = s.intermediate_hidden;
+  const DType x_type = s.fp8 ? DType::kFP8E4M3 : DType::kBF16;
+  const TensorView ring = view(g.y, g.w.ring, x_type, {rows, hidden});
+  const TensorView h = view(g.y, g.w.h, DType::kBF16, {rows, 2 * inter});
+  const TensorView a2 = view(g.y, g.w.act, x_type, {rows, inter});
+  const TensorView a2_sf = view(g.y, g.w.act_sf, DType::kInt32, {rows, inter / (4 * arch::MxFormat::kMxBlockK)});
+  const TensorView o = view(g.y, g.w.o, DType::kBF16, {rows, hidden});
+  const TensorView weights = view(g.y, g.w.weights, DType::kFP32, {rows});
+  const TensorView ends = view(g.y, g.w.ends + first, DType::kInt32, {groups});
+  const unsigned cores = unsigned(g.dev.vector_cores());
+  p.wave = wave;
+  g.dev.launch("dga_npu_launch_mega_moe_gather", cores, &p, rows * hidden);
+  wave_gemm(g, first, ends, ring, g.w.ring_sf, g.l1_w, g.l1_sf, g.w.w1, h);
+  npu_swiglu(h, weights, a2, s.fp8 ? &a2_sf : nullptr, g.act, &ends, g.align);
+  wave_gemm(g, first, ends, a2, g.w.act_sf, g.l2_w, g.l2_sf, g.w.w2, o);
+  g.dev.launch("dga_npu_launch_mega_moe_scatter", cores, &p, rows * hidden);
+}
+
+}  // namespace
+
+void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, const TensorView& y,
+                  const TensorView& l1_w, const TensorView* l1_sf, const TensorView& l2_w, const TensorView* l2_sf,
+                  const TensorView* recv_stats, const block::SwigluParams& act) {
+  const comm::MegaMoeShape& s = buf.shape;
+  validate_npu(s, regions, l1_sf, l2_sf);
+  const NpuDevice dev(y, "y");
+  const int64_t e = s.experts_per_rank(), ranks = s.num_ranks;
+  const int64_t align = get_mk_alignment_for_contiguous_layout();
+  const heuristics::MegaMoeWaves plan =
+      heuristics::npu_mega_moe_waves(s.num_ring_tokens, ranks, s.num_max_tokens_per_rank, e, align);
+  const Work w = carve(dev, s, plan.waves, plan.experts_per_wave, plan.ring_rows);
+  npu_zero_rows(view(y, w.status, DType::kFP32, {1, 2}));
+  DgaMegaMoeParams p = params(buf, regions, y, recv_stats, w, plan, align);
 
   dev.launch("dga_npu_launch_mega_moe_dispatch_barrier", 1, &p, ranks);
   check_status(dev, w, buf.rank);
-  dev.launch("dga_npu_launch_mega_moe_route", 1, &p, ranks * n * s.num_topk + waves * rows);
+  dev.launch("dga_npu_launch_mega_moe_route", 1, &p, ranks * s.num_max_tokens_per_rank * s.num_topk +
+                                                         plan.waves * plan.ring_rows);
   check_status(dev, w, buf.rank);
-  const DType x_type = s.fp8 ? DType::kFP8E4M3 : DType::kBF16;
-  const TensorView ring = view(y, w.ring, x_type, {rows, hidden});
-  const TensorView h = view(y, w.h, DType::kBF16, {rows, 2 * inter});
-  const TensorView a2 = view(y, w.act, x_type, {rows, inter});
-  const TensorView a2_sf = view(y, w.act_sf, DType::kInt32, {rows, inter / (4 * arch::MxFormat::kMxBlockK)});
-  const TensorView o = view(y, w.o, DType::kBF16, {rows, hidden});
-  const TensorView weights = view(y, w.weights, DType::kFP32, {rows});
-  const tile::OperandFormat fmt = s.fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
-  const int bits = s.fp8 ? 8 : 16;
-  for (int64_t wave = 0; wave < waves; ++wave) {
-    p.wave = wave;
-    const int64_t first = wave * epw, groups = std::min(epw, e - first);
-    const TensorView ends = view(y, w.ends + first, DType::kInt32, {groups});
-    dev.launch("dga_npu_launch_mega_moe_gather", cores, &p, rows * hidden);
-    // One layer's GEMM over the wave's experts; FP8 x FP4: their weights widened to e4m3 into `wide` first.
-    const auto grouped = [&](const TensorView& a, const void* a_sf, const TensorView& weight, const TensorView* wsf,
-                             void* wide, const TensorView& d) {
-      const TensorView b0 = index_leading(weight, first);
-      const int w_bits = s.fp8 ? 4 : 16, per = s.fp8 ? 2 : 1;  // FP4: two values per stored byte
-      kernel::ContiguousProblems<kernel::HostRows> problems{matrix(a, bits, false), matrix(b0, w_bits, false),
-                                                            epilogue(d, nullptr), weight.strides[0] * per, groups,
-                                                            align, {}};
-      if (s.fp8) {
-        const layout::MatrixRef b = problems.b;
-        problems.b = npu_widen_fp4(y, b, groups, problems.b_group, wide);
-        problems.b_group = b.rows * b.cols;
-        const TensorView sf0 = index_leading(*wsf, first);
-        const int64_t item = int64_t(core::itemsize(wsf->dtype));
-        problems.scaling = {true, mx_rows(a_sf, a.size(1) / arch::MxFormat::kMxBlockK),
-                            mx_rows(sf0.ptr(), wsf->strides[1] * item)};
-        problems.sfb_group = wsf->strides[0] * item;
-      }
-      npu_contiguous_gemm(problems, {fmt, fmt}, true, ends, d);
-    };
-    grouped(ring, w.ring_sf, l1_w, l1_sf, w.w1, h);
-    npu_swiglu(h, weights, a2, s.fp8 ? &a2_sf : nullptr, act, &ends, align);
-    grouped(a2, w.act_sf, l2_w, l2_sf, w.w2, o);
-    dev.launch("dga_npu_launch_mega_moe_scatter", cores, &p, rows * hidden);
+  const WaveGemms g{.dev = dev, .s = s, .w = w, .y = y, .l1_w = l1_w, .l1_sf = l1_sf, .l2_w = l2_w, .l2_sf = l2_sf,
+                    .act = act, .rows = plan.ring_rows, .align = align};
+  for (int64_t wave = 0; wave < plan.waves; ++wave) {
+    const int64_t first = wave * plan.experts_per_wave;
+    run_wave(g, p, wave, first, std::min(plan.experts_per_wave, e - first));
   }
   dev.launch("dga_npu_launch_mega_moe_combine_barrier", 1, &p, ranks);
   check_status(dev, w, buf.rank);
-  dev.launch("dga_npu_launch_mega_moe_combine", cores, &p, y.size(0) * hidden * s.num_topk);
+  dev.launch("dga_npu_launch_mega_moe_combine", unsigned(dev.vector_cores()), &p, y.size(0) * s.hidden * s.num_topk);
 }
 
 }  // namespace deepgemm_ascend::api

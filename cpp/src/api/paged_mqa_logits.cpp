@@ -1,4 +1,5 @@
-// Lightning-indexer MQA logits over a paged KV cache: one problem per (request, page).
+// Lightning-indexer MQA logits over a paged KV cache: validate, plan one problem per (request, page),
+// dispatch to the host kernel or the NPU.
 #include <cmath>
 #include <deque>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/kernel/paged_mqa_problems.hpp"
 #include "gemm_common.hpp"
+#include "mqa_common.hpp"
 #include "npu_device.hpp"
 #include "validate.hpp"
 
@@ -19,6 +21,191 @@ namespace {
 constexpr int64_t kBlockKvChoices[] = {32, 64};
 constexpr int64_t kScaleBytes = 4;  // one float32 / packed-UE8M0 int32 per KV row
 
+// The arguments of one call.
+struct PagedCall {
+  const TensorView &q, *sfq, &kv_cache, &weights, &context_lens, &block_table, &logits;
+  bool clean;
+  const TensorView* indices;
+};
+
+// The validated sizes: B requests of next_n queries of H heads and D values (row_bytes stored), a cache
+// of num_blocks pages of block_kv rows, logits `width` columns wide; where the call runs.
+struct PagedShape {
+  int64_t batch, next_n, heads, dim, row_bytes, num_blocks, block_kv, width;
+  bool fp4, npu;
+};
+
+// q fp8 [B, next_n, H, D] / packed fp4 [B, next_n, H, D / 2] with sfq int32 [B, next_n, H].
+PagedShape validate_query(const PagedCall& m) {
+  const bool npu = api::on_npu_target(m.q), fp4 = m.sfq != nullptr;
+  if (!npu) api::require_host(m.q, "q");
+  api::require_rank(m.q, "q", 4);
+  DGA_REQUIRE(m.q.is_contiguous(), kValue, "q", "must be contiguous");
+  api::require_dtype(m.q, "q", fp4 ? std::initializer_list<DType>{DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2}
+                                   : std::initializer_list<DType>{DType::kFP8E4M3});
+  PagedShape sh{.batch = m.q.shape[0], .next_n = m.q.shape[1], .heads = m.q.shape[2],
+                .dim = m.q.shape[3] * (fp4 ? 2 : 1), .row_bytes = m.q.shape[3], .num_blocks = 0, .block_kv = 0,
+                .width = 0, .fp4 = fp4, .npu = npu};
+  DGA_REQUIRE(sh.next_n >= 1, kValue, "q", "next_n must be at least 1");
+  if (fp4) {
+    api::require_dtype(*m.sfq, "sfq", {DType::kInt32});
+    api::require_shape(*m.sfq, "sfq", {sh.batch, sh.next_n, sh.heads});
+    DGA_REQUIRE(m.sfq->is_contiguous(), kValue, "sfq", "must be contiguous");
+  }
+  return sh;
+}
+
+// kv_cache uint8 [num_blocks, block_kv, 1, row_bytes + 4], rows then scales in each page.
+void validate_cache(const PagedCall& m, PagedShape& sh) {
+  const TensorView& kv = m.kv_cache;
+  api::require_dtype(kv, "kv_cache", {DType::kUInt8, DType::kInt8});
+  api::require_rank(kv, "kv_cache", 4);
+  sh.num_blocks = kv.shape[0], sh.block_kv = kv.shape[1];
+  DGA_REQUIRE(sh.block_kv == kBlockKvChoices[0] || sh.block_kv == kBlockKvChoices[1], kValue, "kv_cache",
+              "block_kv must be 32 or 64, got ", sh.block_kv);
+  DGA_REQUIRE(kv.shape[2] == 1 && kv.shape[3] == sh.row_bytes + kScaleBytes, kValue, "kv_cache",
+              "expected [num_blocks, block_kv, 1, ", sh.row_bytes + kScaleBytes, "], got ", kv.shape_str());
+  DGA_REQUIRE(kv.strides[3] == 1 && kv.strides[1] == kv.shape[3] && kv.strides[0] % kScaleBytes == 0 &&
+                  kv.strides[0] >= sh.block_kv * kv.shape[3],
+              kValue, "kv_cache", "needs strides (multiple of 4 and >= one block, ", kv.shape[3], ", *, 1), got ",
+              kv.strides_str());
+}
+
+// weights [B * next_n, H], context_lens int32 [B, next_n], block_table int32 [B, pages], indices int32 [B].
+void validate_tables(const PagedCall& m, const PagedShape& sh) {
+  api::require_mqa_weights(m.weights, sh.batch * sh.next_n, sh.heads);
+  api::require_dtype(m.context_lens, "context_lens", {DType::kInt32});
+  api::require_shape(m.context_lens, "context_lens", {sh.batch, sh.next_n});
+  DGA_REQUIRE(m.context_lens.is_contiguous(), kValue, "context_lens", "must be contiguous");
+  api::require_dtype(m.block_table, "block_table", {DType::kInt32});
+  api::require_rank(m.block_table, "block_table", 2);
+  DGA_REQUIRE(m.block_table.stride(-1) == 1 || m.block_table.shape[1] <= 1, kValue, "block_table",
+              "needs a unit last stride");
+  if (m.indices != nullptr) {
+    DGA_REQUIRE(sh.next_n == 1, kValue, "indices", "varlen mode needs next_n == 1");
+    api::require_dtype(*m.indices, "indices", {DType::kInt32});
+    api::require_shape(*m.indices, "indices", {sh.batch});
+  }
+  // Varlen mode has one row per token, and next_n is 1 there: one row per entry of q either way.
+  DGA_REQUIRE(m.block_table.shape[0] == sh.batch, kValue, "block_table", "expected ", sh.batch, " rows, got ",
+              m.block_table.shape_str());
+}
+
+// Pages of request b: enough for its longest row.
+int64_t request_pages(const PagedCall& m, const PagedShape& sh, int64_t b) {
+  const auto* lens = m.context_lens.as<const int32_t>();
+  int64_t longest = 0;
+  for (int64_t t = 0; t < sh.next_n; ++t) longest = std::max<int64_t>(longest, lens[b * sh.next_n + t]);
+  return layout::ceil_div(longest, sh.block_kv);
+}
+
+// Host: the lengths within [0, width] and every page a request reads in the table and the cache. On the
+// NPU target context_lens and block_table are read by the kernels (no host sync) and not validated on the
+// host: a length is clamped to [0, max_context_len], a page past the table's columns or with a block id
+// outside the cache is not read.
+void validate_pages(const PagedCall& m, const PagedShape& sh) {
+  if (sh.npu) return;
+  const auto* lens = m.context_lens.as<const int32_t>();
+  for (int64_t r = 0; r < sh.batch * sh.next_n; ++r)
+    DGA_REQUIRE(lens[r] >= 0 && lens[r] <= sh.width, kValue, "context_lens", "row ", r, " has length ", lens[r],
+                ", outside [0, max_context_len = ", sh.width, "]");
+  const auto* table = m.block_table.as<const int32_t>();
+  for (int64_t b = 0; b < sh.batch; ++b) {
+    const int64_t pages = request_pages(m, sh, b);
+    DGA_REQUIRE(pages <= m.block_table.shape[1], kValue, "block_table", "request ", b, " needs ", pages,
+                " blocks but a row holds ", m.block_table.shape[1]);
+    for (int64_t pg = 0; pg < pages; ++pg) {
+      const int64_t id = table[b * m.block_table.strides[0] + pg];
+      DGA_REQUIRE(id >= 0 && id < sh.num_blocks, kValue, "block_table", "entry [", b, ", ", pg, "] = ", id,
+                  " is outside [0, ", sh.num_blocks, ")");
+    }
+  }
+}
+
+PagedShape validate(const PagedCall& m) {
+  api::require_same_device({{"q", &m.q}, {"sfq", m.sfq}, {"kv_cache", &m.kv_cache}, {"weights", &m.weights},
+                            {"context_lens", &m.context_lens}, {"block_table", &m.block_table},
+                            {"logits", &m.logits}, {"indices", m.indices}});
+  PagedShape sh = validate_query(m);
+  validate_cache(m, sh);
+  validate_tables(m, sh);
+  api::require_mqa_logits(m.logits, m.weights);
+  DGA_REQUIRE(m.logits.shape[0] == sh.batch * sh.next_n, kValue, "logits", "expected ", sh.batch * sh.next_n,
+              " rows, got ", m.logits.shape_str());
+  api::require_row_major_output(m.logits, "logits");
+  sh.width = m.logits.shape[1];
+  api::require_mqa_no_overlap(m.logits, m.q, m.kv_cache, "kv_cache", m.weights);
+  validate_pages(m, sh);
+  return sh;
+}
+
+// The host kernel's problems, one per (request, page) the shared page walk (kernel/paged_mqa_problems.hpp)
+// yields, each with its rows' [start, end) columns in the page.
+struct PagedPlan {
+  api::Fp32Weights weights;
+  std::deque<std::vector<int32_t>> ranges;  // stable storage for the per-problem [ks, ke) arrays
+  std::vector<tile::host::MqaProblem> problems;
+};
+
+kernel::PagedMqaProblems<kernel::HostRows> page_walk(const PagedCall& m, const PagedShape& sh) {
+  const int64_t per = sh.fp4 ? 2 : 1;
+  return {.q = api::mqa_rows(m.q, sh.next_n * sh.heads, sh.dim, sh.fp4),
+          .kv = api::mqa_rows(m.kv_cache, sh.block_kv, sh.dim, sh.fp4),
+          .request_values = sh.next_n * sh.heads * sh.dim,
+          .block_values = m.kv_cache.strides[0] * per,
+          .batch = sh.batch,
+          .next_n = sh.next_n,
+          .num_blocks = sh.num_blocks,
+          .pages = std::min(layout::ceil_div(sh.width, sh.block_kv), m.block_table.shape[1]),
+          .width = sh.width,
+          .lens = {m.context_lens.as<const int32_t>()},
+          .table = {m.block_table.as<const int32_t>()},
+          .table_stride = m.block_table.strides[0]};
+}
+
+// The problem of page `pg`: its rows' column ranges stored in `plan.ranges`.
+tile::host::MqaProblem page_problem(const PagedCall& m, const PagedShape& sh, const kernel::GemmProblem& gp,
+                                const kernel::MqaPage& pg, PagedPlan& plan) {
+  const int64_t b = pg.request, next_n = sh.next_n;
+  const auto* lens = m.context_lens.as<const int32_t>();
+  const uint8_t* block = m.kv_cache.as<const uint8_t>() + pg.block * m.kv_cache.strides[0];
+  const int32_t* ks = plan.ranges.emplace_back(size_t(next_n), 0).data();
+  std::vector<int32_t>& ke = plan.ranges.emplace_back(size_t(next_n));
+  for (int64_t t = 0; t < next_n; ++t)
+    ke[size_t(t)] = int32_t(std::clamp<int64_t>(lens[b * next_n + t] - pg.col0, 0, sh.block_kv));
+  const void* scales = block + sh.block_kv * sh.row_bytes;
+  const int64_t logits_offset = (b * next_n * m.logits.strides[0] + pg.col0) * core::itemsize(m.logits.dtype);
+  tile::host::MqaProblem pr{.q = gp.a,
+                        .kv = gp.b,
+                        .scaling = {},
+                        .out = {.weights = plan.weights.data + b * next_n * plan.weights.stride,
+                                .w_stride = plan.weights.stride,
+                                .ks = ks,
+                                .ke = ke.data(),
+                                .kv_scale = sh.fp4 ? nullptr : static_cast<const float*>(scales),
+                                .logits = static_cast<char*>(m.logits.ptr()) + logits_offset,
+                                .logits_stride = m.logits.strides[0],
+                                .logits_dtype = m.logits.dtype,
+                                .heads = sh.heads,
+                                .skv = pg.cols,
+                                .clean = m.clean,
+                                .compressed = false}};
+  if (sh.fp4) {
+    const auto* sq = static_cast<const uint8_t*>(m.sfq->ptr()) + b * next_n * sh.heads * kScaleBytes;
+    pr.scaling = {.enabled = true, .a = api::ue8m0_rows(sq), .b = api::ue8m0_rows(scales)};
+  }
+  return pr;
+}
+
+void plan(const PagedCall& m, const PagedShape& sh, PagedPlan& plan) {
+  plan.weights = api::fp32_weights(m.weights);
+  const kernel::PagedMqaProblems<kernel::HostRows> source = page_walk(m, sh);
+  for (int64_t i = 0; i < source.count(); ++i) {
+    const kernel::MqaPage pg = source.page(i);
+    if (pg.block >= 0) plan.problems.push_back(page_problem(m, sh, source.problem(pg), pg, plan));
+  }
+}
+
 void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
   for (int64_t j = from; j < logits.shape[1]; ++j) {
     if (logits.dtype == DType::kFP32) logits.as<float>()[row * logits.strides[0] + j] = -INFINITY;
@@ -26,24 +213,31 @@ void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
   }
 }
 
-// On the NPU target (FP8 or FP4): context_lens and block_table are read by the kernels (no host sync) and not
-// validated on the host: a length is clamped to [0, max_context_len], a page past the table's columns or
-// with a block id outside the cache is not read. The logits are summed in fp32 on the device (through the
-// workspace for bf16 logits); every column at or past a row's length is -inf, with or without cleaning
+// Host: with cleaning, the columns past each request's pages are -inf (the kernel cleans within them).
+void dispatch_host(const PagedCall& m, const PagedShape& sh) {
+  PagedPlan p;
+  plan(m, sh, p);
+  for (int64_t b = 0; b < sh.batch && m.clean; ++b) {
+    const int64_t end = std::min(sh.width, request_pages(m, sh, b) * sh.block_kv);
+    for (int64_t t = 0; t < sh.next_n; ++t) fill_neg_inf(m.logits, b * sh.next_n + t, end);
+  }
+  api::launch_mqa(p.problems.data(), int64_t(p.problems.size()), api::mqa_format(sh.fp4), sh.next_n * sh.heads,
+                  sh.block_kv, sh.dim, sh.heads, m.logits.dtype);
+}
+
+// NPU target (FP8 or FP4): every column at or past a row's length is -inf, with or without cleaning
 // (upstream leaves them unspecified without).
-void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const TensorView& weights,
-                   const TensorView& context_lens, const TensorView& block_table, const TensorView& logits,
-                   const TensorView* sfq) {
-  const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
-  const int64_t rows = logits.shape[0], width = logits.shape[1], heads = weights.shape[1];
-  const int64_t acc_n = f32_out ? 0 : rows * width, w_n = f32_w ? 0 : rows * heads;
-  const TensorView ws = acc_n + w_n > 0 ? api::npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
-  const TensorView acc = f32_out ? logits : api::fp32_rows(ws, 0, rows, width);
-  const TensorView w32 = f32_w ? weights : api::fp32_rows(ws, acc_n, rows, heads);
-  if (!f32_w) api::npu_convert_rows(weights, w32);
-  api::npu_zero_rows(acc, &context_lens);
-  api::npu_paged_mqa_logits({&q, &kv_cache, &w32, &context_lens, &block_table, &acc, sfq});
-  if (!f32_out) api::npu_convert_rows(acc, logits);
+void dispatch_npu(const PagedCall& m) {
+  const api::NpuLogitsWork work = api::npu_logits_work(m.logits, m.weights);
+  api::npu_zero_rows(work.acc, &m.context_lens);
+  api::npu_paged_mqa_logits({.q = &m.q,
+                             .kv_cache = &m.kv_cache,
+                             .weights = &work.weights,
+                             .context_lens = &m.context_lens,
+                             .block_table = &m.block_table,
+                             .acc = &work.acc,
+                             .sfq = m.sfq});
+  api::npu_finish_logits(work, m.logits);
 }
 
 }  // namespace
@@ -51,142 +245,11 @@ void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const Tensor
 void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv_cache,
                               const TensorView& weights, const TensorView& context_lens, const TensorView& block_table,
                               const TensorView& logits, bool clean, const TensorView* indices) {
-  api::require_same_device({{"q", &q}, {"sfq", sfq}, {"kv_cache", &kv_cache}, {"weights", &weights},
-                            {"context_lens", &context_lens}, {"block_table", &block_table}, {"logits", &logits},
-                            {"indices", indices}});
-  const bool npu = api::on_npu_target(q);
-  if (!npu) api::require_host(q, "q");
-  const bool fp4 = sfq != nullptr;
-  api::require_rank(q, "q", 4);
-  DGA_REQUIRE(q.is_contiguous(), kValue, "q", "must be contiguous");
-  api::require_dtype(q, "q", fp4 ? std::initializer_list<DType>{DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2}
-                                 : std::initializer_list<DType>{DType::kFP8E4M3});
-  const int64_t batch = q.shape[0], next_n = q.shape[1], heads = q.shape[2], per = fp4 ? 2 : 1;
-  const int64_t dim = q.shape[3] * per, row_bytes = q.shape[3];
-  DGA_REQUIRE(next_n >= 1, kValue, "q", "next_n must be at least 1");
-  if (fp4) {
-    api::require_dtype(*sfq, "sfq", {DType::kInt32});
-    api::require_shape(*sfq, "sfq", {batch, next_n, heads});
-    DGA_REQUIRE(sfq->is_contiguous(), kValue, "sfq", "must be contiguous");
-  }
-  api::require_dtype(kv_cache, "kv_cache", {DType::kUInt8, DType::kInt8});
-  api::require_rank(kv_cache, "kv_cache", 4);
-  const int64_t num_blocks = kv_cache.shape[0], block_kv = kv_cache.shape[1];
-  DGA_REQUIRE(block_kv == kBlockKvChoices[0] || block_kv == kBlockKvChoices[1], kValue, "kv_cache",
-              "block_kv must be 32 or 64, got ", block_kv);
-  DGA_REQUIRE(kv_cache.shape[2] == 1 && kv_cache.shape[3] == row_bytes + kScaleBytes, kValue, "kv_cache",
-              "expected [num_blocks, block_kv, 1, ", row_bytes + kScaleBytes, "], got ", kv_cache.shape_str());
-  DGA_REQUIRE(kv_cache.strides[3] == 1 && kv_cache.strides[1] == kv_cache.shape[3] &&
-                  kv_cache.strides[0] % kScaleBytes == 0 && kv_cache.strides[0] >= block_kv * kv_cache.shape[3],
-              kValue, "kv_cache", "needs strides (multiple of 4 and >= one block, ", kv_cache.shape[3], ", *, 1), got ",
-              kv_cache.strides_str());
-  api::require_dtype(weights, "weights", {DType::kFP32, DType::kBF16});
-  api::require_shape(weights, "weights", {batch * next_n, heads});
-  DGA_REQUIRE(weights.stride(-1) == 1, kValue, "weights", "needs a unit last stride");
-  api::require_dtype(context_lens, "context_lens", {DType::kInt32});
-  api::require_shape(context_lens, "context_lens", {batch, next_n});
-  DGA_REQUIRE(context_lens.is_contiguous(), kValue, "context_lens", "must be contiguous");
-  api::require_dtype(block_table, "block_table", {DType::kInt32});
-  api::require_rank(block_table, "block_table", 2);
-  DGA_REQUIRE(block_table.stride(-1) == 1 || block_table.shape[1] <= 1, kValue, "block_table", "needs a unit last stride");
-  const bool varlen = indices != nullptr;
-  if (varlen) {
-    DGA_REQUIRE(next_n == 1, kValue, "indices", "varlen mode needs next_n == 1");
-    api::require_dtype(*indices, "indices", {DType::kInt32});
-    api::require_shape(*indices, "indices", {batch});
-  }
-  // Varlen mode has one row per token, and next_n is 1 there: one row per entry of q either way.
-  DGA_REQUIRE(block_table.shape[0] == batch, kValue, "block_table", "expected ", batch, " rows, got ",
-              block_table.shape_str());
-  api::require_dtype(logits, "logits", {DType::kFP32, DType::kBF16});
-  DGA_REQUIRE(weights.dtype == DType::kFP32 || logits.dtype == DType::kBF16, kType, "weights",
-              "bfloat16 weights need bfloat16 logits");
-  api::require_rank(logits, "logits", 2);
-  DGA_REQUIRE(logits.shape[0] == batch * next_n, kValue, "logits", "expected ", batch * next_n, " rows, got ",
-              logits.shape_str());
-  api::require_row_major_output(logits, "logits");
-  const int64_t width = logits.shape[1];
-  for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv_cache, "kv_cache"}, std::pair{&weights, "weights"}})
-    api::require_no_overlap(logits, "logits", *t, arg);
-  if (npu) return npu_paged_mqa(q, kv_cache, weights, context_lens, block_table, logits, sfq);
-  const auto* lens = context_lens.as<const int32_t>();
-  for (int64_t r = 0; r < batch * next_n; ++r)
-    DGA_REQUIRE(lens[r] >= 0 && lens[r] <= width, kValue, "context_lens", "row ", r, " has length ", lens[r],
-                ", outside [0, max_context_len = ", width, "]");
-
-  // Problems: the shared page walk (kernel/paged_mqa_problems.hpp) over what was validated above.
-  const auto* table = block_table.as<const int32_t>();
-  // bf16 weights are widened once ((B * next_n) x H values).
-  std::vector<float> w32;
-  const float* w = weights.as<const float>();
-  int64_t w_stride = weights.stride(0);
-  if (weights.dtype == DType::kBF16) {
-    w32.resize(size_t(batch * next_n * heads));
-    for (int64_t i = 0; i < batch * next_n; ++i)
-      for (int64_t h = 0; h < heads; ++h)
-        w32[size_t(i * heads + h)] = core::bf16_to_float(weights.as<const uint16_t>()[i * w_stride + h]);
-    w = w32.data();
-    w_stride = heads;
-  }
-  const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
-  const int bits = tile::operand_bits(fmt);
-  for (int64_t b = 0; b < batch; ++b) {
-    int64_t longest = 0;
-    for (int64_t t = 0; t < next_n; ++t) longest = std::max<int64_t>(longest, lens[b * next_n + t]);
-    const int64_t pages = layout::ceil_div(longest, block_kv);
-    DGA_REQUIRE(pages <= block_table.shape[1], kValue, "block_table", "request ", b, " needs ", pages,
-                " blocks but a row holds ", block_table.shape[1]);
-    for (int64_t pg = 0; pg < pages; ++pg) {
-      const int64_t id = table[b * block_table.strides[0] + pg];
-      DGA_REQUIRE(id >= 0 && id < num_blocks, kValue, "block_table", "entry [", b, ", ", pg, "] = ", id,
-                  " is outside [0, ", num_blocks, ")");
-    }
-    if (clean)
-      for (int64_t t = 0; t < next_n; ++t) fill_neg_inf(logits, b * next_n + t, std::min(width, pages * block_kv));
-  }
-  const kernel::PagedMqaProblems<kernel::HostRows> source{
-      {q.data, q.offset * per, next_n * heads, dim, dim, 1, bits},
-      {kv_cache.data, kv_cache.offset * per, block_kv, dim, dim, 1, bits},
-      next_n * heads * dim,
-      kv_cache.strides[0] * per,
-      batch,
-      next_n,
-      num_blocks,
-      std::min(layout::ceil_div(width, block_kv), block_table.shape[1]),
-      width,
-      {lens},
-      {table},
-      block_table.strides[0]};
-  std::deque<std::vector<int32_t>> ranges;  // stable storage for the per-problem [ks, ke) arrays
-  std::vector<tile::host::MqaProblem> problems;
-  for (int64_t i = 0; i < source.count(); ++i) {
-    const kernel::MqaPage pg = source.page(i);
-    if (pg.block < 0) continue;
-    const kernel::GemmProblem gp = source.problem(pg);
-    const int64_t b = pg.request;
-    const uint8_t* block = kv_cache.as<const uint8_t>() + pg.block * kv_cache.strides[0];
-    ranges.emplace_back(size_t(next_n), 0);
-    const int32_t* ks_p = ranges.back().data();
-    ranges.emplace_back(size_t(next_n));
-    for (int64_t t = 0; t < next_n; ++t)
-      ranges.back()[size_t(t)] = int32_t(std::clamp<int64_t>(lens[b * next_n + t] - pg.col0, 0, block_kv));
-    const int32_t* ke_p = ranges.back().data();
-    const void* scales = block + block_kv * row_bytes;
-    tile::host::MqaProblem pr{gp.a,
-                          gp.b,
-                          {},
-                          {w + b * next_n * w_stride, w_stride, ks_p,
-                           ke_p, fp4 ? nullptr : static_cast<const float*>(scales),
-                           static_cast<char*>(logits.ptr()) +
-                               (b * next_n * logits.strides[0] + pg.col0) * core::itemsize(logits.dtype),
-                           logits.strides[0], logits.dtype, heads, pg.cols, clean, false}};
-    if (fp4) {
-      const auto* sq = static_cast<const uint8_t*>(sfq->ptr()) + b * next_n * heads * kScaleBytes;
-      pr.scaling = {true, api::ue8m0_rows(sq), api::ue8m0_rows(scales)};
-    }
-    problems.push_back(pr);
-  }
-  api::launch_mqa(problems.data(), int64_t(problems.size()), fmt, next_n * heads, block_kv, dim, heads, logits.dtype);
+  const PagedCall m{.q = q, .sfq = sfq, .kv_cache = kv_cache, .weights = weights, .context_lens = context_lens,
+                    .block_table = block_table, .logits = logits, .clean = clean, .indices = indices};
+  const PagedShape sh = validate(m);
+  if (sh.npu) return dispatch_npu(m);
+  dispatch_host(m, sh);
 }
 
 }  // namespace deepgemm_ascend

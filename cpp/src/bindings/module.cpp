@@ -39,12 +39,6 @@ namespace {
 using dga::bindings::TensorDesc;
 using dga::bindings::view;
 
-dga::Fractal parse_fractal(const std::string& s) {
-  if (s == "nz") return dga::Fractal::kNz;
-  if (s == "zn") return dga::Fractal::kZn;
-  dga::core::fail(ErrorKind::kValue, "fractal", "expected 'nz' or 'zn', got '", s, "'");
-}
-
 // Scalar codecs over whole contiguous buffers, for tests and quantisation helpers.
 void encode(const std::string& fmt, const TensorDesc& src, const TensorDesc& dst) {
   const auto s = view(src, "src"), d = view(dst, "dst");
@@ -175,6 +169,20 @@ NB_MODULE(_C, m) {
   });
 
   using Guard = nb::call_guard<nb::gil_scoped_release>;
+  // A scale recipe of one operand: one scale per gran_mn rows (or columns) and gran_k K values.
+  nb::class_<dga::ScaleRecipe>(m, "ScaleRecipe")
+      .def(nb::init<>())
+      .def(
+          "__init__",
+          [](dga::ScaleRecipe* r, int64_t gran_mn, int64_t gran_k) {
+            new (r) dga::ScaleRecipe{.gran_mn = gran_mn, .gran_k = gran_k};
+          },
+          nb::arg("gran_mn"), nb::arg("gran_k"))
+      .def_rw("gran_mn", &dga::ScaleRecipe::gran_mn)
+      .def_rw("gran_k", &dga::ScaleRecipe::gran_k)
+      .def("__repr__", [](const dga::ScaleRecipe& r) {
+        return "ScaleRecipe(gran_mn=" + std::to_string(r.gran_mn) + ", gran_k=" + std::to_string(r.gran_k) + ")";
+      });
   m.def(
       "bf16_gemm",
       [](const std::string& layout, const TensorDesc& a, const TensorDesc& b, const TensorDesc& d,
@@ -187,66 +195,67 @@ NB_MODULE(_C, m) {
   m.def(
       "fp8_fp4_gemm",
       [](const std::string& layout, const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b,
-         const TensorDesc& sfb, const TensorDesc& d, const std::optional<TensorDesc>& c, int64_t gran_m,
-         int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b) {
+         const TensorDesc& sfb, const TensorDesc& d, const std::optional<TensorDesc>& c,
+         const dga::ScaleRecipe& recipe_a, const dga::ScaleRecipe& recipe_b) {
         const auto va = view(a, "a"), vsa = view(sfa, "sfa"), vb = view(b, "b"), vsb = view(sfb, "sfb"),
                    vd = view(d, "d");
         const std::optional<dga::TensorView> vc = c ? std::optional(view(*c, "c")) : std::nullopt;
-        dga::fp8_fp4_gemm(layout, va, vsa, vb, vsb, vd, vc ? &*vc : nullptr, {gran_m, gran_k_a}, {gran_n, gran_k_b});
+        dga::fp8_fp4_gemm(layout, va, vsa, vb, vsb, vd, vc ? &*vc : nullptr, recipe_a, recipe_b);
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"),
-      nb::arg("c").none(), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+      nb::arg("c").none(), nb::arg("recipe_a"), nb::arg("recipe_b"), Guard());
   m.def(
       "fp8_gemm_nt_skip_head_mid",
       [](const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b, const TensorDesc& sfb, const TensorDesc& d,
-         int64_t left, int64_t mid, int64_t right, int64_t gran_m, int64_t gran_k_a, int64_t gran_n,
-         int64_t gran_k_b) {
+         int64_t left, int64_t mid, int64_t right, const dga::ScaleRecipe& recipe_a,
+         const dga::ScaleRecipe& recipe_b) {
         dga::fp8_gemm_nt_skip_head_mid(view(a, "a"), view(sfa, "sfa"), view(b, "b"), view(sfb, "sfb"), view(d, "d"),
-                                       left, mid, right, {gran_m, gran_k_a}, {gran_n, gran_k_b});
+                                       left, mid, right, recipe_a, recipe_b);
       },
       nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"), nb::arg("left"), nb::arg("mid"),
-      nb::arg("right"), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+      nb::arg("right"), nb::arg("recipe_a"), nb::arg("recipe_b"), Guard());
   const auto opt_view = &dga::bindings::opt_view;
   m.def(
       "m_grouped_gemm_contiguous",
       [opt_view](const std::string& layout, const TensorDesc& a, const std::optional<TensorDesc>& sfa,
                  const TensorDesc& b, const std::optional<TensorDesc>& sfb, const TensorDesc& d,
-                 const TensorDesc& grouped_layout, bool use_psum_layout, bool ensure_zero_padding, int64_t gran_m,
-                 int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b, const std::optional<TensorDesc>& a_rows) {
+                 const TensorDesc& grouped_layout, bool use_psum_layout, bool ensure_zero_padding,
+                 const dga::ScaleRecipe& recipe_a, const dga::ScaleRecipe& recipe_b,
+                 const std::optional<TensorDesc>& a_rows) {
         const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vg = view(grouped_layout, "grouped_layout");
         const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb"), vr = opt_view(a_rows, "m_row_indices");
         dga::m_grouped_gemm_contiguous(layout, va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, vg,
-                                       use_psum_layout, ensure_zero_padding, {gran_m, gran_k_a}, {gran_n, gran_k_b},
-                                       vr ? &*vr : nullptr);
+                                       use_psum_layout, ensure_zero_padding, recipe_a, recipe_b, vr ? &*vr : nullptr);
       },
       nb::arg("layout"), nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"),
-      nb::arg("grouped_layout"), nb::arg("use_psum_layout"), nb::arg("ensure_zero_padding"), nb::arg("gran_m"),
-      nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), nb::arg("a_rows").none() = nb::none(), Guard());
+      nb::arg("grouped_layout"), nb::arg("use_psum_layout"), nb::arg("ensure_zero_padding"), nb::arg("recipe_a"),
+      nb::arg("recipe_b"), nb::arg("a_rows").none() = nb::none(), Guard());
   m.def(
       "m_grouped_gemm_masked",
       [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
                  const std::optional<TensorDesc>& sfb, const TensorDesc& d, const TensorDesc& masked_m,
-                 int64_t expected_m, int64_t gran_m, int64_t gran_k_a, int64_t gran_n, int64_t gran_k_b) {
+                 int64_t expected_m, const dga::ScaleRecipe& recipe_a, const dga::ScaleRecipe& recipe_b) {
         const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vm = view(masked_m, "masked_m");
         const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb");
         dga::m_grouped_gemm_masked(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, vm, expected_m,
-                                   {gran_m, gran_k_a}, {gran_n, gran_k_b});
+                                   recipe_a, recipe_b);
       },
       nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("masked_m"),
-      nb::arg("expected_m"), nb::arg("gran_m"), nb::arg("gran_k_a"), nb::arg("gran_n"), nb::arg("gran_k_b"), Guard());
+      nb::arg("expected_m"), nb::arg("recipe_a"), nb::arg("recipe_b"), Guard());
   m.def(
       "k_grouped_gemm",
       [opt_view](const TensorDesc& a, const std::optional<TensorDesc>& sfa, const TensorDesc& b,
                  const std::optional<TensorDesc>& sfb, const TensorDesc& d, const std::vector<int64_t>& ks,
-                 const TensorDesc& c, int64_t gran_k, const std::optional<std::vector<int64_t>>& psum_ends,
+                 const TensorDesc& c, const dga::ScaleRecipe& recipe,
+                 const std::optional<std::vector<int64_t>>& psum_ends,
                  const std::optional<TensorDesc>& device_ends) {
         const auto va = view(a, "a"), vb = view(b, "b"), vd = view(d, "d"), vc = view(c, "c");
         const auto vsa = opt_view(sfa, "sfa"), vsb = opt_view(sfb, "sfb"), ve = opt_view(device_ends, "grouped_layout");
-        dga::k_grouped_gemm(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, ks, vc, {1, gran_k}, {1, gran_k},
+        dga::k_grouped_gemm(va, vsa ? &*vsa : nullptr, vb, vsb ? &*vsb : nullptr, vd, ks, vc, recipe, recipe,
                             psum_ends ? &*psum_ends : nullptr, ve ? &*ve : nullptr);
       },
       nb::arg("a"), nb::arg("sfa").none(), nb::arg("b"), nb::arg("sfb").none(), nb::arg("d"), nb::arg("ks"),
-      nb::arg("c"), nb::arg("gran_k"), nb::arg("psum_ends").none(), nb::arg("device_ends").none() = nb::none(),
+      nb::arg("c"), nb::arg("recipe"), nb::arg("psum_ends").none(), nb::arg("device_ends").none() = nb::none(),
       Guard());
   m.def(
       "k_grouped_fp8_gemm_nt",
@@ -258,10 +267,15 @@ NB_MODULE(_C, m) {
       Guard());
   m.def(
       "tf32_hc_prenorm_gemm",
-      [](const TensorDesc& a, const TensorDesc& b, const TensorDesc& d, const TensorDesc& sqr_sum, int64_t splits) {
-        dga::tf32_hc_prenorm_gemm(view(a, "a"), view(b, "b"), view(d, "d"), view(sqr_sum, "sqr_sum"), splits);
+      [](const TensorDesc& a, const TensorDesc& b, const TensorDesc& d, const TensorDesc& sqr_sum,
+         std::optional<int64_t> num_splits) {
+        // None: unsplit (the C++ API's 0); a given count must be positive.
+        DGA_REQUIRE(!num_splits || *num_splits > 0, kValue, "num_splits", "must be a positive int or None, got ",
+                    *num_splits);
+        dga::tf32_hc_prenorm_gemm(view(a, "a"), view(b, "b"), view(d, "d"), view(sqr_sum, "sqr_sum"),
+                                  num_splits.value_or(0));
       },
-      Guard());
+      nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("sqr_sum"), nb::arg("num_splits").none(), Guard());
   m.def(
       "einsum",
       [](const std::string& expr, const TensorDesc& a, const TensorDesc& b, const TensorDesc& d,
@@ -298,27 +312,30 @@ NB_MODULE(_C, m) {
   m.def(
       "fp8_einsum",
       [](const std::string& expr, const TensorDesc& a, const TensorDesc& sfa, const TensorDesc& b, const TensorDesc& sfb,
-         const TensorDesc& d, const std::optional<TensorDesc>& c, int64_t gran_m, int64_t gran_n, int64_t gran_k) {
+         const TensorDesc& d, const std::optional<TensorDesc>& c, const dga::ScaleRecipe& recipe_a,
+         const dga::ScaleRecipe& recipe_b) {
         const std::optional<dga::TensorView> vc = c ? std::optional(view(*c, "c")) : std::nullopt;
         dga::fp8_einsum(expr, view(a, "a"), view(sfa, "sfa"), view(b, "b"), view(sfb, "sfb"), view(d, "d"),
-                        vc ? &*vc : nullptr, {gran_m, gran_k}, {gran_n, gran_k});
+                        vc ? &*vc : nullptr, recipe_a, recipe_b);
       },
       nb::arg("expr"), nb::arg("a"), nb::arg("sfa"), nb::arg("b"), nb::arg("sfb"), nb::arg("d"), nb::arg("c").none(),
-      nb::arg("gran_m"), nb::arg("gran_n"), nb::arg("gran_k"), Guard());
+      nb::arg("recipe_a"), nb::arg("recipe_b"), Guard());
   m.def("get_mk_alignment_for_contiguous_layout", &dga::get_mk_alignment_for_contiguous_layout);
   m.def("set_mk_alignment_for_contiguous_layout", &dga::set_mk_alignment_for_contiguous_layout, nb::arg("alignment"));
+  // The cube's fractal layouts (Nz: row-major fractals of a K-major operand; Zn: of its transpose).
+  nb::enum_<dga::Fractal>(m, "Fractal").value("nz", dga::Fractal::kNz).value("zn", dga::Fractal::kZn);
   m.def(
       "to_fractal",
-      [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
-        dga::to_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);
+      [](dga::Fractal f, const TensorDesc& src, const TensorDesc& dst, int bits) {
+        dga::to_fractal(f, view(src, "t"), view(dst, "out"), bits);
       },
-      Guard());
+      nb::arg("fractal"), nb::arg("t"), nb::arg("out"), nb::arg("bits"), Guard());
   m.def(
       "from_fractal",
-      [](const std::string& f, const TensorDesc& src, const TensorDesc& dst, int bits) {
-        dga::from_fractal(parse_fractal(f), view(src, "t"), view(dst, "out"), bits);
+      [](dga::Fractal f, const TensorDesc& src, const TensorDesc& dst, int bits) {
+        dga::from_fractal(f, view(src, "t"), view(dst, "out"), bits);
       },
-      Guard());
+      nb::arg("fractal"), nb::arg("t"), nb::arg("out"), nb::arg("bits"), Guard());
   m.def("encode", &encode, Guard());
   m.def("require_ue8m0_values", &require_ue8m0_values, nb::arg("sf"), nb::arg("arg"), nb::arg("layout").none(),
         nb::arg("layout_arg") = "psum_layout", nb::arg("kind") = "psum", Guard());

@@ -1,0 +1,72 @@
+#include "mqa_common.hpp"
+
+#include "deepgemm_ascend/core/convert.hpp"
+#include "gemm_common.hpp"
+#include "validate.hpp"
+
+namespace deepgemm_ascend::api {
+
+using core::DType;
+using core::TensorView;
+
+void require_mqa_weights(const TensorView& weights, int64_t rows, int64_t heads) {
+  require_dtype(weights, "weights", {DType::kFP32, DType::kBF16});
+  require_shape(weights, "weights", {rows, heads});
+  DGA_REQUIRE(weights.stride(-1) == 1, kValue, "weights", "needs a unit last stride");
+}
+
+void require_mqa_logits(const TensorView& logits, const TensorView& weights) {
+  require_dtype(logits, "logits", {DType::kFP32, DType::kBF16});
+  DGA_REQUIRE(weights.dtype == DType::kFP32 || logits.dtype == DType::kBF16, kType, "weights",
+              "bfloat16 weights need bfloat16 logits");
+  require_rank(logits, "logits", 2);
+}
+
+void require_mqa_no_overlap(const TensorView& logits, const TensorView& q, const TensorView& kv, const char* kv_arg,
+                            const TensorView& weights) {
+  for (const auto& [t, arg] : {std::pair{&q, "q"}, std::pair{&kv, kv_arg}, std::pair{&weights, "weights"}})
+    require_no_overlap(logits, "logits", *t, arg);
+}
+
+tile::OperandFormat mqa_format(bool fp4) { return fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3; }
+
+layout::MatrixRef mqa_rows(const TensorView& t, int64_t rows, int64_t dim, bool fp4) {
+  const int64_t per = fp4 ? 2 : 1;  // values per stored byte
+  return {.base = t.data,
+          .origin = t.offset * per,
+          .rows = rows,
+          .cols = dim,
+          .row_stride = dim,
+          .col_stride = 1,
+          .bits = tile::operand_bits(mqa_format(fp4))};
+}
+
+Fp32Weights fp32_weights(const TensorView& weights) {
+  Fp32Weights w{.storage = {}, .data = weights.as<const float>(), .stride = weights.stride(0)};
+  if (weights.dtype != DType::kBF16) return w;
+  const int64_t rows = weights.shape[0], heads = weights.shape[1];
+  w.storage.resize(size_t(rows * heads));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t h = 0; h < heads; ++h)
+      w.storage[size_t(i * heads + h)] = core::bf16_to_float(weights.as<const uint16_t>()[i * w.stride + h]);
+  w.data = w.storage.data();
+  w.stride = heads;
+  return w;
+}
+
+NpuLogitsWork npu_logits_work(const TensorView& logits, const TensorView& weights) {
+  const bool f32_out = logits.dtype == DType::kFP32, f32_w = weights.dtype == DType::kFP32;
+  const int64_t rows = logits.shape[0], width = logits.shape[1], heads = weights.shape[1];
+  const int64_t acc_n = f32_out ? 0 : rows * width, w_n = f32_w ? 0 : rows * heads;
+  const TensorView ws = acc_n + w_n > 0 ? npu_fp32_workspace(logits, 1, acc_n + w_n) : logits;
+  const NpuLogitsWork work{.acc = f32_out ? logits : fp32_rows(ws, 0, rows, width),
+                           .weights = f32_w ? weights : fp32_rows(ws, acc_n, rows, heads)};
+  if (!f32_w) npu_convert_rows(weights, work.weights);
+  return work;
+}
+
+void npu_finish_logits(const NpuLogitsWork& work, const TensorView& logits) {
+  if (logits.dtype != DType::kFP32) npu_convert_rows(work.acc, logits);
+}
+
+}  // namespace deepgemm_ascend::api
