@@ -194,7 +194,7 @@ void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::Ope
   args.config = heuristics::select_mqa_config(desc, runtime::host_arch_limits());
   print_gemm_config("mqa_logits", heuristics::mqa_gemm_desc(desc), args.config);
   int64_t tiles = 0;
-  for (int64_t p = 0; p < count; ++p) tiles += kernel::tile_count(problems[p], args.config.tiling);
+  for (int64_t p = 0; p < count; ++p) tiles += tile::host::tile_count(problems[p], args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
   backend.launch("mqa_logits", args.config.num_blocks, [&args](tile::host::Core& core) { tile::host::mqa_logits(core, args); });
