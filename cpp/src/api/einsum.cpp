@@ -71,8 +71,9 @@ void heads(bool contract_r, const TensorView& a, const TensorView& b, const Tens
     problems.push_back({api::matrix(plane(a, 1, i, 0, 2), 16, false), api::matrix(bh, 16, false),
                         api::epilogue(plane(d, 1, i, 0, 2), nullptr)});
   }
-  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
-  api::launch_gemm("einsum", {batch, n, k, 16, 16, 16, 2, false}, args);
+  kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {}};
+  api::launch_gemm("einsum", {.m = batch, .n = n, .k = k, .a_bits = core::kBf16Bits, .b_bits = core::kBf16Bits,
+                              .l0_bits = core::kBf16Bits, .d_bytes = 2, .with_accumulation = false}, args);
 }
 
 // "bmk,bnk->mn": sum over the batch, one accumulating launch per batch entry into fp32.
@@ -113,8 +114,9 @@ void batch_sum(const TensorView& a, const TensorView& b, const TensorView& d, co
   for (int64_t i = 0; i < s && k > 0; ++i) {
     const kernel::GemmProblem p{api::matrix(plane(a, 0, i, 1, 2), 16, false), api::matrix(plane(b, 0, i, 1, 2), 16, false),
                                 api::epilogue(acc, &acc)};
-    kernel::GemmArgs args{&p, 1, {}};
-    api::launch_gemm("einsum", {m, n, k, 16, 16, 16, 4, true}, args);
+    kernel::GemmArgs args{.problems = &p, .num_problems = 1, .config = {}};
+    api::launch_gemm("einsum", {.m = m, .n = n, .k = k, .a_bits = core::kBf16Bits, .b_bits = core::kBf16Bits,
+                                .l0_bits = core::kBf16Bits, .d_bytes = 4, .with_accumulation = true}, args);
   }
   if (d.dtype == DType::kBF16) {
     const auto out = api::mut_matrix(d);
@@ -169,12 +171,12 @@ void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& 
     TensorView a, sa, b, sb, d;
   };
   auto views = [&](int64_t h) -> Views {
-    if (bhd) return {plane(a, 1, h, 0, 2), plane(sfa, 1, h, 0, 2), plane(b, 0, h, 1, 2), plane(sfb, 0, h, 1, 2),
-                     plane(d, 1, h, 0, 2)};
-    if (bhr) return {plane(a, 1, h, 0, 2), plane(sfa, 1, h, 0, 2), plane(b, 0, h, 2, 1), plane(sfb, 0, h, 2, 1),
-                     plane(d, 1, h, 0, 2)};
-    return {plane(a, 1, h, 2, 0), plane(sfa, 1, h, 2, 0), plane(b, 1, h, 2, 0), plane(sfb, 1, h, 2, 0),
-            plane(d, 0, h, 1, 2)};
+    if (bhd) return {.a = plane(a, 1, h, 0, 2), .sa = plane(sfa, 1, h, 0, 2), .b = plane(b, 0, h, 1, 2),
+                     .sb = plane(sfb, 0, h, 1, 2), .d = plane(d, 1, h, 0, 2)};
+    if (bhr) return {.a = plane(a, 1, h, 0, 2), .sa = plane(sfa, 1, h, 0, 2), .b = plane(b, 0, h, 2, 1),
+                     .sb = plane(sfb, 0, h, 2, 1), .d = plane(d, 1, h, 0, 2)};
+    return {.a = plane(a, 1, h, 2, 0), .sa = plane(sfa, 1, h, 2, 0), .b = plane(b, 1, h, 2, 0),
+            .sb = plane(sfb, 1, h, 2, 0), .d = plane(d, 0, h, 1, 2)};
   };
   DGA_REQUIRE((hdr ? b.shape[1] : b.shape[0]) == heads && (hdr ? d.shape[0] : d.shape[1]) == heads &&
                   (hdr || a.shape[1] == heads),
@@ -207,10 +209,12 @@ void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& 
   }
   if (npu) {  // one masked launch over the heads
     constexpr int kFp8 = 8, kFloat = sizeof(float);
-    kernel::MaskedProblems<kernel::HostRows> mp{problems[0].a, problems[0].b, problems[0].epilogue,
-                                                values(a, 1, kFp8), values(b, 0, kFp8),
-                                                values(d, 1, int(core::itemsize(d.dtype)) * 8), heads, {nullptr},
-                                                problems[0].scaling, sfa.strides[1] * kFloat, sfb.strides[0] * kFloat};
+    kernel::MaskedProblems<kernel::HostRows> mp{.a = problems[0].a, .b = problems[0].b, .e = problems[0].epilogue,
+                                                .a_group = values(a, 1, kFp8), .b_group = values(b, 0, kFp8),
+                                                .d_group = values(d, 1, int(core::itemsize(d.dtype)) * 8),
+                                                .groups = heads, .rows = {nullptr}, .scaling = problems[0].scaling,
+                                                .sfa_group = sfa.strides[1] * kFloat,
+                                                .sfb_group = sfb.strides[0] * kFloat};
     return npu_heads(mp, {tile::OperandFormat::kE4M3, tile::OperandFormat::kE4M3}, d);
   }
   if (k == 0) {
@@ -220,10 +224,12 @@ void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& 
     }
     return;
   }
-  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {},
-                        {tile::OperandFormat::kE4M3, tile::OperandFormat::kE4M3}, true};
-  api::launch_gemm("fp8_einsum", {m, n, k, 8, 8, 16, int(core::itemsize(d.dtype)), c != nullptr, 1,
-                                  std::min(ra.gran_k, rb.gran_k)}, args);
+  kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {},
+                        .operands = {tile::OperandFormat::kE4M3, tile::OperandFormat::kE4M3}, .scaled = true};
+  api::launch_gemm("fp8_einsum", {.m = m, .n = n, .k = k, .a_bits = core::kFp8Bits, .b_bits = core::kFp8Bits,
+                                  .l0_bits = core::kBf16Bits, .d_bytes = int(core::itemsize(d.dtype)),
+                                  .with_accumulation = c != nullptr, .num_cores = 1,
+                                  .promote_k = std::min(ra.gran_k, rb.gran_k)}, args);
 }
 
 }  // namespace deepgemm_ascend

@@ -38,10 +38,13 @@ void fp8_fp4_gemm(const std::string& lay, const TensorView& a, const TensorView&
   // Host: power-of-two scales (UE8M0, or fp32 ones that are) fold into the L0 loads instead of promoting every
   // K block; one pass over the scales decides.
   const bool fold = problem.scaling.fold = api::scales_fold(problem);
-  kernel::GemmArgs args{&problem, 1, {}, {oa.fmt, ob.fmt}, true};
+  kernel::GemmArgs args{.problems = &problem, .num_problems = 1, .config = {}, .operands = {oa.fmt, ob.fmt},
+                        .scaled = true};
   const int64_t promote_k = fold ? 0 : std::min(recipe_a.gran_k, recipe_b.gran_k);
   api::launch_gemm("fp8_fp4_gemm",
-                   {s.m, s.n, s.k, a_bits, b_bits, 16, int(core::itemsize(d.dtype)), c != nullptr, 1, promote_k},
+                   {.m = s.m, .n = s.n, .k = s.k, .a_bits = a_bits, .b_bits = b_bits, .l0_bits = core::kBf16Bits,
+                    .d_bytes = int(core::itemsize(d.dtype)), .with_accumulation = c != nullptr, .num_cores = 1,
+                    .promote_k = promote_k},
                    args);
 }
 
@@ -91,18 +94,23 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
   const std::tuple<int64_t, int64_t, int64_t> sides[] = {{0, left, 0}, {left, right, left + mid}};  // B row, cols, D col
   for (const auto& [first, cols, col0] : sides) {
     if (cols == 0) continue;
-    kernel::MaskedProblems<kernel::HostRows> problems{am, bm, e, 0, (left + right) * bm.row_stride, width, heads,
-                                                      {all_rows.data()}, {true, sa, sb.shifted(first), fold},
-                                                      0, scale_row_bytes(sb, left + right)};
+    kernel::MaskedProblems<kernel::HostRows> problems{.a = am, .b = bm, .e = e, .a_group = 0,
+                                                      .b_group = (left + right) * bm.row_stride, .d_group = width,
+                                                      .groups = heads, .rows = {all_rows.data()},
+                                                      .scaling = {true, sa, sb.shifted(first), fold}, .sfa_group = 0,
+                                                      .sfb_group = scale_row_bytes(sb, left + right)};
     problems.b.origin += first * bm.row_stride, problems.b.rows = cols;
     problems.e.d.origin += col0 * e.d.col_stride, problems.e.d.cols = cols;
     if (npu) {
       api::npu_masked_gemm(problems, {F::kE4M3, F::kE4M3}, nullptr, d, m);
       continue;
     }
-    kernel::GemmArgs args{nullptr, 0, {}, {F::kE4M3, F::kE4M3}, true};
+    kernel::GemmArgs args{.problems = nullptr, .num_problems = 0, .config = {}, .operands = {F::kE4M3, F::kE4M3},
+                          .scaled = true};
     api::launch_gemm("fp8_gemm_nt_skip_head_mid",
-                     {m, cols, k, 8, 8, 16, int(core::itemsize(d.dtype)), false, 1, fold ? 0 : 128}, args, problems);
+                     {.m = m, .n = cols, .k = k, .a_bits = core::kFp8Bits, .b_bits = core::kFp8Bits,
+                      .l0_bits = core::kBf16Bits, .d_bytes = int(core::itemsize(d.dtype)), .with_accumulation = false,
+                      .num_cores = 1, .promote_k = fold ? 0 : 128}, args, problems);
   }
 }
 

@@ -41,13 +41,14 @@ core::TensorView index_leading(const core::TensorView& t, int64_t i) {
 
 layout::MatrixRef matrix(const core::TensorView& t, int bits, bool transpose) {
   const int64_t per = bits == 4 ? 2 : 1;  // values per stored element
-  layout::MatrixRef r{t.data, t.offset * per, t.shape[0], t.shape[1] * per, t.strides[0] * per,
-                      bits == 4 ? 1 : t.strides[1], bits};
+  layout::MatrixRef r{.base = t.data, .origin = t.offset * per, .rows = t.shape[0], .cols = t.shape[1] * per,
+                      .row_stride = t.strides[0] * per, .col_stride = bits == 4 ? 1 : t.strides[1], .bits = bits};
   return transpose ? r.transposed() : r;
 }
 
 layout::MutMatrixRef mut_matrix(const core::TensorView& t) {
-  return {t.data, t.offset, t.shape[0], t.shape[1], t.strides[0], t.strides[1], int(core::itemsize(t.dtype) * 8)};
+  return {.base = t.data, .origin = t.offset, .rows = t.shape[0], .cols = t.shape[1], .row_stride = t.strides[0],
+          .col_stride = t.strides[1], .bits = int(core::itemsize(t.dtype) * 8)};
 }
 
 void validate_output(const core::TensorView& d, const core::TensorView* c, int64_t m, int64_t n,
@@ -168,17 +169,21 @@ bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {
-  return layout::ScaleRef{base, true, kQuadPack, kQuadPack, kQuadPack, 1, kMxGranK};
+  return layout::ScaleRef{.base = base, .ue8m0 = true, .pack = kQuadPack, .mn_stride = kQuadPack, .k_stride = kQuadPack,
+                          .gran_mn = 1, .gran_k = kMxGranK};
 }
 
 void launch_mqa(const kernel::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype) {
   const bool scaled = fmt == tile::OperandFormat::kE2M1;
   const int bits = tile::operand_bits(fmt);
-  kernel::MqaArgs args{problems, count, {fmt, fmt}, scaled, {}};
+  kernel::MqaArgs args{.problems = problems, .num_problems = count, .operands = {fmt, fmt}, .scaled = scaled,
+                       .config = {}};
   auto& backend = runtime::host_backend();
-  heuristics::GemmDesc desc{rows, kv_rows, dim, bits, bits, 16, int(core::itemsize(logits_dtype)), false,
-                            runtime::planning_cores(), scaled ? kMxGranK : 0, heads};
+  heuristics::GemmDesc desc{.m = rows, .n = kv_rows, .k = dim, .a_bits = bits, .b_bits = bits,
+                            .l0_bits = core::kBf16Bits, .d_bytes = int(core::itemsize(logits_dtype)),
+                            .with_accumulation = false, .num_cores = runtime::planning_cores(),
+                            .promote_k = scaled ? kMxGranK : 0, .m_multiple = heads};
   args.config = heuristics::select_gemm_config(desc, runtime::host_arch_limits());
   print_gemm_config("mqa_logits", desc, args.config);
   int64_t tiles = 0;

@@ -100,11 +100,13 @@ void zero_rows(const TensorView& d, int64_t begin, int64_t end) {
 
 void launch(const char* name, const std::vector<kernel::GemmProblem>& problems, const Formats& f, int64_t avg_m,
             int64_t n, int64_t k, int d_bytes, bool acc, int64_t promote_k) {
-  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}, {f.a.fmt, f.b.fmt}, f.scaled};
+  kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {},
+                        .operands = {f.a.fmt, f.b.fmt}, .scaled = f.scaled};
   if (problems.empty()) return;
   api::launch_gemm(name,
-                   {std::max<int64_t>(avg_m, 1), n, k, tile::operand_bits(f.a.fmt), tile::operand_bits(f.b.fmt), 16,
-                    d_bytes, acc, 1, f.scaled ? promote_k : 0},
+                   {.m = std::max<int64_t>(avg_m, 1), .n = n, .k = k, .a_bits = tile::operand_bits(f.a.fmt),
+                    .b_bits = tile::operand_bits(f.b.fmt), .l0_bits = core::kBf16Bits, .d_bytes = d_bytes,
+                    .with_accumulation = acc, .num_cores = 1, .promote_k = f.scaled ? promote_k : 0},
                    args);
 }
 
@@ -161,9 +163,13 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
                 kValue, "grouped_layout", "expected a contiguous int32 [", entries, "], got ",
                 grouped_layout.shape_str());
     const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
-    kernel::ContiguousProblems<kernel::HostRows> problems{
-        api::matrix(a, a_bits, false), api::matrix(group_view(b, 0), b_bits, tb), api::epilogue(d, nullptr),
-        b.strides[0] * core::itemsize(b.dtype) * 8 / b_bits, groups, align, {grouped_layout.as<const int32_t>()}};
+    kernel::ContiguousProblems<kernel::HostRows> problems{.a = api::matrix(a, a_bits, false),
+                                                          .b = api::matrix(group_view(b, 0), b_bits, tb),
+                                                          .e = api::epilogue(d, nullptr),
+                                                          .b_group =
+                                                              b.strides[0] * core::itemsize(b.dtype) * 8 / b_bits,
+                                                          .groups = groups, .align = align,
+                                                          .ids = {grouped_layout.as<const int32_t>()}};
     if (f.scaled) {
       problems.scaling = {true, sa, sfb_of(0)};
       problems.sfb_group = sfb->strides[0] * core::itemsize(sfb->dtype);
@@ -261,10 +267,13 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
   // Group strides in values (packed FP4: two per byte).
   const auto values = [](const TensorView& t, int bits) { return t.strides[0] * core::itemsize(t.dtype) * 8 / bits; };
-  kernel::MaskedProblems<kernel::HostRows> problems{
-      api::matrix(group_view(a, 0), a_bits, false), api::matrix(group_view(b, 0), b_bits, false),
-      api::epilogue(group_view(d, 0), nullptr), values(a, a_bits), values(b, b_bits), values(d, 16), groups,
-      {masked_m.as<const int32_t>()}, scaling, sfa_group, sfb_group};
+  kernel::MaskedProblems<kernel::HostRows> problems{.a = api::matrix(group_view(a, 0), a_bits, false),
+                                                    .b = api::matrix(group_view(b, 0), b_bits, false),
+                                                    .e = api::epilogue(group_view(d, 0), nullptr),
+                                                    .a_group = values(a, a_bits), .b_group = values(b, b_bits),
+                                                    .d_group = values(d, 16), .groups = groups,
+                                                    .rows = {masked_m.as<const int32_t>()}, .scaling = scaling,
+                                                    .sfa_group = sfa_group, .sfb_group = sfb_group};
   if (npu) return api::npu_masked_gemm(problems, {f.a.fmt, f.b.fmt}, &masked_m, d, expected_m);
   // Power-of-two scales fold (as in fp8_fp4_gemm) per group, over its masked_m rows; promote_k 0 when every
   // group's do.
@@ -275,10 +284,12 @@ void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const Ten
     fold = fold && group_fold[size_t(g)];
   }
   problems.group_fold = group_fold.data();
-  kernel::GemmArgs args{nullptr, 0, {}, {f.a.fmt, f.b.fmt}, f.scaled};
+  kernel::GemmArgs args{.problems = nullptr, .num_problems = 0, .config = {}, .operands = {f.a.fmt, f.b.fmt},
+                        .scaled = f.scaled};
   api::launch_gemm("m_grouped_gemm_masked",
-                   {std::max<int64_t>(expected_m, 1), n, k, a_bits, b_bits, 16, 2, false, 1,
-                    f.scaled && !fold ? std::min(ra.gran_k, rb.gran_k) : 0},
+                   {.m = std::max<int64_t>(expected_m, 1), .n = n, .k = k, .a_bits = a_bits, .b_bits = b_bits,
+                    .l0_bits = core::kBf16Bits, .d_bytes = 2, .with_accumulation = false, .num_cores = 1,
+                    .promote_k = f.scaled && !fold ? std::min(ra.gran_k, rb.gran_k) : 0},
                    args, problems);
 }
 
@@ -334,12 +345,14 @@ block::Scaling npu_k_grouped_scales(const TensorView& sfa, const TensorView& sfb
   const auto ref = [&](const TensorView& sf, const char* arg, int64_t mn) {
     api::require_dtype(sf, arg, {fp32 ? DType::kFP32 : DType::kInt16});
     api::require_shape(sf, arg, {rows, mn});
-    if (fp32) return layout::ScaleRef{sf.ptr(), false, 1, sf.strides[1], sf.strides[0], 1, r.gran_k};
+    if (fp32) return layout::ScaleRef{.base = sf.ptr(), .ue8m0 = false, .pack = 1, .mn_stride = sf.strides[1],
+                                      .k_stride = sf.strides[0], .gran_mn = 1, .gran_k = r.gran_k};
     DGA_REQUIRE(sf.strides[1] == 1, kValue, arg, "expected MN-contiguous scale pairs, got strides ", sf.strides_str());
     constexpr int64_t kPair = arch::MxFormat::kMxScalesPerPack;
-    return layout::ScaleRef{sf.ptr(), true, int(kPair), kPair, sf.strides[0] * kPair, 1, arch::MxFormat::kMxBlockK};
+    return layout::ScaleRef{.base = sf.ptr(), .ue8m0 = true, .pack = int(kPair), .mn_stride = kPair,
+                            .k_stride = sf.strides[0] * kPair, .gran_mn = 1, .gran_k = arch::MxFormat::kMxBlockK};
   };
-  return {true, ref(sfa, "sfa", m), ref(sfb, "sfb", n)};
+  return {.enabled = true, .a = ref(sfa, "sfa", m), .b = ref(sfb, "sfb", n)};
 }
 
 // K-grouped GEMM of NPU tensors: the groups' end offsets are a device tensor the kernel reads (no host
@@ -375,9 +388,11 @@ void npu_k_grouped(const TensorView& a, const TensorView* sfa, const TensorView&
   }
   DGA_REQUIRE(ks.empty() || total == sum_k, kValue, "ks", "sums to ", total, " but a and b have ", sum_k, " rows");
   const int a_bits = tile::operand_bits(f.a.fmt), b_bits = tile::operand_bits(f.b.fmt);
-  kernel::KGroupedProblems<kernel::HostRows> problems{
-      api::matrix(a, a_bits, true), api::matrix(b, b_bits, true), api::epilogue(group_view(d, 0), &c), d.strides[0],
-      c.strides[0], groups, align, {ends->as<const int32_t>()}};
+  kernel::KGroupedProblems<kernel::HostRows> problems{.a = api::matrix(a, a_bits, true),
+                                                      .b = api::matrix(b, b_bits, true),
+                                                      .e = api::epilogue(group_view(d, 0), &c), .d_group = d.strides[0],
+                                                      .c_group = c.strides[0], .groups = groups, .align = align,
+                                                      .ends = {ends->as<const int32_t>()}};
   if (f.scaled) problems.scaling = npu_k_grouped_scales(*sfa, *sfb, ks, align, ra, m, n, sum_k);
   api::npu_k_grouped_gemm(problems, {f.a.fmt, f.b.fmt}, *ends, d, c);
 }
@@ -445,10 +460,11 @@ void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView
     if (f.scaled) {
       // Per-group K blocks, rows of the scale tensors; element (mn, kb) at row r0 + kb, column mn.
       const auto ref = [&](const TensorView& sf, int64_t gran_k) {
-        return layout::ScaleRef{static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0], false, 1, sf.strides[1],
-                                sf.strides[0], 1, gran_k};
+        return layout::ScaleRef{.base = static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0], .ue8m0 = false,
+                                .pack = 1, .mn_stride = sf.strides[1], .k_stride = sf.strides[0], .gran_mn = 1,
+                                .gran_k = gran_k};
       };
-      s = {true, ref(*sfa, ra.gran_k), ref(*sfb, rb.gran_k)};
+      s = {.enabled = true, .a = ref(*sfa, ra.gran_k), .b = ref(*sfb, rb.gran_k)};
       r0 += layout::ceil_div(kg, ra.gran_k);
     }
     problems.push_back({api::matrix(a, a_bits, true).block(0, k0, m, kg), api::matrix(b, b_bits, true).block(0, k0, n, kg),
@@ -496,7 +512,11 @@ void k_grouped_fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const Ten
     const int64_t kg = ks[size_t(g)];
     const TensorView dg = group_view(d, g), cg = group_view(c, g);
     // Group g: A_g [M, k_g] and B_g [N, k_g] row-major at offsets M * k0 and N * k0.
-    const layout::MatrixRef ag{a.data, a.offset + m * k0, m, kg, kg, 1, 8}, bg{b.data, b.offset + n * k0, n, kg, kg, 1, 8};
+    const layout::MatrixRef ag{.base = a.data, .origin = a.offset + m * k0, .rows = m, .cols = kg, .row_stride = kg,
+                               .col_stride = 1, .bits = core::kFp8Bits}, bg{.base = b.data,
+                                                                               .origin = b.offset + n * k0, .rows = n,
+                                                                               .cols = kg, .row_stride = kg,
+                                                                               .col_stride = 1, .bits = core::kFp8Bits};
     problems.push_back({ag, bg, api::epilogue(dg, &cg), {true, sa.shifted(0, k0 / kGranK), sb.shifted(0, k0 / kGranK)}});
     k0 += kg;
   }

@@ -35,7 +35,8 @@ TensorView slice(const TensorView& t, int64_t s) {  // [S, ...][s], or t itself 
 }
 
 DgaMatrix device_matrix(const TensorView& t, int64_t rows, int64_t cols) {
-  return {uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), rows, cols, t.stride(-2), 1};
+  return {.addr = uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), .rows = rows, .cols = cols,
+          .row_stride = t.stride(-2), .col_stride = 1};
 }
 
 // The vector pass's parameters: D is zeroed and the ends written when given (the NPU's accumulating
@@ -45,9 +46,11 @@ DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const
                                  int32_t* ends, bool zero_d) {
   const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
-  const DgaMatrix dm = zero_d ? device_matrix(d, m, n) : DgaMatrix{0, m, n, n, 1};
-  return {device_matrix(a, m, k), device_matrix(b, n, k), dm, addr(hi_lo), addr(hi_lo + n * k), addr(sqr_sum.ptr()),
-          addr(ends), split_d ? d.stride(0) : 0, splits, kKBlock};
+  const DgaMatrix dm = zero_d ? device_matrix(d, m, n) : DgaMatrix{.addr = 0, .rows = m, .cols = n, .row_stride = n,
+                                                                   .col_stride = 1};
+  return {.a = device_matrix(a, m, k), .b = device_matrix(b, n, k), .d = dm, .hi = addr(hi_lo),
+          .lo = addr(hi_lo + n * k), .sqr_sum = addr(sqr_sum.ptr()), .ends = addr(ends),
+          .d_split = split_d ? d.stride(0) : 0, .splits = splits, .k_block = kKBlock};
 }
 
 // On the NPU target: the vector pass, then the hi and lo products as two K-grouped BF16 launches (one
@@ -70,10 +73,13 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   ends_view.shape[0] = splits, ends_view.strides[0] = 1;
   const TensorView d0 = slice(d, split_d ? 0 : -1);
   for (int64_t i = 0; i < 2; ++i) {
-    const layout::MatrixRef bm{ws + size_t(i) * part, 0, n, k, k, 1, 16};
-    const kernel::KGroupedProblems<kernel::HostRows> problems{
-        api::matrix(a, 16, false), bm, api::epilogue(d0, &d0), split_d ? d.stride(0) : 0, split_d ? d.stride(0) : 0,
-        splits, kKBlock, {}};
+    const layout::MatrixRef bm{.base = ws + size_t(i) * part, .origin = 0, .rows = n, .cols = k, .row_stride = k,
+                               .col_stride = 1, .bits = core::kBf16Bits};
+    const kernel::KGroupedProblems<kernel::HostRows> problems{.a = api::matrix(a, 16, false), .b = bm,
+                                                              .e = api::epilogue(d0, &d0),
+                                                              .d_group = split_d ? d.stride(0) : 0,
+                                                              .c_group = split_d ? d.stride(0) : 0, .groups = splits,
+                                                              .align = kKBlock, .ends = {}};
     api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
   }
 }
@@ -126,7 +132,8 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
   const int64_t blocks = k / kKBlock;
   const layout::MatrixRef am = api::matrix(a, 16, false);
   for (int64_t part = 0; part < 2; ++part) {
-    const layout::MatrixRef bm{hi_lo.data() + part * n * k, 0, n, k, k, 1, 16};
+    const layout::MatrixRef bm{.base = hi_lo.data() + part * n * k, .origin = 0, .rows = n, .cols = k, .row_stride = k,
+                               .col_stride = 1, .bits = core::kBf16Bits};
     std::vector<kernel::GemmProblem> problems;
     for (int64_t s = 0; s < splits; ++s) {
       const TensorView ds = slice(d, num_splits > 0 ? s : -1);
@@ -140,8 +147,10 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
       problems.push_back(
           {am.block(0, k0, m, ks), bm.block(0, k0, n, ks), api::epilogue(ds, part == 1 ? &ds : nullptr)});
     }
-    kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
-    api::launch_gemm("tf32_hc_prenorm_gemm", {m, n, k / splits, 16, 16, 16, 4, part == 1}, args);
+    kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {}};
+    api::launch_gemm("tf32_hc_prenorm_gemm", {.m = m, .n = n, .k = k / splits, .a_bits = core::kBf16Bits,
+                                              .b_bits = core::kBf16Bits, .l0_bits = core::kBf16Bits, .d_bytes = 4,
+                                              .with_accumulation = part == 1}, args);
   }
 }
 

@@ -69,8 +69,10 @@ kernel::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const Tenso
 
 // fold: every scale of the GEMM folds (no promotion).
 heuristics::GemmConfig config(const comm::MegaMoeShape& s, int64_t m, int64_t n, int64_t k, int cores, bool fold) {
-  heuristics::GemmDesc d{m, n, k, s.fp8 ? 8 : 16, s.fp8 ? 4 : 16, 16, 2, false, cores, s.fp8 && !fold ? kMxGranK : 0,
-                         16};
+  heuristics::GemmDesc d{.m = m, .n = n, .k = k, .a_bits = s.fp8 ? core::kFp8Bits : core::kBf16Bits,
+                         .b_bits = s.fp8 ? core::kFp4Bits : core::kBf16Bits, .l0_bits = core::kBf16Bits, .d_bytes = 2,
+                         .with_accumulation = false, .num_cores = cores, .promote_k = s.fp8 && !fold ? kMxGranK : 0,
+                         .m_multiple = 16};
   return heuristics::select_gemm_config(d, runtime::host_arch_limits());
 }
 
@@ -95,23 +97,13 @@ void npu_swiglu(const core::TensorView& h, const core::TensorView& weights, cons
   const api::NpuDevice dev(out, "out");
   const int64_t m = h.size(0), inter = h.size(1) / 2;
   constexpr int64_t kInt32 = 4;
-  const DgaSwigluParams q{device_addr(h),
-                          device_addr(weights),
-                          device_addr(out),
-                          out_sf ? device_addr(*out_sf) : 0,
-                          m,
-                          inter,
-                          h.stride(0),
-                          weights.stride(0),
-                          out.stride(0),
-                          out_sf ? out_sf->stride(0) * kInt32 : 0,
-                          out_sf ? out_sf->stride(1) * kInt32 : 0,
-                          p.clamp,
-                          p.fp8_out ? 1 : 0,
-                          p.interleaved ? 1 : 0,
-                          ends ? device_addr(*ends) : 0,
-                          ends ? ends->size(0) : 0,
-                          align};
+  const DgaSwigluParams q{.h = device_addr(h), .weights = device_addr(weights), .out = device_addr(out),
+                          .sf = out_sf ? device_addr(*out_sf) : 0, .rows = m, .inter = inter, .h_stride = h.stride(0),
+                          .w_stride = weights.stride(0), .out_stride = out.stride(0),
+                          .sf_row_bytes = out_sf ? out_sf->stride(0) * kInt32 : 0,
+                          .sf_word_bytes = out_sf ? out_sf->stride(1) * kInt32 : 0, .clamp = p.clamp,
+                          .fp8_out = p.fp8_out ? 1 : 0, .interleaved = p.interleaved ? 1 : 0,
+                          .ends = ends ? device_addr(*ends) : 0, .groups = ends ? ends->size(0) : 0, .align = align};
   dev.launch("dga_npu_launch_swiglu", unsigned(dev.vector_cores()), &q, m * inter);
 }
 

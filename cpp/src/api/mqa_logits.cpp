@@ -48,7 +48,8 @@ void npu_mqa(const TensorView& q, const TensorView* sfq, const TensorView& kv, c
   const TensorView w32 = f32_w ? weights : api::fp32_rows(ws, acc_n, s, heads);
   if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc);
-  api::npu_mqa_logits({&q, &kv, &sfkv, &w32, &ks, &ke, &acc, &logits, sfq, compressed ? width : 0});
+  api::npu_mqa_logits({.q = &q, .kv = &kv, .kv_scale = &sfkv, .weights = &w32, .ks = &ks, .ke = &ke, .acc = &acc,
+                       .logits = &logits, .sfq = sfq, .compressed = compressed ? width : 0});
   if (!f32_out) api::npu_convert_rows(acc, logits);
 }
 
@@ -133,8 +134,10 @@ void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const Tensor
   }
   const tile::OperandFormat fmt = fp4 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kE4M3;
   const int bits = tile::operand_bits(fmt);
-  kernel::MqaProblem problem{{q.data, q.offset * per, s * heads, dim, dim, 1, bits},
-                             {kv.data, kv.offset * per, skv, dim, dim, 1, bits},
+  kernel::MqaProblem problem{{.base = q.data, .origin = q.offset * per, .rows = s * heads, .cols = dim,
+                              .row_stride = dim, .col_stride = 1, .bits = bits},
+                             {.base = kv.data, .origin = kv.offset * per, .rows = skv, .cols = dim, .row_stride = dim,
+                              .col_stride = 1, .bits = bits},
                              {},
                              {w, w_stride, lo, hi, fp4 ? nullptr : sfkv.as<const float>(), logits.ptr(),
                               logits.stride(0), logits.dtype, heads, skv, clean, compressed}};

@@ -28,11 +28,12 @@ DgaMatrix device_matrix(const char* arg, const layout::MatrixRef& m) {
   DGA_REQUIRE(m.col_stride != 1 || m.row_stride <= kMaxNdLeadingDim, kValue, arg, "a K-major leading dimension of ",
               m.row_stride, " exceeds the ", kMaxNdLeadingDim, " the NPU's ND->Nz copy takes");
   const auto base = uint64_t(reinterpret_cast<uintptr_t>(m.base)) + uint64_t(m.origin) * uint64_t(m.bits) / 8;
-  return {base, m.rows, m.cols, m.row_stride, m.col_stride};
+  return {.addr = base, .rows = m.rows, .cols = m.cols, .row_stride = m.row_stride, .col_stride = m.col_stride};
 }
 
 DgaMatrix device_matrix(const char* arg, const layout::MutMatrixRef& m) {
-  return device_matrix(arg, layout::MatrixRef{m.base, m.origin, m.rows, m.cols, m.row_stride, m.col_stride, m.bits});
+  return device_matrix(arg, layout::MatrixRef{.base = m.base, .origin = m.origin, .rows = m.rows, .cols = m.cols,
+                                              .row_stride = m.row_stride, .col_stride = m.col_stride, .bits = m.bits});
 }
 
 // The NPU kernel family of a GEMM: its launcher's symbol prefix, operand bits and scale handling.
@@ -68,7 +69,8 @@ DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
   const auto base = uint64_t(reinterpret_cast<uintptr_t>(s.base));
   if (!s.ue8m0) {  // fp32: strides in floats
     constexpr int64_t kFloat = sizeof(float);
-    return {base, s.mn_stride * kFloat, s.k_stride * kFloat, s.gran_mn, 1};
+    return {.addr = base, .mn_stride = s.mn_stride * kFloat, .k_stride = s.k_stride * kFloat, .gran_mn = s.gran_mn,
+            .fp32 = 1};
   }
   constexpr int64_t kPairBytes = arch::MxFormat::kMxScalesPerPack;
   DGA_REQUIRE(s.pack == int(arch::MxFormat::kMxScalesPerPack) && s.gran_k == arch::MxFormat::kMxBlockK,
@@ -78,7 +80,7 @@ DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
   DGA_REQUIRE(s.mn_stride == kPairBytes || s.k_stride == kPairBytes, kValue, arg,
               "the NPU copies scale pairs that are MN- or K-major (one unit stride), got byte strides (", s.mn_stride,
               ", ", s.k_stride, ")");
-  return {base, s.mn_stride, s.k_stride, 1, 0};
+  return {.addr = base, .mn_stride = s.mn_stride, .k_stride = s.k_stride, .gran_mn = 1, .fp32 = 0};
 }
 
 // FP32 block scales: the mix kernel that promotes on the vector cores.
@@ -98,7 +100,7 @@ NpuKernel promoted_kernel(const block::Operands& ops, const block::Scaling& sc) 
               "per-column float32 scales must be MN-major on the NPU (unit stride along N: the vector cores load "
               "a K block's column scales as one run), got strides (", sc.b.mn_stride, ", ", sc.b.k_stride,
               "); utils.get_mn_major_tma_aligned_tensor makes them so");
-  return {"fp8_block", 8, false, kPromoteK};
+  return {.family = "fp8_block", .bits = core::kFp8Bits, .mx = false, .promote_k = kPromoteK};
 }
 
 // D = C (or 0) for K == 0: a device copy of C's rows, or the fp32 zero fill (dev null: the checks only).
@@ -119,7 +121,7 @@ void npu_empty_k(const NpuDevice* dev, const core::TensorView& d, const core::Te
 // k_major: both operands have unit stride along K.
 NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64_t k, bool k_major = true) {
   using F = tile::OperandFormat;
-  if (!sc.enabled) return {"bf16", 16, false};
+  if (!sc.enabled) return {.family = "bf16", .bits = core::kBf16Bits, .mx = false};
   if (!sc.a.ue8m0 || !sc.b.ue8m0) return promoted_kernel(ops, sc);
   const auto mx_operand = [](F f) { return f == F::kE4M3 || f == F::kE2M1; };
   DGA_REQUIRE(mx_operand(ops.a) && mx_operand(ops.b), kNotImplemented, mx_operand(ops.a) ? "b" : "a",
@@ -132,9 +134,10 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
   DGA_REQUIRE(!any_fp4 || k_major, kNotImplemented, ops.a == F::kE2M1 ? "a" : "b",
               "packed FP4 operands must be K-major on the NPU (the DMA moves bytes, so MN-packed nibbles cannot "
               "become the cube's K-packed layout)");
-  if (ops.a == ops.b) return {ops.a == F::kE2M1 ? "fp4_mx" : "fp8_mx", ops.a == F::kE2M1 ? 4 : 8, true};
+  if (ops.a == ops.b) return {.family = ops.a == F::kE2M1 ? "fp4_mx" : "fp8_mx",
+                              .bits = ops.a == F::kE2M1 ? core::kFp4Bits : core::kFp8Bits, .mx = true};
   // The 950's MX cube pairs fp8 with fp8 and fp4 with fp4: FP8 x FP4 widens the FP4 operand to e4m3 (exact).
-  NpuKernel kern{"fp8_mx", 8, true};
+  NpuKernel kern{.family = "fp8_mx", .bits = core::kFp8Bits, .mx = true};
   kern.widen_a = ops.a == F::kE2M1, kern.widen_b = ops.b == F::kE2M1;
   return kern;
 }
@@ -144,8 +147,8 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
 // rows x K values apart). dev null: nothing is launched.
 layout::MatrixRef widen_fp4(const NpuDevice* dev, const layout::MatrixRef& m, int64_t groups, int64_t group_values,
                             void* ws) {
-  constexpr int kE4m3Bits = 8;
-  const layout::MatrixRef wide{ws, 0, m.rows, m.cols, m.cols, 1, kE4m3Bits};
+  const layout::MatrixRef wide{.base = ws, .origin = 0, .rows = m.rows, .cols = m.cols, .row_stride = m.cols,
+                               .col_stride = 1, .bits = core::kFp8Bits};
   if (dev == nullptr || m.rows == 0 || m.cols == 0 || groups == 0) return wide;
   const auto base = uint64_t(reinterpret_cast<uintptr_t>(m.base));
   const auto dst = uint64_t(reinterpret_cast<uintptr_t>(ws));
@@ -153,9 +156,9 @@ layout::MatrixRef widen_fp4(const NpuDevice* dev, const layout::MatrixRef& m, in
   const int64_t launches = one_run ? 1 : groups, rows = one_run ? groups * m.rows : m.rows;
   for (int64_t g = 0; g < launches; ++g) {
     const int64_t origin = m.origin + g * group_values;
-    const DgaConvertParams p{{base + uint64_t(origin / 2), rows, m.cols, m.row_stride, 1},
-                             {dst + uint64_t(g * m.rows * m.cols), rows, m.cols, m.cols, 1},
-                             int32_t(DType::kFP4E2M1x2), int32_t(DType::kFP8E4M3), 0};
+    const DgaConvertParams p{.src = {base + uint64_t(origin / 2), rows, m.cols, m.row_stride, 1},
+                             .dst = {dst + uint64_t(g * m.rows * m.cols), rows, m.cols, m.cols, 1},
+                             .src_dtype = int32_t(DType::kFP4E2M1x2), .dst_dtype = int32_t(DType::kFP8E4M3), .lens = 0};
     dev->launch("dga_npu_launch_convert_rows", unsigned(dev->vector_cores()), &p, rows * m.cols);
   }
   return wide;
@@ -179,11 +182,13 @@ heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, 
 
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
                           const block::Scaling& sc, core::DType d_dtype, bool has_c, const heuristics::GemmConfig& cfg) {
-  const DgaScales none{0, 0, 0, 0, 0};
-  return {device_matrix("a", a), device_matrix("b", b), device_matrix("d", d),
-          sc.enabled ? device_scales("sfa", sc.a) : none, sc.enabled ? device_scales("sfb", sc.b) : none,
-          int32_t(d_dtype), has_c ? 1 : 0, cfg.tiling.block_m, cfg.tiling.block_n, cfg.tiling.block_k,
-          cfg.tiling.l0_k, cfg.swizzle.band, cfg.swizzle.along_m ? 1 : 0, sc.enabled && !sc.a.ue8m0 ? kPromoteK : 0};
+  const DgaScales none{.addr = 0, .mn_stride = 0, .k_stride = 0, .gran_mn = 0, .fp32 = 0};
+  return {.a = device_matrix("a", a), .b = device_matrix("b", b), .d = device_matrix("d", d),
+          .sfa = sc.enabled ? device_scales("sfa", sc.a) : none, .sfb = sc.enabled ? device_scales("sfb", sc.b) : none,
+          .d_dtype = int32_t(d_dtype), .has_c = has_c ? 1 : 0, .block_m = cfg.tiling.block_m,
+          .block_n = cfg.tiling.block_n, .block_k = cfg.tiling.block_k, .l0_k = cfg.tiling.l0_k,
+          .swizzle_band = cfg.swizzle.band, .swizzle_along_m = cfg.swizzle.along_m ? 1 : 0,
+          .promote_k = sc.enabled && !sc.a.ue8m0 ? kPromoteK : 0};
 }
 
 }  // namespace
@@ -204,9 +209,11 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
   const layout::MatrixRef b =
       kern.widen_b ? widen_fp4(&dev, problems.b, problems.groups, problems.b_group, ws) : problems.b;
   const int64_t b_group = kern.widen_b ? problems.b.rows * k : problems.b_group;
-  const DgaContiguousGemmParams p{gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
-                                  b_group, problems.groups, problems.align, problems.sfb_group,
-                                  uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
+  const DgaContiguousGemmParams p{.gemm = gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
+                                  .b_group = b_group, .groups = problems.groups, .align = problems.align,
+                                  .sfb_group = problems.sfb_group,
+                                  .grouped_layout = uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())),
+                                  .psum = psum ? 1 : 0};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "contiguous",
                   problems.a.rows * problems.b.rows * problems.a.cols);
 }
@@ -230,10 +237,11 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
   const layout::MatrixRef b = kern.widen_b ? widen_fp4(&dev, problems.b, g, problems.b_group, ws) : problems.b;
   const int64_t a_group = kern.widen_a ? problems.a.rows * k : problems.a_group;
   const int64_t b_group = kern.widen_b ? problems.b.rows * k : problems.b_group;
-  const DgaMaskedGemmParams p{gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
-                              a_group,            b_group,            problems.d_group,
-                              problems.groups,    problems.sfa_group, problems.sfb_group,
-                              masked_m ? uint64_t(reinterpret_cast<uintptr_t>(masked_m->ptr())) : 0};
+  const DgaMaskedGemmParams p{.gemm = gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
+                              .a_group = a_group, .b_group = b_group, .d_group = problems.d_group,
+                              .groups = problems.groups, .sfa_group = problems.sfa_group,
+                              .sfb_group = problems.sfb_group,
+                              .masked_m = masked_m ? uint64_t(reinterpret_cast<uintptr_t>(masked_m->ptr())) : 0};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "masked",
                   problems.groups * problems.a.rows * problems.b.rows * problems.a.cols);
 }
@@ -255,9 +263,10 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   // The groups' K sizes are only known to the kernel: plan for the mean.
   const heuristics::GemmConfig cfg =
       npu_config(m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores, kern);
-  const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
-                                problems.d_group, problems.groups, problems.align,
-                                uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
+  const DgaKGroupedGemmParams p{
+      .gemm = gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
+      .d_group = problems.d_group, .groups = problems.groups, .align = problems.align,
+      .ends = uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "k_grouped", m * n * problems.a.cols);
 }
 
@@ -266,9 +275,11 @@ void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) 
   const int64_t rows = src.size(0), cols = src.size(1);
   if (rows == 0 || cols == 0) return;
   const auto matrix = [&](const core::TensorView& t) {
-    return DgaMatrix{uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), rows, cols, t.stride(0), 1};
+    return DgaMatrix{.addr = uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), .rows = rows, .cols = cols,
+                     .row_stride = t.stride(0), .col_stride = 1};
   };
-  const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype), 0};
+  const DgaConvertParams p{.src = matrix(src), .dst = matrix(dst), .src_dtype = int32_t(src.dtype),
+                           .dst_dtype = int32_t(dst.dtype), .lens = 0};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 
@@ -276,11 +287,10 @@ void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens) {
   const NpuDevice dev(dst, "d");
   const int64_t rows = dst.size(0), cols = dst.size(1);
   if (rows == 0 || cols == 0) return;
-  const DgaConvertParams p{{0, rows, cols, cols, 1},
-                           {uint64_t(reinterpret_cast<uintptr_t>(dst.ptr())), rows, cols, dst.stride(0), 1},
-                           int32_t(DType::kFP32),
-                           int32_t(DType::kFP32),
-                           lens != nullptr ? uint64_t(reinterpret_cast<uintptr_t>(lens->ptr())) : 0};
+  const DgaConvertParams p{.src = {0, rows, cols, cols, 1},
+                           .dst = {uint64_t(reinterpret_cast<uintptr_t>(dst.ptr())), rows, cols, dst.stride(0), 1},
+                           .src_dtype = int32_t(DType::kFP32), .dst_dtype = int32_t(DType::kFP32),
+                           .lens = lens != nullptr ? uint64_t(reinterpret_cast<uintptr_t>(lens->ptr())) : 0};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 
@@ -298,13 +308,16 @@ MqaOperands mqa_operands(const core::TensorView& q, int64_t q_rows, const core::
   const int bits = fp4 ? 4 : 8, per = fp4 ? 2 : 1;
   constexpr int64_t kRowBytes = 4, kPairBytes = arch::MxFormat::kMxScalesPerPack;
   const auto rows = [&](const void* base) {
-    return layout::ScaleRef{base, true, int(kPairBytes), kRowBytes, kPairBytes, 1, arch::MxFormat::kMxBlockK};
+    return layout::ScaleRef{.base = base, .ue8m0 = true, .pack = int(kPairBytes), .mn_stride = kRowBytes,
+                            .k_stride = kPairBytes, .gran_mn = 1, .gran_k = arch::MxFormat::kMxBlockK};
   };
-  MqaOperands o{{q.data, q.offset * per, q_rows, dim, dim, 1, bits},
-                {kv.data, kv.offset * per, kv_rows, dim, dim, 1, bits},
+  MqaOperands o{{.base = q.data, .origin = q.offset * per, .rows = q_rows, .cols = dim, .row_stride = dim,
+                 .col_stride = 1, .bits = bits},
+                {.base = kv.data, .origin = kv.offset * per, .rows = kv_rows, .cols = dim, .row_stride = dim,
+                 .col_stride = 1, .bits = bits},
                 {},
                 fp4 ? "fp4" : "fp8"};
-  if (fp4) o.scaling = {true, rows(sfq), rows(sfkv)};
+  if (fp4) o.scaling = {.enabled = true, .a = rows(sfq), .b = rows(sfkv)};
   return o;
 }
 
@@ -315,28 +328,25 @@ void npu_mqa_logits(const NpuMqa& m) {
   // every tile's scores go to the vector cores once.
   const int64_t block_m = layout::align_up(heads, kFractalRows), block_n = kMqaBlockN;
   heuristics::GemmConfig cfg;
-  cfg.tiling = {block_m, block_n, dim, dim, heuristics::kL1Stages, heuristics::kL0Stages};
+  cfg.tiling = {.block_m = block_m, .block_n = block_n, .block_k = dim, .l0_k = dim, .l1_stages = heuristics::kL1Stages,
+                .l0_stages = heuristics::kL0Stages};
   cfg.swizzle = {1, true};
   const bool fp4 = m.sfq != nullptr;
   const MqaOperands o = mqa_operands(*m.q, s * heads, *m.kv, skv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      m.kv_scale->ptr());
-  const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
+  const layout::MutMatrixRef none{.base = nullptr, .origin = 0, .rows = 0, .cols = 0, .row_stride = 0, .col_stride = 1,
+                                  .bits = core::kFp32Bits};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   // Compressed: one problem per query, at most `compressed` KV rows each.
   const int64_t tiles = m.compressed > 0
                             ? s * layout::ceil_div(std::min(skv, m.compressed), block_n)
                             : layout::ceil_div(s * heads, block_m) * layout::ceil_div(skv, block_n);
   // FP4: the cube applies the KV scales (kv_scale 0: none on the vector cores).
-  DgaMqaParams p{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg),
-                 addr(m.weights->ptr()),
-                 addr(m.ks->ptr()),
-                 addr(m.ke->ptr()),
-                 fp4 ? 0 : addr(m.kv_scale->ptr()),
-                 addr(m.acc->ptr()),
-                 m.weights->stride(0),
-                 m.acc->stride(0),
-                 heads,
-                 m.compressed};
+  DgaMqaParams p{.gemm = gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg),
+                 .weights = addr(m.weights->ptr()), .ks = addr(m.ks->ptr()), .ke = addr(m.ke->ptr()),
+                 .kv_scale = fp4 ? 0 : addr(m.kv_scale->ptr()), .logits = addr(m.acc->ptr()),
+                 .w_stride = m.weights->stride(0), .logits_stride = m.acc->stride(0), .heads = heads,
+                 .compressed = m.compressed};
   dev.launch(std::string("dga_npu_launch_mqa_logits_") + o.family,
              unsigned(std::min<int64_t>(dev.cube_cores(), tiles)), &p, s * heads * skv * dim);
 }
@@ -348,20 +358,25 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const int64_t block_kv = m.kv_cache->size(1), width = m.acc->size(1), row_bytes = m.q->size(3);
   // One query's heads per tile, one cache page per tile column block.
   heuristics::GemmConfig cfg;
-  cfg.tiling = {layout::align_up(heads, kFractalRows), block_kv, dim, dim, heuristics::kL1Stages,
-                heuristics::kL0Stages};
+  cfg.tiling = {.block_m = layout::align_up(heads, kFractalRows), .block_n = block_kv, .block_k = dim, .l0_k = dim,
+                .l1_stages = heuristics::kL1Stages, .l0_stages = heuristics::kL0Stages};
   cfg.swizzle = {1, true};
   // Request 0's query rows and block 0's KV rows; a block's row scales follow its rows.
   const auto* block0 = static_cast<const uint8_t*>(m.kv_cache->ptr());
   const MqaOperands o = mqa_operands(*m.q, next_n * heads, *m.kv_cache, block_kv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      block0 + block_kv * row_bytes);
-  const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
+  const layout::MutMatrixRef none{.base = nullptr, .origin = 0, .rows = 0, .cols = 0, .row_stride = 0, .col_stride = 1,
+                                  .bits = core::kFp32Bits};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t pages = std::min(layout::ceil_div(width, block_kv), m.block_table->size(1));
-  const DgaMqaParams mqa{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
-                         0, 0, 0, addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads, 0};
-  const DgaPagedMqaParams p{mqa,     addr(m.context_lens->ptr()), addr(m.block_table->ptr()), batch, next_n, pages,
-                            width,   m.kv_cache->size(0),         m.block_table->stride(0),   m.kv_cache->stride(0)};
+  const DgaMqaParams mqa{.gemm = gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg),
+                         .weights = addr(m.weights->ptr()), .ks = 0, .ke = 0, .kv_scale = 0,
+                         .logits = addr(m.acc->ptr()), .w_stride = m.weights->stride(0),
+                         .logits_stride = m.acc->stride(0), .heads = heads, .compressed = 0};
+  const DgaPagedMqaParams p{.mqa = mqa, .context_lens = addr(m.context_lens->ptr()),
+                            .block_table = addr(m.block_table->ptr()), .batch = batch, .next_n = next_n, .pages = pages,
+                            .width = width, .num_blocks = m.kv_cache->size(0), .table_stride = m.block_table->stride(0),
+                            .block_bytes = m.kv_cache->stride(0)};
   const int64_t tiles = batch * pages * layout::ceil_div(next_n * heads, cfg.tiling.block_m);
   if (tiles == 0) return;
   dev.launch(std::string("dga_npu_launch_paged_mqa_logits_") + o.family,
@@ -435,7 +450,8 @@ void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const bloc
   // D = bf16(f32(C) + A @ B^T): one fp32 sum, rounded once.
   const core::TensorView w = fp32_view(d, ws + wide, s.m, s.n);
   npu_convert_rows(*c, w);
-  p.epilogue.d = {w.data, 0, s.m, s.n, s.n, 1, 32};
+  p.epilogue.d = {.base = w.data, .origin = 0, .rows = s.m, .cols = s.n, .row_stride = s.n, .col_stride = 1,
+                   .bits = core::kFp32Bits};
   launch_dense(dev, kern, s, p, w, &w);
   npu_convert_rows(w, d);
 }

@@ -94,14 +94,16 @@ Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int
   uint8_t* at[kParts];
   int64_t off = 0;
   for (int i = 0; i < kParts; ++i) at[i] = base + off, off += align_up(parts[i], kWorkAlign);
-  return {reinterpret_cast<int32_t*>(at[0]), reinterpret_cast<int32_t*>(at[1]), reinterpret_cast<int32_t*>(at[2]),
-          reinterpret_cast<float*>(at[3]), at[4], at[5], at[6], at[7], at[8], at[9], at[10], at[11]};
+  return {.ends = reinterpret_cast<int32_t*>(at[0]), .src = reinterpret_cast<int32_t*>(at[1]),
+          .status = reinterpret_cast<int32_t*>(at[2]), .weights = reinterpret_cast<float*>(at[3]), .ring = at[4],
+          .h = at[5], .act = at[6], .o = at[7], .ring_sf = at[8], .act_sf = at[9], .w1 = at[10], .w2 = at[11]};
 }
 
 // UE8M0 scales of 32 K values, K-major bytes, `row_bytes` per row (as int16 pairs for the MX cube).
 layout::ScaleRef mx_rows(const void* base, int64_t row_bytes) {
   constexpr int kPair = int(arch::MxFormat::kMxScalesPerPack);
-  return {base, true, kPair, row_bytes, kPair, 1, arch::MxFormat::kMxBlockK};
+  return {.base = base, .ue8m0 = true, .pack = kPair, .mn_stride = row_bytes, .k_stride = kPair, .gran_mn = 1,
+          .gran_k = arch::MxFormat::kMxBlockK};
 }
 
 // On the model the launches have finished when launch returns: a barrier that gave up or a route that
@@ -174,9 +176,10 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
                              void* wide, const TensorView& d) {
       const TensorView b0 = index_leading(weight, first);
       const int w_bits = s.fp8 ? 4 : 16, per = s.fp8 ? 2 : 1;  // FP4: two values per stored byte
-      kernel::ContiguousProblems<kernel::HostRows> problems{matrix(a, bits, false), matrix(b0, w_bits, false),
-                                                            epilogue(d, nullptr), weight.strides[0] * per, groups,
-                                                            align, {}};
+      kernel::ContiguousProblems<kernel::HostRows> problems{.a = matrix(a, bits, false), .b = matrix(b0, w_bits, false),
+                                                            .e = epilogue(d, nullptr),
+                                                            .b_group = weight.strides[0] * per, .groups = groups,
+                                                            .align = align, .ids = {}};
       if (s.fp8) {
         const layout::MatrixRef b = problems.b;
         problems.b = npu_widen_fp4(y, b, groups, problems.b_group, wide);

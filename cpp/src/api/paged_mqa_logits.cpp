@@ -42,7 +42,8 @@ void npu_paged_mqa(const TensorView& q, const TensorView& kv_cache, const Tensor
   const TensorView w32 = f32_w ? weights : api::fp32_rows(ws, acc_n, rows, heads);
   if (!f32_w) api::npu_convert_rows(weights, w32);
   api::npu_zero_rows(acc, &context_lens);
-  api::npu_paged_mqa_logits({&q, &kv_cache, &w32, &context_lens, &block_table, &acc, sfq});
+  api::npu_paged_mqa_logits({.q = &q, .kv_cache = &kv_cache, .weights = &w32, .context_lens = &context_lens,
+                             .block_table = &block_table, .acc = &acc, .sfq = sfq});
   if (!f32_out) api::npu_convert_rows(acc, logits);
 }
 
@@ -175,11 +176,12 @@ void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const 
     kernel::MqaProblem pr{gp.a,
                           gp.b,
                           {},
-                          {w + b * next_n * w_stride, w_stride, ks_p,
-                           ke_p, fp4 ? nullptr : static_cast<const float*>(scales),
-                           static_cast<char*>(logits.ptr()) +
-                               (b * next_n * logits.strides[0] + pg.col0) * core::itemsize(logits.dtype),
-                           logits.strides[0], logits.dtype, heads, pg.cols, clean, false}};
+                          {.weights = w + b * next_n * w_stride, .w_stride = w_stride, .ks = ks_p, .ke = ke_p,
+                           .kv_scale = fp4 ? nullptr : static_cast<const float*>(scales),
+                           .logits = static_cast<char*>(logits.ptr()) +
+                                     (b * next_n * logits.strides[0] + pg.col0) * core::itemsize(logits.dtype),
+                           .logits_stride = logits.strides[0], .logits_dtype = logits.dtype, .heads = heads,
+                           .skv = pg.cols, .clean = clean, .compressed = false}};
     if (fp4) {
       const auto* sq = static_cast<const uint8_t*>(sfq->ptr()) + b * next_n * heads * kScaleBytes;
       pr.scaling = {true, api::ue8m0_rows(sq), api::ue8m0_rows(scales)};

@@ -132,7 +132,8 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
       prev_bn = bn;
       for (int64_t bk : kBlockK)
         for (int64_t l0k : kL0K) {
-          const GemmTiling t{bm, bn, bk, l0k, kStages, kStages};
+          const GemmTiling t{.block_m = bm, .block_n = bn, .block_k = bk, .l0_k = l0k, .l1_stages = kStages,
+                             .l0_stages = kStages};
           if (!fits(t, d, arch)) continue;
           const double s = score(t, d, arch);
           // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than
