@@ -94,8 +94,11 @@ void compare_with_scalar(int64_t m_pad, int64_t n_pad, int64_t k_pad, bool init,
   for (size_t i = 0; i < cols.size(); ++i) cols[i] = 0.25f * float(1 + i % 5);
   const float* rs = scaled ? rows.data() : nullptr;
   const float* cs = scaled ? cols.data() : nullptr;
-  amx::mmad_bf16<ModelTiles>({c_model.data(), k32(a, m_pad, k_pad).data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
-  deepgemm_ascend::tile::host::mmad_bf16_scalar({c_ref.data(), a.data(), b.data(), m_pad, n_pad, k_pad, init, rs, cs});
+  amx::mmad_bf16<ModelTiles>({.c = c_model.data(), .a = k32(a, m_pad, k_pad).data(), .b = b.data(), .m_pad = m_pad,
+                              .n_pad = n_pad, .k_pad = k_pad, .init = init, .row_scale = rs, .col_scale = cs});
+  deepgemm_ascend::tile::host::mmad_bf16_scalar({.c = c_ref.data(), .a = a.data(), .b = b.data(), .m_pad = m_pad,
+                                                 .n_pad = n_pad, .k_pad = k_pad, .init = init, .row_scale = rs,
+                                                 .col_scale = cs});
   for (size_t i = 0; i < c_ref.size(); ++i)
     ASSERT_NEAR(c_model[i], c_ref[i], 1e-3f * (1.0f + std::fabs(c_ref[i]))) << "element " << i;
 }
@@ -131,8 +134,10 @@ TEST(AmxModel, ReadsBPanelsAtAnyStride) {
       for (int64_t nb = 0; nb < n / 16; ++nb)
         std::copy_n(b.begin() + nb * k * 16, k * 16, wide.begin() + nb * (k * 16 + kGap));
       std::vector<float> packed(size_t(m * n)), spread(size_t(m * n));
-      amx::mmad_bf16<ModelTiles>({packed.data(), a.data(), b.data(), m, n, k, true});
-      deepgemm_ascend::tile::host::MmadArgs args{spread.data(), a.data(), wide.data(), m, n, k, true};
+      amx::mmad_bf16<ModelTiles>({.c = packed.data(), .a = a.data(), .b = b.data(), .m_pad = m, .n_pad = n, .k_pad = k,
+                                  .init = true});
+      deepgemm_ascend::tile::host::MmadArgs args{.c = spread.data(), .a = a.data(), .b = wide.data(), .m_pad = m,
+                                                 .n_pad = n, .k_pad = k, .init = true};
       args.b_panel = k * 16 + kGap;
       amx::mmad_bf16<ModelTiles>(args);
       EXPECT_EQ(packed, spread) << m << "x" << n << "x" << k;
@@ -142,7 +147,8 @@ TEST(AmxModel, ReadsBPanelsAtAnyStride) {
 TEST(AmxModel, ReleasesTileState) {
   std::vector<uint16_t> a(256, 0x3F80), b(256, 0x3F80);
   std::vector<float> c(256);
-  amx::mmad_bf16<ModelTiles>({c.data(), a.data(), b.data(), 16, 16, 16, true});
+  amx::mmad_bf16<ModelTiles>({.c = c.data(), .a = a.data(), .b = b.data(), .m_pad = 16, .n_pad = 16, .k_pad = 16,
+                              .init = true});
   EXPECT_FALSE(ModelTiles::configured);
   EXPECT_FLOAT_EQ(c[0], 16.0f);
 }

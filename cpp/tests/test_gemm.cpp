@@ -68,7 +68,7 @@ class GemmCases : public ::testing::TestWithParam<std::tuple<std::tuple<int, int
 TEST_P(GemmCases, MatchesFloat64Reference) {
   const auto& [shape, layout, fp32_out, with_c] = GetParam();
   const auto [m, n, k] = shape;
-  EXPECT_LT(run_case({m, n, k, layout, fp32_out, with_c}), 1e-5);
+  EXPECT_LT(run_case({.m = m, .n = n, .k = k, .layout = layout, .fp32_out = fp32_out, .with_c = with_c}), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmCases,
@@ -80,7 +80,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmCases,
 TEST(Gemm, EveryHostIsaAgrees) {
   for (auto isa : dga::tile::host::supported_host_isas()) {
     dga::tile::host::set_host_isa(isa);
-    EXPECT_LT(run_case({70, 50, 300, "nt", true, false}), 1e-5) << dga::tile::host::name(isa);
+    EXPECT_LT(run_case({.m = 70, .n = 50, .k = 300, .layout = "nt", .fp32_out = true,
+                        .with_c = false}), 1e-5) << dga::tile::host::name(isa);
   }
   dga::tile::host::reset_host_isa();
 }

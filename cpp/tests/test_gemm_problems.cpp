@@ -56,8 +56,11 @@ TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
   const auto a = dga_test::random_bf16(size_t(m * k), 1), b = dga_test::random_bf16(size_t(groups * n * k), 2);
   std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
   const dga::kernel::ContiguousProblems<dga::kernel::HostRows> problems{
-      {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
-      {}, false}, n * k, groups, align, {ids.data()}};
+      .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
+             .bits = 16}, DType::kBF16, {}, false},
+      .b_group = n * k, .groups = groups, .align = align, .ids = {ids.data()}};
   ASSERT_EQ(problems.count(), 5);
   EXPECT_EQ(problems.get(1).a.rows, 128);  // rows 128-199 of group 0 and its padding rows 200-255 (upstream)
   EXPECT_EQ(problems.get(3).a.rows, 0);    // a chunk that starts with padding
@@ -73,8 +76,11 @@ TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {
   const auto a = dga_test::random_bf16(size_t(g * m * k), 3), b = dga_test::random_bf16(size_t(g * n * k), 4);
   std::vector<uint16_t> d(size_t(g * m * n), kPoisonBf16);
   const dga::kernel::MaskedProblems<dga::kernel::HostRows> problems{
-      {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
-      {}, false}, m * k, n * k, m * n, g, {masked.data()}};
+      .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
+             .bits = 16}, DType::kBF16, {}, false},
+      .a_group = m * k, .b_group = n * k, .d_group = m * n, .groups = g, .rows = {masked.data()}};
   EXPECT_EQ(problems.get(3).a.rows, m);
   run(problems);
   for (int64_t x = 0; x < g; ++x) {
@@ -93,8 +99,11 @@ TEST(GemmProblems, PsumChunksFindTheirGroupByTheEndOffsets) {
   const auto a = dga_test::random_bf16(size_t(m * k), 5), b = dga_test::random_bf16(size_t(groups * n * k), 6);
   std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
   const dga::kernel::PsumProblems<dga::kernel::HostRows> problems{
-      {a.data(), 0, m, k, k, 1, 16}, {b.data(), 0, n, k, k, 1, 16}, {{d.data(), 0, m, n, n, 1, 16}, DType::kBF16,
-      {}, false}, n * k, groups, align, {ends.data()}};
+      .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
+             .bits = 16}, DType::kBF16, {}, false},
+      .b_group = n * k, .groups = groups, .align = align, .ends = {ends.data()}};
   ASSERT_EQ(problems.count(), 5);
   EXPECT_EQ(problems.get(2).a.rows, 124);  // group 2 from its aligned start 256 to its end 380
   EXPECT_EQ(problems.get(4).a.rows, 48);
@@ -113,10 +122,14 @@ TEST(GemmProblems, KGroupedRangesFollowTheEndOffsets) {
   std::vector<float> d(size_t(groups * m * n));
   for (size_t i = 0; i < d.size(); ++i) d[i] = float(int(i % 7) - 3);  // C, nonzero
   const std::vector<float> c = d;
-  const dga::layout::MutMatrixRef dm{d.data(), 0, m, n, n, 1, 32};
+  const dga::layout::MutMatrixRef dm{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n,
+                                     .col_stride = 1, .bits = 32};
   const dga::kernel::KGroupedProblems<dga::kernel::HostRows> problems{
-      {a.data(), 0, m, sum_k, 1, m, 16}, {b.data(), 0, n, sum_k, 1, n, 16},
-      {dm, DType::kFP32, {d.data(), 0, m, n, n, 1, 32}, true}, m * n, m * n, groups, align, {ends.data()}};
+      .a = {.base = a.data(), .origin = 0, .rows = m, .cols = sum_k, .row_stride = 1, .col_stride = m, .bits = 16},
+      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = sum_k, .row_stride = 1, .col_stride = n, .bits = 16},
+      .e = {dm, DType::kFP32, {.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
+                               .bits = 32}, true},
+      .d_group = m * n, .c_group = m * n, .groups = groups, .align = align, .ends = {ends.data()}};
   EXPECT_EQ(problems.get(1).a.rows, 0);   // empty: no tiles
   EXPECT_EQ(problems.get(2).a.cols, 72);  // [128, 200): rows 96-127 are a gap
   run(problems);

@@ -140,7 +140,7 @@ TEST(HeuristicsSelect, DecodeShapesUseBothCores) {
 
 TEST(HeuristicsSelect, ToStringMentionsBlockSizes) {
   h::GemmConfig c;
-  c.tiling = {48, 80, 192, 64, 2, 2};
+  c.tiling = {.block_m = 48, .block_n = 80, .block_k = 192, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   c.num_blocks = 7;
   const std::string s = h::to_string(c);
   for (const char* part : {"48", "80", "192", "64"}) EXPECT_NE(s.find(part), std::string::npos) << s << " lacks " << part;
@@ -155,7 +155,7 @@ TEST(HeuristicsSelect, ToStringMentionsBlockSizes) {
 
 TEST(HeuristicsUsage, HandComputedBf16Tiling) {
   const h::GemmDesc d = desc(4096, 4096, 4096, 1);
-  const h::GemmTiling t{128, 256, 256, 64, 2, 2};
+  const h::GemmTiling t{.block_m = 128, .block_n = 256, .block_k = 256, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   const h::BufferUsage u = h::buffer_usage(t, d);
   EXPECT_EQ(u.l1, uint64_t(2 * (128 * 256 * 2 + 256 * 256 * 2)));  // 384 KiB
   EXPECT_EQ(u.l0a, uint64_t(2 * 128 * 64 * 2));                     // 32 KiB
@@ -170,7 +170,7 @@ TEST(HeuristicsUsage, HandComputedBf16Tiling) {
 
 TEST(HeuristicsUsage, HandComputedFp8TilingAndStages) {
   const h::GemmDesc d = desc(4096, 4096, 4096, 1, 8);
-  h::GemmTiling t{256, 128, 512, 128, 2, 2};
+  h::GemmTiling t{.block_m = 256, .block_n = 128, .block_k = 512, .l0_k = 128, .l1_stages = 2, .l0_stages = 2};
   h::BufferUsage u = h::buffer_usage(t, d);
   EXPECT_EQ(u.l1, uint64_t(2 * (256 * 512 + 128 * 512)));
   EXPECT_EQ(u.l0a, uint64_t(2 * 256 * 128));
@@ -188,7 +188,7 @@ TEST(HeuristicsUsage, HandComputedFp8TilingAndStages) {
   h::GemmDesc mixed = d;
   mixed.a_bits = 16;
   mixed.l0_bits = 16;
-  const h::GemmTiling t2{64, 64, 128, 64, 2, 2};
+  const h::GemmTiling t2{.block_m = 64, .block_n = 64, .block_k = 128, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   u = h::buffer_usage(t2, mixed);
   EXPECT_EQ(u.l1, uint64_t(2 * (64 * 128 * 2 + 64 * 128 * 1)));
   EXPECT_EQ(u.l0a, uint64_t(2 * 64 * 64 * 2));
@@ -197,19 +197,19 @@ TEST(HeuristicsUsage, HandComputedFp8TilingAndStages) {
 
 TEST(HeuristicsFits, RejectsL0COverflow) {
   const h::GemmDesc d = desc(4096, 4096, 4096, 1);
-  const h::GemmTiling t{512, 512, 64, 64, 2, 2};
+  const h::GemmTiling t{.block_m = 512, .block_n = 512, .block_k = 64, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   ASSERT_GT(expected_usage(t, d).l0c, uint64_t(arch::Host::kL0CBytes));  // 1 MiB > 256 KiB
   EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Host>()));
   EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
   // 256 x 256 fp32 is 256 KiB: fits 950/Host L0C, not 910B's 128 KiB.
-  const h::GemmTiling t2{256, 256, 64, 16, 2, 2};
+  const h::GemmTiling t2{.block_m = 256, .block_n = 256, .block_k = 64, .l0_k = 16, .l1_stages = 2, .l0_stages = 2};
   EXPECT_TRUE(h::fits(t2, d, h::ArchLimits::of<arch::Ascend950>()));
   EXPECT_FALSE(h::fits(t2, d, h::ArchLimits::of<arch::Ascend910B>()));
 }
 
 TEST(HeuristicsFits, RejectsL1Overflow) {
   const h::GemmDesc d = desc(4096, 4096, 8192, 1);
-  const h::GemmTiling t{128, 128, 4096, 64, 2, 2};
+  const h::GemmTiling t{.block_m = 128, .block_n = 128, .block_k = 4096, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   const h::BufferUsage want = expected_usage(t, d);
   ASSERT_GT(want.l1, uint64_t(arch::Host::kL1Bytes));  // 4 MiB
   ASSERT_LE(want.l0a, uint64_t(arch::Host::kL0ABytes));
@@ -218,22 +218,25 @@ TEST(HeuristicsFits, RejectsL1Overflow) {
   EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Ascend950>()));
   EXPECT_FALSE(h::fits(t, d, h::ArchLimits::of<arch::Ascend910B>()));
   // Just over the 950's 512 KiB L1 with three stages of 128 x 256 x 256 bf16 (576 KiB).
-  const h::GemmTiling t3{128, 256, 256, 64, 3, 2};
+  const h::GemmTiling t3{.block_m = 128, .block_n = 256, .block_k = 256, .l0_k = 64, .l1_stages = 3, .l0_stages = 2};
   ASSERT_GT(expected_usage(t3, d).l1, uint64_t(arch::Ascend950::kL1Bytes));
   EXPECT_FALSE(h::fits(t3, d, h::ArchLimits::of<arch::Ascend950>()));
 }
 
 TEST(HeuristicsFits, RejectsL0ABOverflowAndBadKSplit) {
   const h::GemmDesc d = desc(4096, 4096, 4096, 1);
-  const h::GemmTiling big_a{256, 16, 512, 512, 2, 2};  // L0A 512 KiB
+  const h::GemmTiling big_a{.block_m = 256, .block_n = 16, .block_k = 512, .l0_k = 512, .l1_stages = 2,
+                            .l0_stages = 2};  // L0A 512 KiB
   ASSERT_GT(expected_usage(big_a, d).l0a, uint64_t(arch::Host::kL0ABytes));
   EXPECT_FALSE(h::fits(big_a, d, h::ArchLimits::of<arch::Host>()));
-  const h::GemmTiling big_b{16, 256, 512, 512, 2, 2};  // L0B 512 KiB
+  const h::GemmTiling big_b{.block_m = 16, .block_n = 256, .block_k = 512, .l0_k = 512, .l1_stages = 2,
+                            .l0_stages = 2};  // L0B 512 KiB
   ASSERT_GT(expected_usage(big_b, d).l0b, uint64_t(arch::Host::kL0BBytes));
   EXPECT_FALSE(h::fits(big_b, d, h::ArchLimits::of<arch::Host>()));
-  const h::GemmTiling bad_split{64, 64, 96, 64, 2, 2};  // block_k not a multiple of l0_k
+  const h::GemmTiling bad_split{.block_m = 64, .block_n = 64, .block_k = 96, .l0_k = 64, .l1_stages = 2,
+                                .l0_stages = 2};  // block_k not a multiple of l0_k
   EXPECT_FALSE(h::fits(bad_split, d, h::ArchLimits::of<arch::Host>()));
-  const h::GemmTiling ok{64, 64, 128, 64, 2, 2};
+  const h::GemmTiling ok{.block_m = 64, .block_n = 64, .block_k = 128, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   EXPECT_TRUE(h::fits(ok, d, h::ArchLimits::of<arch::Host>()));
 }
 
@@ -247,7 +250,8 @@ TEST(HeuristicsFits, NeverAcceptsOverflowingTilings) {
         for (int64_t bk : {64, 256, 1024})
           for (int64_t l0k : {16, 64, 256}) {
             const h::GemmDesc d = desc(4096, 4096, 4096, 1, bits);
-            const h::GemmTiling t{bm, bn, bk, l0k, 2, 2};
+            const h::GemmTiling t{.block_m = bm, .block_n = bn, .block_k = bk, .l0_k = l0k, .l1_stages = 2,
+                                  .l0_stages = 2};
             const bool f = h::fits(t, d, limits);
             if (f) ++accepted;
             if (f) {
@@ -300,7 +304,7 @@ TEST(PerfModel, DecodeShapesAreMemoryBoundAndWavesCount) {
   EXPECT_STREQ(p.bound, "hbm");
   EXPECT_LT(p.tflops, 0.7 * arch::Ascend950::kPeakBf16Tflops);
   // One more tile than a whole wave costs a whole extra wave of cube time.
-  const h::GemmTiling t{256, 256, 128, 64, 2, 2};
+  const h::GemmTiling t{.block_m = 256, .block_n = 256, .block_k = 128, .l0_k = 64, .l1_stages = 2, .l0_stages = 2};
   const auto even = h::predict_gemm(npu_desc(256 * 32, 256, 4096, 16, 16), t, lim.perf);
   const auto odd = h::predict_gemm(npu_desc(256 * 33, 256, 4096, 16, 16), t, lim.perf);
   EXPECT_NEAR(odd.cube_cycles, 2 * even.cube_cycles, 1e-6 * even.cube_cycles);
@@ -325,7 +329,7 @@ TEST(NpuHeuristics, MxTilesCountTheirScalesAndStepKInScalePairs) {
       EXPECT_TRUE(h::fits(t, mx, lim));
     }
   // A tile whose K step is not a whole scale pair is rejected for MX only.
-  const h::GemmTiling odd{128, 128, 128, 32};
+  const h::GemmTiling odd{.block_m = 128, .block_n = 128, .block_k = 128, .l0_k = 32};
   h::GemmDesc mx = h::npu_gemm_desc(256, 256, 256, 8, 8, 2, 1, true);
   EXPECT_FALSE(h::fits(odd, mx, lim));
   mx.mx_scales = false;
@@ -347,8 +351,8 @@ TEST(NpuHeuristics, PromotedTilesFitTheVectorCoresAndStepKByTheBlock) {
     const h::GemmTiling t = h::select_gemm_config(d, lim).tiling;
     EXPECT_LE(t.block_m * t.block_n, d.max_tile_values) << m;
     EXPECT_EQ(t.l0_k, 128) << m;
-    EXPECT_FALSE(h::fits({256, 256, 256, 128}, d, lim));
+    EXPECT_FALSE(h::fits({.block_m = 256, .block_n = 256, .block_k = 256, .l0_k = 128}, d, lim));
     d.max_tile_values = 0;
-    EXPECT_TRUE(h::fits({256, 256, 256, 128}, d, lim));
+    EXPECT_TRUE(h::fits({.block_m = 256, .block_n = 256, .block_k = 256, .l0_k = 128}, d, lim));
   }
 }

@@ -21,7 +21,8 @@ using dga::tile::host::L0Views;
 // Panels of `run` values `panel` apart in `l1`, standing for the tile at `tile`.
 L0View view_of(std::vector<uint16_t>& tile, const std::vector<uint16_t>& l1, int64_t first, int64_t panel,
                 int64_t run, int64_t panels) {
-  return {reinterpret_cast<std::byte*>(tile.data()), l1.data() + first, panel, run, panels};
+  return {.tile = reinterpret_cast<std::byte*>(tile.data()), .data = l1.data() + first, .panel = panel, .run = run,
+          .panels = panels};
 }
 
 std::vector<uint16_t> iota(size_t n, uint16_t from) {

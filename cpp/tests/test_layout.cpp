@@ -128,7 +128,7 @@ struct Nd {
 };
 
 Nd make_nd(int bits, int64_t groups, int64_t rows, int64_t cols, Src kind, uint8_t fill) {
-  Nd nd{bits, groups, rows, cols, {}, {}};
+  Nd nd{.bits = bits, .groups = groups, .rows = rows, .cols = cols, .buf = {}, .view = {}};
   const int64_t cs = cols / values_per_unit(bits);  // storage units per row
   const int64_t g = std::max<int64_t>(groups, 1);
   int64_t rs = cs, ks = 1, gs = rows * cs, offset = 0;
@@ -335,7 +335,8 @@ TEST(LayoutTransform, StridedMatrixRefsAllBits) {
         std::vector<uint8_t> mem(size_t((n_values * bits + 7) / 8 + 4), 0xCD);
         for (int64_t r = 0; r < R; ++r)
           for (int64_t c = 0; c < C; ++c) put(mem.data(), origin + r * rs + c * cs, bits, x(r, c));
-        const L::MatrixRef src{mem.data(), origin, R, C, rs, cs, bits};
+        const L::MatrixRef src{.base = mem.data(), .origin = origin, .rows = R, .cols = C, .row_stride = rs,
+                               .col_stride = cs, .bits = bits};
 
         for (Fractal f : {Fractal::kNz, Fractal::kZn}) {
           const bool nz = f == Fractal::kNz;
@@ -346,7 +347,8 @@ TEST(LayoutTransform, StridedMatrixRefsAllBits) {
           ASSERT_EQ(fr, ref_fractal(x, f, bits)) << (nz ? "Nz" : "Zn");
 
           std::vector<uint8_t> back(mem.size(), kNdGarbage);
-          const L::MutMatrixRef dst{back.data(), origin, R, C, rs, cs, bits};
+          const L::MutMatrixRef dst{.base = back.data(), .origin = origin, .rows = R, .cols = C, .row_stride = rs,
+                                    .col_stride = cs, .bits = bits};
           if (nz) L::nz_to_nd(fr.data(), g, dst);
           else L::zn_to_nd(fr.data(), g, dst);
           for (int64_t r = 0; r < R; ++r)
@@ -508,7 +510,8 @@ TEST(MatrixRef, GatheredRowsAndColumnsFollowTheirTableThroughBlocksAndTransposes
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 3; ++c) v[size_t(r * 3 + c)] = uint16_t(10 * r + c);
   const int32_t rows[5] = {3, -1, 0, 2, 3};
-  dga::layout::MatrixRef g{v.data(), 0, 5, 3, 3, 1, 16, rows, 0};
+  dga::layout::MatrixRef g{.base = v.data(), .origin = 0, .rows = 5, .cols = 3, .row_stride = 3, .col_stride = 1,
+                           .bits = 16, .gather = rows, .gather_dim = 0};
   EXPECT_EQ(g.get(0, 1), 31u);
   EXPECT_TRUE(g.zero(1, 2));
   EXPECT_EQ(g.get(1, 2), 0u);
@@ -520,7 +523,8 @@ TEST(MatrixRef, GatheredRowsAndColumnsFollowTheirTableThroughBlocksAndTransposes
   EXPECT_EQ(t.get(1, 1), 22u);
   EXPECT_EQ(t.get(0, 2), 31u);
   const int32_t cols[2] = {2, -1};
-  const dga::layout::MatrixRef gc{v.data(), 0, 4, 2, 3, 1, 16, cols, 1};
+  const dga::layout::MatrixRef gc{.base = v.data(), .origin = 0, .rows = 4, .cols = 2, .row_stride = 3, .col_stride = 1,
+                                  .bits = 16, .gather = cols, .gather_dim = 1};
   EXPECT_EQ(gc.block(1, 0, 3, 2).get(2, 0), 32u);
   EXPECT_TRUE(gc.block(1, 1, 3, 1).zero(0, 0));
 }

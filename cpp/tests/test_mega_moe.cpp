@@ -36,7 +36,8 @@ using dga::core::DType;
 namespace {
 
 comm::MegaMoeShape small_shape(int64_t ranks, bool fp8 = true) {
-  comm::MegaMoeShape s{4 * ranks, 384, 2, 128, 128, 0, ranks, fp8};
+  comm::MegaMoeShape s{.num_experts = 4 * ranks, .num_max_tokens_per_rank = 384, .num_topk = 2, .hidden = 128,
+                       .intermediate_hidden = 128, .num_ring_tokens = 0, .num_ranks = ranks, .fp8 = fp8};
   s.num_ring_tokens = comm::default_ring_tokens(s.num_max_tokens_per_rank, 4, 2, ranks);
   return s;
 }
@@ -331,8 +332,10 @@ TEST(Swiglu, VectorSiluMatchesScalarWithinUlps) {
     for (float clamp : {INFINITY, 3.0f}) {
       std::vector<float> vec(inter), ref(inter);
       for (int64_t j0 = 0; j0 < inter; j0 += 32) {
-        th::silu_mul_avx512({h.data(), inter, j0, 32, interleaved, clamp, 0.75f, vec.data() + j0});
-        th::silu_mul_scalar({h.data(), inter, j0, 32, interleaved, clamp, 0.75f, ref.data() + j0});
+        th::silu_mul_avx512({.h = h.data(), .inter = inter, .j0 = j0, .n = 32, .interleaved = interleaved,
+                             .clamp = clamp, .weight = 0.75f, .act = vec.data() + j0});
+        th::silu_mul_scalar({.h = h.data(), .inter = inter, .j0 = j0, .n = 32, .interleaved = interleaved,
+                             .clamp = clamp, .weight = 0.75f, .act = ref.data() + j0});
       }
       for (int64_t j = 0; j < inter; ++j) {
         if (std::isnan(ref[size_t(j)])) {

@@ -89,7 +89,8 @@ std::vector<uint16_t> spread(const std::vector<uint16_t>& l0b, int64_t n, int64_
 std::vector<float> run(host::MmadBf16Fn fn, int group, const Problem& p, int64_t gap = 0) {
   const auto a = p.l0a(group), b = gap ? spread(p.l0b(), p.s.n, p.s.k, gap) : p.l0b();
   std::vector<float> c = p.c;
-  host::MmadArgs args{c.data(), a.data(), b.data(), p.s.m, p.s.n, p.s.k, p.s.init};
+  host::MmadArgs args{.c = c.data(), .a = a.data(), .b = b.data(), .m_pad = p.s.m, .n_pad = p.s.n, .k_pad = p.s.k,
+                      .init = p.s.init};
   if (gap) args.b_panel = p.s.k * B + gap;
   if (p.s.scaled) {
     args.row_scale = p.row.data();

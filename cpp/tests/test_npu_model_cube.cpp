@@ -77,9 +77,13 @@ double max_error(const Case& cs, bool transpose_b) {
   const auto a_nz = fractals(a, cs.m, cs.k, nm::cube_type_bytes(cs.ta));
   const auto b_zn = fractals(b, cs.n, cs.k, nm::cube_type_bytes(cs.tb), transpose_b);
   std::vector<float> c(size_t(up(cs.m, kR) * up(cs.n, kR)), 7.0f);
-  nm::mad(c.data(), a_nz.data(), cs.ta, b_zn.data(), cs.tb, {uint16_t(cs.m), uint16_t(cs.k), uint16_t(cs.n), true, false, true});
+  nm::mad(c.data(), a_nz.data(), cs.ta, b_zn.data(), cs.tb, {.m = uint16_t(cs.m), .k = uint16_t(cs.k),
+                                                             .n = uint16_t(cs.n), .disable_gemv = true,
+                                                             .c_from_bias = false, .init = true});
   // A second Mmad without init accumulates: C = 2 A B^T.
-  nm::mad(c.data(), a_nz.data(), cs.ta, b_zn.data(), cs.tb, {uint16_t(cs.m), uint16_t(cs.k), uint16_t(cs.n), true, false, false});
+  nm::mad(c.data(), a_nz.data(), cs.ta, b_zn.data(), cs.tb, {.m = uint16_t(cs.m), .k = uint16_t(cs.k),
+                                                             .n = uint16_t(cs.n), .disable_gemv = true,
+                                                             .c_from_bias = false, .init = false});
   double worst = 0;
   for (int64_t i = 0; i < cs.m; ++i)
     for (int64_t j = 0; j < cs.n; ++j) {
@@ -96,24 +100,24 @@ double max_error(const Case& cs, bool transpose_b) {
 }  // namespace
 
 TEST(NpuModelCube, MmadMultipliesNzAByZnBAndAccumulates) {
-  for (const Case& cs : {Case{40, 24, 70, nm::CubeType::kBF16, nm::CubeType::kBF16},
-                         Case{1, 16, 32, nm::CubeType::kBF16, nm::CubeType::kBF16},
-                         Case{20, 33, 64, nm::CubeType::kE4M3, nm::CubeType::kE5M2},
-                         Case{40, 24, 70, nm::CubeType::kE4M3, nm::CubeType::kE4M3}})
+  for (const Case& cs : {Case{.m = 40, .n = 24, .k = 70, .ta = nm::CubeType::kBF16, .tb = nm::CubeType::kBF16},
+                         Case{.m = 1, .n = 16, .k = 32, .ta = nm::CubeType::kBF16, .tb = nm::CubeType::kBF16},
+                         Case{.m = 20, .n = 33, .k = 64, .ta = nm::CubeType::kE4M3, .tb = nm::CubeType::kE5M2},
+                         Case{.m = 40, .n = 24, .k = 70, .ta = nm::CubeType::kE4M3, .tb = nm::CubeType::kE4M3}})
     EXPECT_LT(max_error(cs, false), 1e-6) << cs.m << "x" << cs.n << "x" << cs.k;
 }
 
 // The error class of shared/reference/npu_primitive_review.md (B loaded transposed): the same bytes with
 // every fractal of B transposed give a different product, which the model shows.
 TEST(NpuModelCube, BWithTransposedFractalsGivesAnotherProduct) {
-  EXPECT_GT(max_error({40, 24, 70, nm::CubeType::kBF16, nm::CubeType::kBF16}, true), 0.1);
+  EXPECT_GT(max_error({.m = 40, .n = 24, .k = 70, .ta = nm::CubeType::kBF16, .tb = nm::CubeType::kBF16}, true), 0.1);
 }
 
 // GEMV (Mmad's key feature "GEMV": m == 1 with disableGemv false), the page's M 1, K 256, N 32 with b16 data:
 // A is the 1 x K vector, K values contiguous in L0A; C is row 0 of each 1024 B fractal, the other 15 rows
 // are not written. The same bytes read as an Nz A (GEMV off) give another product.
 TEST(NpuModelCube, GemvReadsAAsAContiguousVector) {
-  const Case cs{1, 32, 256, nm::CubeType::kBF16, nm::CubeType::kBF16};
+  const Case cs{.m = 1, .n = 32, .k = 256, .ta = nm::CubeType::kBF16, .tb = nm::CubeType::kBF16};
   std::vector<uint8_t> a, b;
   std::vector<double> av, bv;
   operands(cs, a, b, av, bv);
@@ -122,7 +126,9 @@ TEST(NpuModelCube, GemvReadsAAsAContiguousVector) {
     std::vector<float> c(size_t(kR * cs.n), 7.0f);
     std::vector<uint8_t> a_l0(size_t(up(cs.k, 16) * kR * 2), 0);  // an L0A tile of 16 rows, A at its start
     std::memcpy(a_l0.data(), a.data(), a.size());
-    nm::mad(c.data(), a_l0.data(), cs.ta, b_zn.data(), cs.tb, {1, uint16_t(cs.k), uint16_t(cs.n), disable_gemv, false, true});
+    nm::mad(c.data(), a_l0.data(), cs.ta, b_zn.data(), cs.tb, {.m = 1, .k = uint16_t(cs.k), .n = uint16_t(cs.n),
+                                                               .disable_gemv = disable_gemv, .c_from_bias = false,
+                                                               .init = true});
     return c;
   };
   const auto c = product(false);
@@ -146,8 +152,12 @@ TEST(NpuModelCube, UnmodelledModesAreRefused) {
   std::vector<float> c(256);
   std::vector<uint8_t> sa(32), sb(32);
   EXPECT_THROW(nm::mad_mx(c.data(), a.data(), nm::CubeType::kE4M3, sa.data(), b.data(), nm::CubeType::kE4M3, sb.data(),
-                          {1, 64, 16, false, false, true}),
+                          {.m = 1, .k = 64, .n = 16, .disable_gemv = false, .c_from_bias = false, .init = true}),
                core::Error);
-  EXPECT_THROW(nm::mad(c.data(), a.data(), nm::CubeType::kBF16, b.data(), nm::CubeType::kE4M3, {16, 16, 16, true, false, true}),
+  EXPECT_THROW(nm::mad(c.data(), a.data(), nm::CubeType::kBF16, b.data(), nm::CubeType::kE4M3, {.m = 16, .k = 16,
+                                                                                                .n = 16,
+                                                                                                .disable_gemv = true,
+                                                                                                .c_from_bias = false,
+                                                                                                .init = true}),
                core::Error);
 }

@@ -126,7 +126,8 @@ void check_pairs(const std::vector<std::pair<T, T>>& pairs, const std::vector<Sh
   for (const auto& [ta, tb] : pairs)
     for (const Shape& s : shapes)
       for (bool init : {true, false}) {
-        Operands o{ta, tb, random_tile(rng, ta, s.m, s.k), random_tile(rng, tb, s.n, s.k), {}, {}};
+        Operands o{.ta = ta, .tb = tb, .a = random_tile(rng, ta, s.m, s.k), .b = random_tile(rng, tb, s.n, s.k),
+                   .sa = {}, .sb = {}};
         if (mx) o.sa = random_scales(rng, s.m, s.k), o.sb = random_scales(rng, s.n, s.k);
         EXPECT_EQ(mismatches(o, s, init, rng), 0)
             << name(ta) << " x " << name(tb) << " " << s.m << "x" << s.n << "x" << s.k << (init ? " init" : "");
@@ -151,11 +152,13 @@ TEST(NpuModelCubeKernel, MmadMxMatchesTheElementwiseFormulation) {
 TEST(NpuModelCubeKernel, MxScaleCodeFFGivesNaN) {
   std::mt19937 rng(7);
   const Shape s{16, 16, 64};
-  Operands o{T::kE4M3, T::kE4M3, random_tile(rng, T::kE4M3, 16, 64), random_tile(rng, T::kE4M3, 16, 64),
-             std::vector<uint8_t>(32, 127), std::vector<uint8_t>(32, 127)};
+  Operands o{.ta = T::kE4M3, .tb = T::kE4M3, .a = random_tile(rng, T::kE4M3, 16, 64),
+             .b = random_tile(rng, T::kE4M3, 16, 64), .sa = std::vector<uint8_t>(32, 127),
+             .sb = std::vector<uint8_t>(32, 127)};
   o.sa[3 * 2 + 1] = 0xFF;  // row 3, K group 1
   std::vector<float> c(256, 0.0f);
-  nm::mad_mx(c.data(), o.a.data(), o.ta, o.sa.data(), o.b.data(), o.tb, o.sb.data(), {.m = 16, .k = 64, .n = 16, .init = true});
+  nm::mad_mx(c.data(), o.a.data(), o.ta, o.sa.data(), o.b.data(), o.tb, o.sb.data(), {.m = 16, .k = 64, .n = 16,
+                                                                                      .init = true});
   for (int64_t i = 0; i < 16; ++i)
     for (int64_t j = 0; j < 16; ++j) EXPECT_EQ(std::isnan(c[size_t(i * 16 + j)]), i == 3) << i << "," << j;
 }
@@ -216,7 +219,8 @@ TEST(NpuModelCubeKernel, MmadS8MatchesTheElementwiseFormulation) {
       std::vector<int32_t> c0(size_t(up(s.m, kR) * up(s.n, kR)));
       for (int32_t& v : c0) v = start(rng);
       std::vector<int32_t> c = c0;
-      nm::mad_s8(c.data(), a.data(), b.data(), {.m = uint16_t(s.m), .k = uint16_t(s.k), .n = uint16_t(s.n), .init = init});
+      nm::mad_s8(c.data(), a.data(), b.data(), {.m = uint16_t(s.m), .k = uint16_t(s.k), .n = uint16_t(s.n),
+                                                .init = init});
       EXPECT_EQ(c, reference_s8(a, b, s, c0, init)) << s.m << "x" << s.n << "x" << s.k << (init ? " init" : "");
     }
 }

@@ -31,7 +31,8 @@ nm::Mte2NzPara para(const ApiParams& p) {
   return nm::Mte2NzPara::decode(loop4 << 48 | uint64_t(p.dst_c0_stride) << 32 | uint64_t(p.dst_n_stride) << 16 | p.num);
 }
 nm::GmToL1Nz op(const ApiParams& p) {
-  return {p.n, p.d, p.src_d_value * kHalf, p.src_matrix_stride * kHalf, false};
+  return {.n = p.n, .d = p.d, .row_stride_bytes = p.src_d_value * kHalf,
+          .matrix_stride_bytes = p.src_matrix_stride * kHalf, .small_c0 = false};
 }
 
 std::vector<uint16_t> iota(size_t n) {
@@ -116,8 +117,14 @@ TEST(NpuModelDataMove, Dn2NzNonContinuousExample) {
 TEST(NpuModelDataMove, ZeroExtentsAreNoOpsAndFp4MovesAsBytes) {
   const auto src = iota(64);
   std::vector<uint16_t> dst(64, kPoisonL1);
-  for (const ApiParams& p : {ApiParams{0, 4, 8, 0, 8, 4, 1, 0}, ApiParams{1, 0, 8, 0, 8, 4, 1, 0},
-                             ApiParams{1, 4, 0, 0, 8, 4, 1, 0}}) {
+  for (const ApiParams& p : {ApiParams{.num = 0, .n = 4, .d = 8, .src_matrix_stride = 0, .src_d_value = 8,
+                                       .dst_c0_stride = 4, .dst_n_stride = 1,
+                                       .dst_matrix_stride = 0}, ApiParams{.num = 1, .n = 0, .d = 8,
+                                                                          .src_matrix_stride = 0, .src_d_value = 8,
+                                                                          .dst_c0_stride = 4, .dst_n_stride = 1,
+                                                                          .dst_matrix_stride = 0},
+                             ApiParams{.num = 1, .n = 4, .d = 0, .src_matrix_stride = 0, .src_d_value = 8,
+                                       .dst_c0_stride = 4, .dst_n_stride = 1, .dst_matrix_stride = 0}}) {
     nm::copy_gm_to_cbuf_nd2nz(bytes_of(dst), bytes_of(src), kHalf, op(p), para(p));
     expect_only(dst, std::vector<int64_t>(dst.size(), -1));
   }
@@ -125,7 +132,8 @@ TEST(NpuModelDataMove, ZeroExtentsAreNoOpsAndFp4MovesAsBytes) {
   // and 24 zero bytes.
   std::vector<uint8_t> b(2 * 40), out(2 * 2 * 32, 0xAB);
   for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(i + 1);
-  nm::copy_gm_to_cbuf_nd2nz(out.data(), b.data(), 1, {2, 40, 40, 0, false}, nm::Mte2NzPara{1, 1, 2, 0});
+  nm::copy_gm_to_cbuf_nd2nz(out.data(), b.data(), 1, {.n = 2, .d = 40, .row_stride_bytes = 40, .matrix_stride_bytes = 0,
+                                                      .small_c0 = false}, nm::Mte2NzPara{1, 1, 2, 0});
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 64; ++c) EXPECT_EQ(out[size_t((c / 32) * 64 + r * 32 + c % 32)], c < 40 ? b[size_t(r * 40 + c)] : 0);
 }

@@ -25,7 +25,8 @@ TEST(NpuModelLoad2d, DocumentationExampleMovesFractalsByPositionAndStride) {
   for (size_t f = 0; f < 25; ++f)
     for (size_t i = 0; i < kValues; ++i) src[f * kValues + i] = uint16_t(f * 1000 + i % 251);
   std::vector<uint16_t> dst(12 * kValues, kPoisonL0);
-  const nm::Load2d op{2, 2, 2, 3, 5, 3, false};
+  const nm::Load2d op{.m_start = 2, .k_start = 2, .m_step = 2, .k_step = 3, .src_stride = 5, .dst_stride = 3,
+                      .transpose = false};
   nm::load_cbuf_to_l0(reinterpret_cast<uint8_t*>(dst.data()), reinterpret_cast<const uint8_t*>(src.data()), op);
   // The first fractal moved is the 13th of the source (index 12).
   EXPECT_EQ(dst[0], uint16_t(12 * 1000));
@@ -46,9 +47,11 @@ TEST(NpuModelLoad2d, NzTileCopyAndZeroStep) {
   for (size_t i = 0; i < src.size(); ++i) src[i] = uint16_t(i % 60000);
   auto* d = reinterpret_cast<uint8_t*>(dst.data());
   const auto* s = reinterpret_cast<const uint8_t*>(src.data());
-  nm::load_cbuf_to_l0(d, s, {0, 0, 3, 0, 3, 3, false});
+  nm::load_cbuf_to_l0(d, s, {.m_start = 0, .k_start = 0, .m_step = 3, .k_step = 0, .src_stride = 3, .dst_stride = 3,
+                             .transpose = false});
   EXPECT_EQ(dst, std::vector<uint16_t>(15 * kValues, kPoisonL0));
-  nm::load_cbuf_to_l0(d, s, {0, 0, 3, 5, 3, 3, false});
+  nm::load_cbuf_to_l0(d, s, {.m_start = 0, .k_start = 0, .m_step = 3, .k_step = 5, .src_stride = 3, .dst_stride = 3,
+                             .transpose = false});
   EXPECT_EQ(dst, src);
 }
 
@@ -68,7 +71,9 @@ TEST(NpuModelLoad2d, TransposingLoadWritesTheTransposeOfTheRegion) {
       for (size_t c = 0; c < cols; ++c) put(src.data(), ((c / c0) * src_stride + r / 16) * per + (r % 16) * c0 + c % c0, value(r, c));
     const size_t dst_row_groups = cols / 16, dst_col_groups = rows / c0, dst_stride = dst_row_groups;
     std::vector<uint8_t> dst(dst_col_groups * dst_stride * nm::kFractalBytes, 0xEE);
-    nm::load_cbuf_to_l0(dst.data(), src.data(), {0, 0, m_step, k_step, int32_t(src_stride), uint16_t(dst_stride), true, bits});
+    nm::load_cbuf_to_l0(dst.data(), src.data(), {.m_start = 0, .k_start = 0, .m_step = m_step, .k_step = k_step,
+                                                 .src_stride = int32_t(src_stride), .dst_stride = uint16_t(dst_stride),
+                                                 .transpose = true, .elem_bits = bits});
     uint32_t mask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
     for (size_t i = 0; i < cols; ++i)      // row i of the transpose: column i of the source
       for (size_t j = 0; j < rows; ++j) {  // column j: row j of the source
@@ -77,7 +82,13 @@ TEST(NpuModelLoad2d, TransposingLoadWritesTheTransposeOfTheRegion) {
       }
   }
   std::vector<uint8_t> buf(8 * nm::kFractalBytes);
-  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {0, 0, 1, 1, 1, 1, true, 8}), deepgemm_ascend::core::Error);
-  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {0, 0, 1, 1, 1, 1, true, 32}), deepgemm_ascend::core::Error);
-  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {0, 0, 2, 1, 1, 1, true, 4}), deepgemm_ascend::core::Error);
+  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {.m_start = 0, .k_start = 0, .m_step = 1, .k_step = 1,
+                                                            .src_stride = 1, .dst_stride = 1, .transpose = true,
+                                                            .elem_bits = 8}), deepgemm_ascend::core::Error);
+  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {.m_start = 0, .k_start = 0, .m_step = 1, .k_step = 1,
+                                                            .src_stride = 1, .dst_stride = 1, .transpose = true,
+                                                            .elem_bits = 32}), deepgemm_ascend::core::Error);
+  EXPECT_THROW(nm::load_cbuf_to_l0(buf.data(), buf.data(), {.m_start = 0, .k_start = 0, .m_step = 2, .k_step = 1,
+                                                            .src_stride = 1, .dst_stride = 1, .transpose = true,
+                                                            .elem_bits = 4}), deepgemm_ascend::core::Error);
 }

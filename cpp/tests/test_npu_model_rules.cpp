@@ -83,7 +83,7 @@ nm::Mte2NzPara nz_para(uint16_t count, uint16_t row_stride, uint16_t c0_stride) 
 // ND2NZ / DN2NZ: the L1 destination 32 B aligned; the parameter ranges.
 TEST(NpuModelRules, Nd2NzDestinationAndRanges) {
   Chip c;
-  const nm::GmToL1Nz op{16, 16, 32, 0, false};
+  const nm::GmToL1Nz op{.n = 16, .d = 16, .row_stride_bytes = 32, .matrix_stride_bytes = 0, .small_c0 = false};
   const auto nd = [&](size_t off, const nm::GmToL1Nz& o, const nm::Mte2NzPara& p) {
     c.run("copy_gm_to_cbuf_multi_nd2nz",
           [&](nm::Accesses* a) { nm::copy_gm_to_cbuf_nd2nz(c.l1.data() + off, c.gm.data(), 2, o, p, a); });
@@ -112,7 +112,8 @@ TEST(NpuModelRules, LoadDataStartsAndSteps) {
   const auto load = [&](uint8_t* dst, size_t src_off, nm::Load2d op) {
     c.run("load_cbuf_to_ca", [&](nm::Accesses* a) { nm::load_cbuf_to_l0(dst, c.l1.data() + src_off, op, a); });
   };
-  const nm::Load2d op{0, 0, 2, 2, 2, 2, false};
+  const nm::Load2d op{.m_start = 0, .k_start = 0, .m_step = 2, .k_step = 2, .src_stride = 2, .dst_stride = 2,
+                      .transpose = false};
   expect_passes([&] { load(c.l0a.data() + 512, 32, op); });
   expect_value_error([&] { load(c.l0a.data() + 256, 0, op); }, "dst", "L0A byte 256, which is not 512 B aligned");
   expect_value_error([&] { load(c.l0b.data(), 16, op); }, "src", "L1 byte 16");
@@ -123,7 +124,7 @@ TEST(NpuModelRules, LoadDataStartsAndSteps) {
     c.run("load_cbuf_to_ca_mx",
           [&](nm::Accesses* a) { nm::load_mx_scales(c.mx.data() + dst_off, c.l1.data() + src_off, o, a); });
   };
-  const nm::LoadMx mop{0, 0, 2, 2, 2, 2};
+  const nm::LoadMx mop{.x_start = 0, .y_start = 0, .x_step = 2, .y_step = 2, .src_stride = 2, .dst_stride = 2};
   expect_passes([&] { mx(32, 64, mop); });
   expect_value_error([&] { mx(16, 0, mop); }, "mx_dst", "L0A_MX byte 16");
   expect_value_error([&] { mx(0, 8, mop); }, "src", "L1 byte 8");
@@ -139,7 +140,7 @@ TEST(NpuModelRules, MmadRangesAndStarts) {
       nm::mad(c.c_at(c_off), c.l0a.data() + a_off, nm::CubeType::kBF16, c.l0b.data() + b_off, nm::CubeType::kBF16, op, a);
     });
   };
-  const nm::Mad op{16, 16, 16, true, false, true};
+  const nm::Mad op{.m = 16, .k = 16, .n = 16, .disable_gemv = true, .c_from_bias = false, .init = true};
   expect_passes([&] { mad(1024, 512, 512, op); });
   expect_value_error([&] { mad(512, 0, 0, op); }, "c", "L0C byte 512, which is not 1024 B aligned (Mmad.md)");
   expect_value_error([&] { mad(0, 256, 0, op); }, "a", "L0A byte 256");
@@ -151,7 +152,7 @@ TEST(NpuModelRules, MmadRangesAndStarts) {
   const auto mad_mx = [&](size_t a_off, size_t b_off, nm::CubeType t) {
     c.run("mad_mx", [&](nm::Accesses* a) {
       nm::mad_mx(c.c_at(0), c.l0a.data() + a_off, t, scales.data(), c.l0b.data() + b_off, t, scales.data(),
-                 {16, 64, 16, true, false, true}, a);
+                 {.m = 16, .k = 64, .n = 16, .disable_gemv = true, .c_from_bias = false, .init = true}, a);
     });
   };
   expect_passes([&] { mad_mx(1024, 1024, nm::CubeType::kE4M3); });

@@ -457,7 +457,8 @@ TEST(NpuModelVectorDataCopyPadIn, LoopModeDocumentationExample) {
   vc.set_loop2_stride_outtoub(uint64_t(288) << kUbStrideShift | 192);
   std::vector<uint8_t> gm(384), ub(512, kPoison8);
   for (size_t i = 0; i < gm.size(); ++i) gm[i] = uint8_t(i * 5 + 3);
-  const nm::GmToUb op{2, uint32_t(kLen), 0, 0, false, kLen, uint32_t(kLen)};
+  const nm::GmToUb op{.n_burst = 2, .len_burst = uint32_t(kLen), .left_pad = 0, .right_pad = 0, .constant_pad = false,
+                      .src_stride = kLen, .dst_stride = uint32_t(kLen)};
   vc.copy_gm_to_ubuf_align_v2(ub.data(), gm.data(), 1, op);
   const size_t pairs[8][2] = {{0, 0}, {48, 48}, {96, 128}, {144, 176}, {192, 288}, {240, 336}, {288, 416}, {336, 464}};
   std::vector<int> want(ub.size(), -1);

@@ -30,7 +30,8 @@ struct Source {
     const int64_t last = origin + (rows - 1) * row_stride + (cols - 1) * col_stride;
     bytes.assign(size_t((last + 1) * bits / 8 + 2), 0xEE);
     ref = {bytes.data(), origin, rows, cols, row_stride, col_stride, bits};
-    const layout::MutMatrixRef w{bytes.data(), origin, rows, cols, row_stride, col_stride, bits};
+    const layout::MutMatrixRef w{.base = bytes.data(), .origin = origin, .rows = rows, .cols = cols,
+                                 .row_stride = row_stride, .col_stride = col_stride, .bits = bits};
     const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c) w.set(r, c, uint32_t(1 + (r * 37 + c * 11) % (mask - 1)) & mask);

@@ -29,7 +29,8 @@ void expect_folded_loads(OperandFormat fmt) {
   const int bits = tile::operand_bits(fmt);
   std::vector<uint8_t> codes(size_t(kRows * kCols * bits / 8));
   for (size_t i = 0; i < codes.size(); ++i) codes[i] = uint8_t(i * 7 + 3);
-  const layout::MatrixRef src{codes.data(), 0, kRows, kCols, kCols, 1, bits};
+  const layout::MatrixRef src{.base = codes.data(), .origin = 0, .rows = kRows, .cols = kCols, .row_stride = kCols,
+                              .col_stride = 1, .bits = bits};
   const int64_t blocks = kCols / kGranK;
   std::vector<float> sf(size_t(kRows * blocks));
   for (int64_t r = 0; r < kRows; ++r)
@@ -126,7 +127,8 @@ TEST(ScaleFold, Ue8m0ScansAgreeWithFoldExponentOnEveryCode) {
       };
       for (int64_t r = 0; r < kScaleRows; ++r)
         for (int64_t kb = 0; kb < kBlocks; ++kb) at(r, kb) = kOne;
-      const layout::ScaleRef s{codes.data(), true, pack, mn_stride, k_stride, kGranMn, kGranK};
+      const layout::ScaleRef s{.base = codes.data(), .ue8m0 = true, .pack = pack, .mn_stride = mn_stride,
+                               .k_stride = k_stride, .gran_mn = kGranMn, .gran_k = kGranK};
       ASSERT_TRUE(layout::all_scales_fold(s, kScaleRows * kGranMn, kK)) << "pack " << pack << " mn " << mn_major;
       for (int code = 0; code < 256; ++code) {
         uint8_t& c = at(code % kScaleRows, code % kBlocks);
@@ -151,7 +153,8 @@ TEST(ScaleFold, Fp32ScansAgreeWithFoldExponent) {
   for (bool contiguous : {true, false}) {
     // [rows][blocks] with k_stride 1, or [blocks][rows] (MN-major) with k_stride kRows
     std::vector<float> sf(size_t(kRows * kBlocks), 0.5f);
-    const layout::ScaleRef s{sf.data(), false, 1, contiguous ? kBlocks : 1, contiguous ? 1 : kRows, 1, kGranK};
+    const layout::ScaleRef s{.base = sf.data(), .ue8m0 = false, .pack = 1, .mn_stride = contiguous ? kBlocks : 1,
+                             .k_stride = contiguous ? 1 : kRows, .gran_mn = 1, .gran_k = kGranK};
     for (float v : values)
       for (int64_t at = 0; at < kRows * kBlocks; at += 5) {
         const int64_t r = at / kBlocks, kb = at % kBlocks;

@@ -60,8 +60,10 @@ struct Operands {
   std::vector<uint16_t> a, b;
   Operands(int64_t m_, int64_t n_, int64_t k_)
       : m(m_), n(n_), k(k_), a(dga_test::random_bf16(size_t(m_ * k_), 11)), b(dga_test::random_bf16(size_t(n_ * k_), 12)) {}
-  layout::MatrixRef ra() const { return {a.data(), 0, m, k, k, 1, 16}; }
-  layout::MatrixRef rb() const { return {b.data(), 0, n, k, k, 1, 16}; }
+  layout::MatrixRef ra() const { return {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k,
+                                         .col_stride = 1, .bits = 16}; }
+  layout::MatrixRef rb() const { return {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k,
+                                         .col_stride = 1, .bits = 16}; }
 };
 
 // A Core of the given Arch inside a kernel bracket (block 5 of 8).
@@ -423,7 +425,8 @@ std::vector<float> run_pipeline(tile::host::Core& core, const Operands& ops) {
       l0b.release();
     }
     l0c.commit();
-    const layout::MutMatrixRef out{d.data(), 0, ops.m, ops.n, ops.n, 1, 32};
+    const layout::MutMatrixRef out{.base = d.data(), .origin = 0, .rows = ops.m, .cols = ops.n, .row_stride = ops.n,
+                                   .col_stride = 1, .bits = 32};
     tile::host::fixpipe(core, {out, DType::kFP32, nullptr}, l0c.consume(), c_g);
     l0c.release();
   }

@@ -42,7 +42,8 @@ struct Buffer {
   }
   layout::ScaleRef ring_scales(const comm::Region& r) const {
     const int64_t word = block::kScalesPerWord;
-    return {at(r, 0), true, int(word), word, word * a.regions.sf_ring_rows, 1, block::kSwigluScaleGroup};
+    return {.base = at(r, 0), .ue8m0 = true, .pack = int(word), .mn_stride = word,
+            .k_stride = word * a.regions.sf_ring_rows, .gran_mn = 1, .gran_k = block::kSwigluScaleGroup};
   }
 };
 
@@ -86,7 +87,8 @@ kernel::GemmProblem problem(const layout::MatrixRef& a, const layout::ScaleRef& 
   kernel::GemmProblem p;
   p.a = a;
   p.b = b;
-  p.epilogue.d = {d, 0, a.rows, n, n, 1, 16};
+  p.epilogue.d = {.base = d, .origin = 0, .rows = a.rows, .cols = n, .row_stride = n, .col_stride = 1,
+                   .bits = core::kBf16Bits};
   p.epilogue.d_dtype = core::DType::kBF16;
   p.scaling = {scaled, sa, sb};
   return p;
@@ -131,14 +133,18 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
       const int64_t r0 = work.expert_begin[size_t(e)] - w.row0, m = work.expert_begin[size_t(e) + 1] - w.row0 - r0;
       if (m == 0) continue;
       const MegaMoeExpert& ex = args.experts[e];
-      const layout::MatrixRef a1{me.at(args.regions.l1_tokens, 0), r0 * hid, m, hid, hid, 1, bits};
-      const layout::MatrixRef a2{me.at(args.regions.l2_tokens, 0), r0 * inter, m, inter, inter, 1, bits};
+      const layout::MatrixRef a1{.base = me.at(args.regions.l1_tokens, 0), .origin = r0 * hid, .rows = m, .cols = hid,
+                                 .row_stride = hid, .col_stride = 1, .bits = bits};
+      const layout::MatrixRef a2{.base = me.at(args.regions.l2_tokens, 0), .origin = r0 * inter, .rows = m,
+                                 .cols = inter, .row_stride = inter, .col_stride = 1, .bits = bits};
       w.experts.push_back(e);
       w.l1.push_back(problem(a1, sa1.shifted(r0), ex.w1, ex.sf1, work.h + r0 * 2 * inter, 2 * inter, fp8));
       w.l2.push_back(problem(a2, sa2.shifted(r0), ex.w2, ex.sf2, work.o + r0 * hid, hid, fp8));
     }
-    w.l1_args = {w.l1.data(), int64_t(w.l1.size()), args.l1_config, {fa, fb}, fp8};
-    w.l2_args = {w.l2.data(), int64_t(w.l2.size()), args.l2_config, {fa, fb}, fp8};
+    w.l1_args = {.problems = w.l1.data(), .num_problems = int64_t(w.l1.size()), .config = args.l1_config,
+                 .operands = {fa, fb}, .scaled = fp8};
+    w.l2_args = {.problems = w.l2.data(), .num_problems = int64_t(w.l2.size()), .config = args.l2_config,
+                 .operands = {fa, fb}, .scaled = fp8};
   }
 }
 

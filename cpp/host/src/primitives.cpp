@@ -33,7 +33,8 @@ layout::MatrixRef staged(const layout::MatrixRef& src) {
   thread_local std::vector<uint8_t> buf;
   const int64_t row_bytes = src.cols * src.bits / 8;
   buf.assign(size_t(src.rows * row_bytes), 0);
-  const layout::MutMatrixRef out{buf.data(), 0, src.rows, src.cols, src.cols, 1, src.bits};
+  const layout::MutMatrixRef out{.base = buf.data(), .origin = 0, .rows = src.rows, .cols = src.cols,
+                                 .row_stride = src.cols, .col_stride = 1, .bits = src.bits};
   for (int64_t r = 0; r < src.rows; ++r) {
     if (src.gather_dim == 0 && src.zero(r, 0)) continue;
     if (src.gather_dim == 0 && src.col_stride == 1 && src.bits % 8 == 0)  // a gathered row: one run
@@ -41,7 +42,8 @@ layout::MatrixRef staged(const layout::MatrixRef& src) {
     else
       for (int64_t c = 0; c < src.cols; ++c) out.set(r, c, src.get(r, c));
   }
-  return {buf.data(), 0, src.rows, src.cols, src.cols, 1, src.bits};
+  return {.base = buf.data(), .origin = 0, .rows = src.rows, .cols = src.cols, .row_stride = src.cols, .col_stride = 1,
+          .bits = src.bits};
 }
 
 }  // namespace
@@ -85,7 +87,8 @@ void load_l1_to_l0a(Core& core, const LocalTile& dst, const LocalTile& src, cons
     // Nz keeps each C0 column block contiguous over all rows, so a K range is one contiguous run: copied, or
     // (unchecked runs) left in L1 for mmad (host/l0_views.hpp).
     const auto* run = src.as<const uint16_t>() + src_g.offset(0, k_off);
-    if (!core.checked()) return core.l0_views().set({dst.addr, run, 0, bytes / int64_t(sizeof(uint16_t)), 1});
+    if (!core.checked()) return core.l0_views().set({.tile = dst.addr, .data = run, .panel = 0,
+                                                     .run = bytes / int64_t(sizeof(uint16_t)), .panels = 1});
     std::memcpy(dst.addr, run, size_t(bytes));
     return;
   }
@@ -122,8 +125,9 @@ void load_l1_to_l0b(Core& core, const LocalTile& dst, const L0BGeometry& dst_g, 
   const L0BGeometry panels = pair_panels(src_g);
   const int64_t run = dst_g.k_pad * kCubeBlock;  // values per 16 columns of N
   if (fmt == OperandFormat::kBF16 && !core.checked())
-    return core.l0_views().set({dst.addr, reinterpret_cast<const uint16_t*>(in) + panels.offset(k_off, 0),
-                                 panels.offset(0, kCubeBlock), run, dst_g.n_pad / kCubeBlock});
+    return core.l0_views().set({.tile = dst.addr,
+                                .data = reinterpret_cast<const uint16_t*>(in) + panels.offset(k_off, 0),
+                                .panel = panels.offset(0, kCubeBlock), .run = run, .panels = dst_g.n_pad / kCubeBlock});
   for (int64_t n = 0; n < dst_g.n_pad; n += kCubeBlock) {
     const uint8_t* from = in + panels.offset(k_off, n) * src_g.bits / 8;
     uint16_t* to = out + dst_g.offset(0, n);
@@ -141,8 +145,10 @@ void mmad(Core& core, const LocalTile& c, const L0CGeometry& c_g, const LocalTil
   core.check_extent(a, uint64_t(c_g.m_pad * k_pad * 2), "mmad (a)");
   core.check_extent(b, uint64_t(c_g.n_pad * k_pad * 2), "mmad (b)");
   const L0View *va = core.l0_views().find(a.addr), *vb = core.l0_views().find(b.addr);
-  host::mmad_bf16()({c.as<float>(), va ? va->data : a.as<const uint16_t>(), vb ? vb->data : b.as<const uint16_t>(),
-                     c_g.m_pad, c_g.n_pad, k_pad, init, row_scale, col_scale, vb ? vb->panel : 0});
+  host::mmad_bf16()({.c = c.as<float>(), .a = va ? va->data : a.as<const uint16_t>(),
+                     .b = vb ? vb->data : b.as<const uint16_t>(), .m_pad = c_g.m_pad, .n_pad = c_g.n_pad,
+                     .k_pad = k_pad, .init = init, .row_scale = row_scale, .col_scale = col_scale,
+                     .b_panel = vb ? vb->panel : 0});
 }
 
 namespace {

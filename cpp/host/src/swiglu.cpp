@@ -51,7 +51,8 @@ void swiglu_row(const uint16_t* h, int64_t inter, float weight, const SwigluPara
   const tile::host::SwigluKernels k = tile::host::swiglu_kernels();
   for (int64_t j0 = 0; j0 < inter; j0 += kSwigluScaleGroup) {
     const int64_t n = std::min(kSwigluScaleGroup, inter - j0);
-    k.silu_mul({h, inter, j0, n, p.interleaved, p.clamp, weight, act});
+    k.silu_mul({.h = h, .inter = inter, .j0 = j0, .n = n, .interleaved = p.interleaved, .clamp = p.clamp,
+                .weight = weight, .act = act});
     if (!p.fp8_out) {
       auto* o = static_cast<uint16_t*>(out) + j0;
       for (int64_t j = 0; j < n; ++j) o[j] = core::float_to_bf16(act[j]);

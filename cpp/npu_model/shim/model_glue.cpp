@@ -95,7 +95,8 @@ void nz_para(uint64_t reg) { current().nz_para = reg; }
 
 void nd2nz(void* dst, const void* src, int eb, uint64_t loop1, uint64_t n, uint64_t d, uint64_t loop4, bool small,
            bool dn) {
-  const nm::GmToL1Nz op{uint16_t(n), uint32_t(d), loop1, loop4, small};
+  const nm::GmToL1Nz op{.n = uint16_t(n), .d = uint32_t(d), .row_stride_bytes = loop1, .matrix_stride_bytes = loop4,
+                        .small_c0 = small};
   auto* out = static_cast<uint8_t*>(dst);
   const auto* in = static_cast<const uint8_t*>(src);
   const nm::Mte2NzPara para = nm::Mte2NzPara::decode(current().nz_para);
@@ -156,8 +157,9 @@ void load2d(void* dst, const void* src, int elem_bits, uint64_t ms, uint64_t ks,
   const double rate = half ? kT.mte1_transposed_l0b_bytes_per_cycle : kT.mte1_bytes_per_cycle;
   run("load_cbuf_to_ca/cb", kPipeMte1, [&](nm::Accesses* acc) {
     nm::load_cbuf_to_l0(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src),
-                        {uint16_t(ms), uint16_t(ks), uint16_t(mst), uint16_t(kst), int32_t(ss), uint16_t(ds), tr,
-                         elem_bits},
+                        {.m_start = uint16_t(ms), .k_start = uint16_t(ks), .m_step = uint16_t(mst),
+                         .k_step = uint16_t(kst), .src_stride = int32_t(ss), .dst_stride = uint16_t(ds),
+                         .transpose = tr, .elem_bits = elem_bits},
                         acc);
   }, 0, {.cycles = mte1_cycles(double(ms * ks * nm::kFractalBytes), rate), .skippable = true});
 }
@@ -173,7 +175,8 @@ void mad(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uin
                       at - l0a.base);
       }
     }
-    const nm::Mad op{uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init, hf32_mode()};
+    const nm::Mad op{.m = uint16_t(m), .k = uint16_t(k), .n = uint16_t(n), .disable_gemv = gemv_off,
+                     .c_from_bias = c_from_bias, .init = init, .hf32 = hf32_mode()};
     const auto* a8 = static_cast<const uint8_t*>(a);
     const auto* b8 = static_cast<const uint8_t*>(b);
     if (nm::CubeType(ta) == nm::CubeType::kS8 || nm::CubeType(tb) == nm::CubeType::kS8) {
@@ -218,8 +221,10 @@ void mx_load(bool b, uint64_t mx_dst, const void* src, uint64_t xs, uint64_t ys,
     DGA_REQUIRE(dst != nullptr, kValue, "mx_dst", "is neither an ", b ? "L0B_MX" : "L0A_MX", " address nor an ",
                 b ? "L0B" : "L0A", " address divided by 16");
     nm::load_mx_scales(dst, static_cast<const uint8_t*>(src),
-                       {uint16_t(xs), uint16_t(ys), uint16_t(xst), uint16_t(yst), uint16_t(ss), uint16_t(ds)}, acc);
-  }, 0, {.cycles = mte1_cycles(double(xs * ys * nm::kMxUnitBytes), kT.mte1_mx_scale_bytes_per_cycle), .skippable = true});
+                       {.x_start = uint16_t(xs), .y_start = uint16_t(ys), .x_step = uint16_t(xst),
+                        .y_step = uint16_t(yst), .src_stride = uint16_t(ss), .dst_stride = uint16_t(ds)}, acc);
+  }, 0, {.cycles = mte1_cycles(double(xs * ys * nm::kMxUnitBytes), kT.mte1_mx_scale_bytes_per_cycle),
+         .skippable = true});
 }
 
 void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, uint64_t k, uint64_t n, bool gemv_off,
@@ -227,7 +232,8 @@ void mad_mx(float* c, const void* a, int ta, const void* b, int tb, uint64_t m, 
   run("mad_mx", kPipeM, [&](nm::Accesses* acc) {
     nm::mad_mx(c, static_cast<const uint8_t*>(a), nm::CubeType(ta), mx_scales_of(a, false),
                static_cast<const uint8_t*>(b), nm::CubeType(tb), mx_scales_of(b, true),
-               {uint16_t(m), uint16_t(k), uint16_t(n), gemv_off, c_from_bias, init}, acc);
+               {.m = uint16_t(m), .k = uint16_t(k), .n = uint16_t(n), .disable_gemv = gemv_off,
+                .c_from_bias = c_from_bias, .init = init}, acc);
   }, unit_flag, {.cycles = mmad_cycles(ta, m, k, n), .skippable = true, .l0c = c, .l0c_bytes = l0c_bytes(m, n)});
 }
 

@@ -439,8 +439,9 @@ void loop_ubtoout(int which, uint64_t reg) {
 void gm_to_ub(void* ub, const void* gm, int elem_bytes, uint64_t n_burst, uint64_t len_burst, int left_pad,
               int right_pad, bool constant_pad, uint64_t src_stride, uint64_t dst_stride) {
   run("copy_gm_to_ubuf_align_v2", kPipeMte2, [&](nm::Accesses* acc) {
-    const nm::GmToUb op{uint16_t(n_burst), uint32_t(len_burst), uint8_t(left_pad), uint8_t(right_pad), constant_pad,
-                        src_stride, uint32_t(dst_stride)};
+    const nm::GmToUb op{.n_burst = uint16_t(n_burst), .len_burst = uint32_t(len_burst), .left_pad = uint8_t(left_pad),
+                        .right_pad = uint8_t(right_pad), .constant_pad = constant_pad, .src_stride = src_stride,
+                        .dst_stride = uint32_t(dst_stride)};
     vec().copy_gm_to_ubuf_align_v2(static_cast<uint8_t*>(ub), static_cast<const uint8_t*>(gm), size_t(elem_bytes), op,
                                    acc);
   });

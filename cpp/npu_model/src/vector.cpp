@@ -76,7 +76,8 @@ UbToGm data_copy_pad_ub_to_gm(uint16_t block_count, uint32_t block_len, uint32_t
 GmToUb data_copy_pad_gm_to_ub(uint16_t block_count, uint32_t block_len, int64_t src_stride_bytes,
                               uint32_t dst_stride_blocks) {
   const uint64_t dst = uint64_t(dst_stride_blocks) * kUbBlockBytes + block_len;
-  return {block_count, block_len, 0, 0, false, uint64_t(src_stride_bytes + int64_t(block_len)), uint32_t(align32(dst))};
+  return {.n_burst = block_count, .len_burst = block_len, .left_pad = 0, .right_pad = 0, .constant_pad = false,
+          .src_stride = uint64_t(src_stride_bytes + int64_t(block_len)), .dst_stride = uint32_t(align32(dst))};
 }
 
 VectorCore::VectorCore() { intern(Pred{}); }

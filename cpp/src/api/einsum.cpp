@@ -13,7 +13,8 @@ using core::DType;
 
 namespace {
 
-constexpr int kFp8Bits = 8, kBf16Bits = 16;
+using core::kFp8Bits;
+using core::kBf16Bits;
 
 // A 2-D view of dims (d0, d1) of a 3-D tensor at index i of the remaining dim.
 TensorView plane(const TensorView& t, int fixed, int64_t i, int d0, int d1) {
@@ -97,7 +98,7 @@ void npu_batch_sum(const TensorView& a, const TensorView& b, const TensorView& d
 // "bmk,bnk->mn" on the host: one accumulating launch per batch entry into fp32 (a workspace for bf16 d).
 void host_batch_sum(const TensorView& a, const TensorView& b, const TensorView& d) {
   const int64_t s = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
-  constexpr int kFp32Bytes = 4;
+  using core::kFp32Bytes;
   std::vector<float> workspace;
   TensorView acc = d;
   if (d.dtype == DType::kBF16) {

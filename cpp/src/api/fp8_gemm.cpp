@@ -15,7 +15,8 @@ using core::DType;
 
 namespace {
 
-constexpr int kFp8Bits = 8, kBf16Bits = 16;
+using core::kFp8Bits;
+using core::kBf16Bits;
 constexpr int64_t kSkipHeadGranK = 128;  // fp8_gemm_nt_skip_head_mid's scales: 128 K values each
 
 // The validated dense call: its shape, operands and the problem over them.

@@ -20,7 +20,8 @@ using core::DType;
 namespace {
 
 constexpr int64_t kDefaultMkAlignment = 128;
-constexpr int kBf16Bytes = 2, kBf16Bits = 16;
+using core::kBf16Bytes;
+using core::kBf16Bits;
 std::atomic<int64_t> g_mk_alignment{kDefaultMkAlignment};
 
 struct Segment {

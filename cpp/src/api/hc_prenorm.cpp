@@ -22,7 +22,8 @@ namespace {
 constexpr int64_t kKBlock = 64;   // K granularity of the splits
 constexpr int64_t kMaxN = 128;
 constexpr int64_t kNMultiple = 8;
-constexpr int kBf16Bits = 16, kFp32Bytes = 4;
+using core::kBf16Bits;
+using core::kFp32Bytes;
 
 // A host fp32 [rows, cols] view (any row stride) set to 0.
 void zero_fp32(const TensorView& t) {

@@ -18,7 +18,8 @@ using core::DType;
 
 namespace {
 
-constexpr int kFp32Bytes = 4, kFp8Bits = 8;
+using core::kFp32Bytes;
+using core::kFp8Bits;
 
 // [start, size) of every K group: packed sizes, or (psum) end offsets with aligned starts.
 std::vector<std::pair<int64_t, int64_t>> k_groups(const std::vector<int64_t>& ks, const std::vector<int64_t>* ends,

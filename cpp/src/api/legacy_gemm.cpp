@@ -82,7 +82,8 @@ void legacy_k_grouped_gemm(const TensorView& a, const TensorView& b, const Tenso
     problems.push_back({am.block(0, k0, m, k1 - k0), bm.block(0, k0, n, k1 - k0), api::epilogue(dg, acc ? &dg : nullptr)});
   }
   if (problems.empty() || m == 0 || n == 0) return;
-  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}, {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16}, false};
+  kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {},
+                        .operands = {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16}, .scaled = false};
   api::launch_gemm("legacy_k_grouped_gemm",
                    {.m = m, .n = n, .k = std::max<int64_t>(1, k / groups), .d_bytes = int(core::itemsize(d.dtype)),
                     .with_accumulation = acc},

@@ -18,7 +18,8 @@ void bind_jit(nb::module_& m) {
   m.def(
       "jit_npu_gemm_source",
       [](int64_t block_m, int64_t block_n, int64_t block_k, int64_t l0_k, const std::string& family,
-         const std::string& kind) { return jit::npu_gemm_source({block_m, block_n, block_k, l0_k}, family, kind); },
+         const std::string& kind) { return jit::npu_gemm_source({.block_m = block_m, .block_n = block_n,
+                                                                 .block_k = block_k, .l0_k = l0_k}, family, kind); },
       nb::arg("block_m"), nb::arg("block_n"), nb::arg("block_k"), nb::arg("l0_k"), nb::arg("family") = "bf16",
       nb::arg("kind") = "");
   m.def("jit_npu_kernel_dir", &jit::npu_kernel_dir);

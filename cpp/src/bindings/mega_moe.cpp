@@ -18,7 +18,8 @@ comm::MegaMoeShape shape(int64_t num_ranks, int64_t num_experts, int64_t n, int6
                          int64_t inter, int64_t ring, const std::string& mma_type) {
   DGA_REQUIRE(mma_type == "fp8xfp4" || mma_type == "bf16xbf16", kValue, "mma_type",
               "expected 'fp8xfp4' or 'bf16xbf16', got '", mma_type, "'");
-  return {num_experts, n, topk, hidden, inter, ring, num_ranks, mma_type == "fp8xfp4"};
+  return {.num_experts = num_experts, .num_max_tokens_per_rank = n, .num_topk = topk, .hidden = hidden,
+          .intermediate_hidden = inter, .num_ring_tokens = ring, .num_ranks = num_ranks, .fp8 = mma_type == "fp8xfp4"};
 }
 
 nb::dict regions_dict(const comm::MegaMoeRegions& r) {

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "deepgemm_ascend/core/dtype.hpp"
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
@@ -22,7 +23,7 @@ constexpr int64_t kLargestMultiple = 256;  // set_block_size_multiple_of's range
 constexpr int64_t kBlockK[] = {64, 128, 256, 512};
 constexpr int64_t kL0K[] = {16, 32, 64, 128, 256, 512};
 constexpr int kStages = 2;  // double buffering on L1 and L0
-constexpr int kFp32Bytes = 4;
+using core::kFp32Bytes;
 constexpr double kModelTie = 0.01;  // predicted times closer than 1 % are a tie
 
 uint64_t bytes_of(int64_t rows, int64_t cols, int bits) { return uint64_t(rows * cols * bits / 8); }
@@ -132,7 +133,8 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
       prev_bn = bn;
       for (int64_t bk : kBlockK)
         for (int64_t l0k : kL0K) {
-          const GemmTiling t{bm, bn, bk, l0k, kStages, kStages};
+          const GemmTiling t{.block_m = bm, .block_n = bn, .block_k = bk, .l0_k = l0k, .l1_stages = kStages,
+                             .l0_stages = kStages};
           if (!fits(t, d, arch)) continue;
           const double s = score(t, d, arch);
           // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than

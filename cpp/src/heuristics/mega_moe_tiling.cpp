@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "deepgemm_ascend/core/dtype.hpp"
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 
@@ -9,7 +10,10 @@ namespace deepgemm_ascend::heuristics {
 
 namespace {
 
-constexpr int kBf16Bits = 16, kFp8Bits = 8, kFp4Bits = 4, kBf16Bytes = 2;
+using core::kBf16Bits;
+using core::kFp8Bits;
+using core::kFp4Bits;
+using core::kBf16Bytes;
 constexpr int64_t kWholeRows = 16;  // block_m: a multiple of the cube's fractal rows
 
 // One expert GEMM [m, k] x [n, k]^T with a bf16 D; fold: every scale folds (no promotion).

@@ -127,7 +127,8 @@ bool try_fast_path(const MatrixRef& src, void* dst, const NzGeometry& g) {
 // Packed 4-bit rows whose values start on byte boundaries are byte rows: C0 = 64 values = 32 bytes.
 bool try_packed_4bit(const MatrixRef& src, void* dst, const NzGeometry& g) {
   if (g.bits != 4 || src.col_stride != 1 || src.origin % 2 || src.row_stride % 2 || src.cols % 2) return false;
-  const MatrixRef bytes{src.base, src.origin / 2, src.rows, src.cols / 2, src.row_stride / 2, 1, 8};
+  const MatrixRef bytes{.base = src.base, .origin = src.origin / 2, .rows = src.rows, .cols = src.cols / 2,
+                        .row_stride = src.row_stride / 2, .col_stride = 1, .bits = 8};
   nd_to_nz_rows(bytes, static_cast<uint8_t*>(dst), NzGeometry{g.rows_pad, g.cols_pad / 2, 8});
   return true;
 }

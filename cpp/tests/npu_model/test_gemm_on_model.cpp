@@ -31,7 +31,8 @@ struct Shape {
 };
 
 DgaMatrix matrix(const void* p, int64_t rows, int64_t cols, bool mn_major) {
-  return {uint64_t(uintptr_t(p)), rows, cols, mn_major ? 1 : cols, mn_major ? rows : 1};
+  return {.addr = uint64_t(uintptr_t(p)), .rows = rows, .cols = cols, .row_stride = mn_major ? 1 : cols,
+          .col_stride = mn_major ? rows : 1};
 }
 
 // Runs the BF16 GEMM on the model and returns the number of elements outside one bf16 ulp (fp32 D: 1e-5).
@@ -51,7 +52,8 @@ int64_t run_bf16(const Shape& s) {
   DgaGemmParams p{};
   p.a = matrix(a.data(), s.m, s.k, s.a_mn_major);
   p.b = matrix(b.data(), s.n, s.k, s.b_mn_major);
-  p.d = {uint64_t(uintptr_t(s.fp32_out ? static_cast<void*>(d32.data()) : d16.data())), s.m, s.n, s.n, 1};
+  p.d = {.addr = uint64_t(uintptr_t(s.fp32_out ? static_cast<void*>(d32.data()) : d16.data())), .rows = s.m,
+         .cols = s.n, .row_stride = s.n, .col_stride = 1};
   p.d_dtype = int32_t(s.fp32_out ? core::DType::kFP32 : core::DType::kBF16);
   p.has_c = s.with_c ? 1 : 0;
   p.block_m = s.block_m, p.block_n = s.block_n, p.block_k = s.block_k, p.l0_k = s.l0_k;
@@ -97,7 +99,8 @@ int64_t run_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores,
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t p = 0; p < pairs; ++p)
         sf[size_t(mn_major_scales ? p * rows16 + r : r * pairs + p)] = uint16_t(ex(rng) | ex(rng) << 8);
-    ds = {uint64_t(uintptr_t(sf.data())), mn_major_scales ? 2 : pairs * 2, mn_major_scales ? rows16 * 2 : 2, 1, 0};
+    ds = {.addr = uint64_t(uintptr_t(sf.data())), .mn_stride = mn_major_scales ? 2 : pairs * 2,
+          .k_stride = mn_major_scales ? rows16 * 2 : 2, .gran_mn = 1, .fp32 = 0};
   };
   std::vector<uint16_t> sfa, sfb;
   DgaGemmParams p{};
@@ -111,7 +114,7 @@ int64_t run_mx(int64_t m, int64_t n, int64_t k, bool mn_major_scales, int cores,
   std::vector<uint16_t> d(size_t(m * n), 0x7FC0);
   p.a = matrix(a.data(), m, k, false);
   p.b = matrix(b.data(), n, k, false);
-  p.d = {uint64_t(uintptr_t(d.data())), m, n, n, 1};
+  p.d = {.addr = uint64_t(uintptr_t(d.data())), .rows = m, .cols = n, .row_stride = n, .col_stride = 1};
   p.d_dtype = int32_t(core::DType::kBF16);
   p.block_m = 64, p.block_n = 64, p.block_k = fp4 ? 256 : 128, p.l0_k = fp4 ? 128 : 64, p.swizzle_band = 1,
   p.swizzle_along_m = 1;
@@ -148,12 +151,15 @@ int64_t run_fp8_block(int64_t m, int64_t n, int64_t k, bool fp32_out, int groups
   DgaGemmParams p{};
   p.a = matrix(a.data(), m, k, false);
   p.b = matrix(b.data(), n, k, false);
-  p.d = {uint64_t(uintptr_t(fp32_out ? static_cast<void*>(d32.data()) : d16.data())), m, n, n, 1};
+  p.d = {.addr = uint64_t(uintptr_t(fp32_out ? static_cast<void*>(d32.data()) : d16.data())), .rows = m, .cols = n,
+         .row_stride = n, .col_stride = 1};
   p.d_dtype = int32_t(fp32_out ? core::DType::kFP32 : core::DType::kBF16);
   constexpr int64_t kFloat = sizeof(float);
-  p.sfa = {uint64_t(uintptr_t(sa.data())), kb * kFloat, kFloat, 1, 1};
+  p.sfa = {.addr = uint64_t(uintptr_t(sa.data())), .mn_stride = kb * kFloat, .k_stride = kFloat, .gran_mn = 1,
+           .fp32 = 1};
   const bool mn_major = gran_n == 1;  // sb [kb, n] then, else [nb, kb]
-  p.sfb = {uint64_t(uintptr_t(sb.data())), (mn_major ? 1 : kb) * kFloat, (mn_major ? n : 1) * kFloat, gran_n, 1};
+  p.sfb = {.addr = uint64_t(uintptr_t(sb.data())), .mn_stride = (mn_major ? 1 : kb) * kFloat,
+           .k_stride = (mn_major ? n : 1) * kFloat, .gran_mn = gran_n, .fp32 = 1};
   // Every L0 step is one promotion block (the heuristics' rule l0_k == promote_k).
   p.block_m = 64, p.block_n = 64, p.block_k = kBlock, p.l0_k = kBlock, p.swizzle_band = 1, p.swizzle_along_m = 1;
   p.promote_k = kBlock;
@@ -186,9 +192,10 @@ int64_t run_hc_vector(int64_t m, int64_t n, int64_t k, int64_t splits, int cores
   for (auto& v : a) v = core::float_to_bf16(nd(rng));
   for (auto& v : b) v = nd(rng) * std::ldexp(1.0f, int(rng() % 9) - 4);
   const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
-  const DgaHcPrenormParams p{{addr(a.data()), m, k, k + kPad, 1}, {addr(b.data()), n, k, k, 1},
-                             {addr(d.data()), m, n, n + kPad, 1}, addr(hi.data()), addr(lo.data()), addr(sq.data()),
-                             addr(ends.data()), m * (n + kPad), splits, kKBlock};
+  const DgaHcPrenormParams p{.a = {addr(a.data()), m, k, k + kPad, 1}, .b = {addr(b.data()), n, k, k, 1},
+                             .d = {addr(d.data()), m, n, n + kPad, 1}, .hi = addr(hi.data()), .lo = addr(lo.data()),
+                             .sqr_sum = addr(sq.data()), .ends = addr(ends.data()), .d_split = m * (n + kPad),
+                             .splits = splits, .k_block = kKBlock};
   runtime::npu_model_launch("dga_npu_launch_hc_prenorm_vector", unsigned(cores), &p);
   int64_t bad = 0;
   for (size_t i = 0; i < b.size(); ++i) {
@@ -236,8 +243,8 @@ int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores, i
   }
   const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
   DgaMqaParams p{};
-  p.gemm.a = {addr(q.data()), s * heads, dim, dim, 1};
-  p.gemm.b = {addr(kv.data()), skv, dim, dim, 1};
+  p.gemm.a = {.addr = addr(q.data()), .rows = s * heads, .cols = dim, .row_stride = dim, .col_stride = 1};
+  p.gemm.b = {.addr = addr(kv.data()), .rows = skv, .cols = dim, .row_stride = dim, .col_stride = 1};
   p.gemm.d_dtype = int32_t(core::DType::kFP32);
   p.gemm.block_m = (heads + 15) / 16 * 16, p.gemm.block_n = 128, p.gemm.block_k = dim, p.gemm.l0_k = dim;
   p.gemm.swizzle_band = 1, p.gemm.swizzle_along_m = 1;
@@ -282,8 +289,10 @@ int64_t run_widen_fp4(int64_t rows, int64_t cols, int64_t pad, int cores) {
   std::vector<uint8_t> src(size_t(rows * src_stride / 2)), dst(size_t(rows * dst_stride), kPoison);
   for (auto& v : src) v = uint8_t(rng());
   const auto addr = [](const void* p) { return uint64_t(uintptr_t(p)); };
-  const DgaConvertParams p{{addr(src.data()), rows, cols, src_stride, 1}, {addr(dst.data()), rows, cols, dst_stride, 1},
-                           int32_t(core::DType::kFP4E2M1x2), int32_t(core::DType::kFP8E4M3), 0};
+  const DgaConvertParams p{.src = {addr(src.data()), rows, cols, src_stride, 1},
+                           .dst = {addr(dst.data()), rows, cols, dst_stride, 1},
+                           .src_dtype = int32_t(core::DType::kFP4E2M1x2), .dst_dtype = int32_t(core::DType::kFP8E4M3),
+                           .lens = 0};
   runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(cores), &p);
   int64_t bad = 0;
   for (int64_t r = 0; r < rows; ++r)
@@ -342,13 +351,20 @@ TEST(NpuKernelsOnModel, Fp8AndFp4MxGemmsMatchTheReference) {
 
 TEST(NpuKernelsOnModel, Bf16GemmMatchesTheReference) {
   const Shape shapes[] = {
-      {40, 24, 70, false, false, false, false, 1, 64, 64, 64, 32},      // the documentation's m 40, k 70
-      {1, 16, 32, false, false, false, false, 1, 64, 64, 64, 32},       // M = 1 (GEMV off)
-      {300, 200, 300, false, false, false, false, 3, 64, 64, 64, 32},   // tiles, K tail, three cores
-      {129, 257, 1000, false, false, true, false, 2, 128, 128, 128, 64}, // fp32 D
-      {96, 80, 200, true, false, false, false, 2, 64, 64, 64, 64},      // tn: A MN-major (DN2NZ)
-      {96, 80, 200, false, true, false, false, 2, 64, 64, 64, 64},      // nn: B MN-major
-      {70, 50, 130, true, true, true, true, 2, 64, 64, 64, 32},         // tt, fp32 D += product (C)
+      {.m = 40, .n = 24, .k = 70, .a_mn_major = false, .b_mn_major = false, .fp32_out = false, .with_c = false,
+       .cores = 1, .block_m = 64, .block_n = 64, .block_k = 64, .l0_k = 32},      // the documentation's m 40, k 70
+      {.m = 1, .n = 16, .k = 32, .a_mn_major = false, .b_mn_major = false, .fp32_out = false, .with_c = false,
+       .cores = 1, .block_m = 64, .block_n = 64, .block_k = 64, .l0_k = 32},       // M = 1 (GEMV off)
+      {.m = 300, .n = 200, .k = 300, .a_mn_major = false, .b_mn_major = false, .fp32_out = false, .with_c = false,
+       .cores = 3, .block_m = 64, .block_n = 64, .block_k = 64, .l0_k = 32},   // tiles, K tail, three cores
+      {.m = 129, .n = 257, .k = 1000, .a_mn_major = false, .b_mn_major = false, .fp32_out = true, .with_c = false,
+       .cores = 2, .block_m = 128, .block_n = 128, .block_k = 128, .l0_k = 64}, // fp32 D
+      {.m = 96, .n = 80, .k = 200, .a_mn_major = true, .b_mn_major = false, .fp32_out = false, .with_c = false,
+       .cores = 2, .block_m = 64, .block_n = 64, .block_k = 64, .l0_k = 64},      // tn: A MN-major (DN2NZ)
+      {.m = 96, .n = 80, .k = 200, .a_mn_major = false, .b_mn_major = true, .fp32_out = false, .with_c = false,
+       .cores = 2, .block_m = 64, .block_n = 64, .block_k = 64, .l0_k = 64},      // nn: B MN-major
+      {.m = 70, .n = 50, .k = 130, .a_mn_major = true, .b_mn_major = true, .fp32_out = true, .with_c = true, .cores = 2,
+       .block_m = 64, .block_n = 64, .block_k = 64, .l0_k = 32},         // tt, fp32 D += product (C)
   };
   for (const Shape& s : shapes)
     EXPECT_EQ(run_bf16(s), 0) << s.m << "x" << s.n << "x" << s.k << " a_mn " << s.a_mn_major << " b_mn "
@@ -369,7 +385,7 @@ TEST(NpuKernelsOnModel, Bf16GemmKeepsInfinitiesAndNan) {
   DgaGemmParams p{};
   p.a = matrix(a.data(), kM, kK, false);
   p.b = matrix(b.data(), kN, kK, false);
-  p.d = {uint64_t(uintptr_t(d.data())), kM, kN, kN, 1};
+  p.d = {.addr = uint64_t(uintptr_t(d.data())), .rows = kM, .cols = kN, .row_stride = kN, .col_stride = 1};
   p.d_dtype = int32_t(core::DType::kBF16);
   p.block_m = 64, p.block_n = 64, p.block_k = 64, p.l0_k = 32;
   p.swizzle_band = 2, p.swizzle_along_m = 1;

@@ -90,9 +90,9 @@ struct Operands {
 
 DgaGemmParams gemm(Operands& o, int64_t rows, bool fp32_d) {
   DgaGemmParams p{};
-  p.a = {o.a.addr(), rows, o.k, o.k, 1};
-  p.b = {o.b.addr(), o.n, o.k, o.k, 1};
-  p.d = {fp32_d ? o.d32.addr() : o.d16.addr(), rows, o.n, o.n, 1};
+  p.a = {.addr = o.a.addr(), .rows = rows, .cols = o.k, .row_stride = o.k, .col_stride = 1};
+  p.b = {.addr = o.b.addr(), .rows = o.n, .cols = o.k, .row_stride = o.k, .col_stride = 1};
+  p.d = {.addr = fp32_d ? o.d32.addr() : o.d16.addr(), .rows = rows, .cols = o.n, .row_stride = o.n, .col_stride = 1};
   p.d_dtype = int32_t(fp32_d ? core::DType::kFP32 : core::DType::kBF16);
   p.block_m = 64, p.block_n = 64, p.block_k = 64, p.l0_k = 32;
   p.swizzle_band = 2, p.swizzle_along_m = 1;
@@ -106,7 +106,8 @@ TEST(NpuBoundsOnModel, MaskedGemmClampsMaskedM) {
   Guarded<int32_t> masked("masked_m", size_t(g));
   const int32_t counts[] = {-7, 999, 17, INT32_MAX};
   for (int64_t i = 0; i < g; ++i) masked[size_t(i)] = counts[i];
-  DgaMaskedGemmParams p{gemm(o, m, false), m * o.k, o.n * o.k, m * o.n, g, 0, 0, masked.addr()};
+  DgaMaskedGemmParams p{.gemm = gemm(o, m, false), .a_group = m * o.k, .b_group = o.n * o.k, .d_group = m * o.n,
+                        .groups = g, .sfa_group = 0, .sfb_group = 0, .masked_m = masked.addr()};
   runtime::npu_model_launch("dga_npu_launch_gemm_bf16_masked", 2, &p,
                             {o.a.region(), o.b.region(), o.d16.region(), masked.region()});
   for (int64_t gi = 0; gi < g; ++gi) {
@@ -128,7 +129,8 @@ TEST(NpuBoundsOnModel, ContiguousGemmSkipsIdsOutsideTheGroups) {
   const int32_t first[chunks] = {1, -1, 7, -5, 2, INT32_MIN};
   for (int64_t c = 0; c < chunks; ++c)
     for (int64_t r = 0; r < align; ++r) ids[size_t(c * align + r)] = r < 20 ? first[c] : -1;
-  DgaContiguousGemmParams p{gemm(o, m, false), o.n * o.k, g, align, 0, ids.addr(), 0};
+  DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
+                            .sfb_group = 0, .grouped_layout = ids.addr(), .psum = 0};
   runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
                             {o.a.region(), o.b.region(), o.d16.region(), ids.region()});
   for (int64_t c = 0; c < chunks; ++c) {
@@ -149,7 +151,8 @@ TEST(NpuBoundsOnModel, PsumGemmStaysInsideOnGarbageEnds) {
     Operands o(m, 32, 64, g, m, 13);
     Guarded<int32_t> ends("grouped_layout", size_t(g));
     for (int64_t i = 0; i < g; ++i) ends[size_t(i)] = ends_v[size_t(i)];
-    DgaContiguousGemmParams p{gemm(o, m, false), o.n * o.k, g, align, 0, ends.addr(), 1};
+    DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
+                              .sfb_group = 0, .grouped_layout = ends.addr(), .psum = 1};
     runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
                               {o.a.region(), o.b.region(), o.d16.region(), ends.region()});
     for (int64_t r = 0; r < m; ++r) {
@@ -173,7 +176,8 @@ TEST(NpuBoundsOnModel, KGroupedGemmClampsEnds) {
     Guarded<int32_t> ends("ends", size_t(g));
     for (int64_t i = 0; i < g; ++i) ends[size_t(i)] = ends_v[size_t(i)];
     std::vector<float> c(o.d32.data(), o.d32.data() + o.d32.n);
-    DgaKGroupedGemmParams p{gemm(o, m, true), m * n, g, align, ends.addr()};
+    DgaKGroupedGemmParams p{.gemm = gemm(o, m, true), .d_group = m * n, .groups = g, .align = align,
+                            .ends = ends.addr()};
     p.gemm.has_c = 1;
     runtime::npu_model_launch("dga_npu_launch_gemm_bf16_k_grouped", 2, &p,
                               {o.a.region(), o.b.region(), o.d32.region(), ends.region()});

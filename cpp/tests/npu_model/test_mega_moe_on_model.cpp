@@ -70,7 +70,8 @@ CallResult call(const comm::MegaMoeShape& s, int64_t tokens, const std::vector<u
 
 TEST(NpuModelMegaMoe, Bf16MatchesTheHostMegaMoe) {
   if (!runtime::npu_model_available()) GTEST_SKIP() << runtime::npu_model_unavailable_reason();
-  comm::MegaMoeShape s{4, 384, 3, 128, 128, 0, 1, false};
+  comm::MegaMoeShape s{.num_experts = 4, .num_max_tokens_per_rank = 384, .num_topk = 3, .hidden = 128,
+                       .intermediate_hidden = 128, .num_ring_tokens = 0, .num_ranks = 1, .fp8 = false};
   s.num_ring_tokens = 768;  // two experts per wave: two waves
   const int64_t h = s.hidden, inter = s.intermediate_hidden, e = s.experts_per_rank(), tokens = 21;
   std::mt19937 rng(5);

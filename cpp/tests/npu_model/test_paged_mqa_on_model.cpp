@@ -95,18 +95,20 @@ int64_t run_paged_mqa(const PagedCase& c) {
   const std::vector<runtime::GmRegion> gm = {region("q", q),         region("sfq", sfq),   region("kv_cache", cache),
                                              region("weights", w),   region("logits", logits),
                                              region("context_lens", lens), region("block_table", table)};
-  DgaConvertParams fill{{0, rows, c.width, c.width, 1}, {addr(logits.data()), rows, c.width, ld, 1},
-                        int32_t(core::DType::kFP32), int32_t(core::DType::kFP32), addr(lens.data())};
+  DgaConvertParams fill{.src = {0, rows, c.width, c.width, 1}, .dst = {addr(logits.data()), rows, c.width, ld, 1},
+                        .src_dtype = int32_t(core::DType::kFP32), .dst_dtype = int32_t(core::DType::kFP32),
+                        .lens = addr(lens.data())};
   runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(c.cores * 2), &fill, gm);
   DgaPagedMqaParams p{};
   DgaGemmParams& g = p.mqa.gemm;
-  g.a = {addr(q.data()), c.next_n * c.heads, c.dim, c.dim, 1};
-  g.b = {addr(cache.data()), c.block_kv, c.dim, c.dim, 1};
+  g.a = {.addr = addr(q.data()), .rows = c.next_n * c.heads, .cols = c.dim, .row_stride = c.dim, .col_stride = 1};
+  g.b = {.addr = addr(cache.data()), .rows = c.block_kv, .cols = c.dim, .row_stride = c.dim, .col_stride = 1};
   g.d_dtype = int32_t(core::DType::kFP32);
   g.block_m = (c.heads + 15) / 16 * 16, g.block_n = c.block_kv, g.block_k = c.dim, g.l0_k = c.l0_k ? c.l0_k : c.dim;
   if (c.fp4) {  // int16 pairs of K-adjacent scales, K-major: pair p of row r at r * 4 + p * 2 bytes
-    g.sfa = {addr(sfq.data()), 4, 2, 1, 0};
-    g.sfb = {addr(cache.data() + c.block_kv * row_bytes), 4, 2, 1, 0};
+    g.sfa = {.addr = addr(sfq.data()), .mn_stride = 4, .k_stride = 2, .gran_mn = 1, .fp32 = 0};
+    g.sfb = {.addr = addr(cache.data() + c.block_kv * row_bytes), .mn_stride = 4, .k_stride = 2, .gran_mn = 1,
+             .fp32 = 0};
   }
   g.swizzle_band = 1, g.swizzle_along_m = 1;
   p.mqa.weights = addr(w.data()), p.mqa.logits = addr(logits.data());
@@ -157,19 +159,26 @@ int64_t run_paged_mqa(const PagedCase& c) {
 }
 
 TEST(NpuKernelsOnModel, PagedFp8MqaLogitsMatchTheReference) {
-  EXPECT_EQ(run_paged_mqa({3, 2, 16, 64, 32, 150, 2}), 0) << "next_n 2, block_kv 32, a partial last page";
-  EXPECT_EQ(run_paged_mqa({4, 1, 8, 32, 64, 200, 3}), 0) << "8 heads (two queries per tile row block), block_kv 64";
-  EXPECT_EQ(run_paged_mqa({2, 1, 64, 128, 64, 128, 1}), 0) << "64 heads, head_dim 128, one core";
+  EXPECT_EQ(run_paged_mqa({.batch = 3, .next_n = 2, .heads = 16, .dim = 64, .block_kv = 32, .width = 150,
+                           .cores = 2}), 0) << "next_n 2, block_kv 32, a partial last page";
+  EXPECT_EQ(run_paged_mqa({.batch = 4, .next_n = 1, .heads = 8, .dim = 32, .block_kv = 64, .width = 200,
+                           .cores = 3}), 0) << "8 heads (two queries per tile row block), block_kv 64";
+  EXPECT_EQ(run_paged_mqa({.batch = 2, .next_n = 1, .heads = 64, .dim = 128, .block_kv = 64, .width = 128,
+                           .cores = 1}), 0) << "64 heads, head_dim 128, one core";
 }
 
 TEST(NpuKernelsOnModel, PagedMqaLogitsStayInsideOnHostileLensAndTable) {
-  EXPECT_EQ(run_paged_mqa({4, 2, 16, 64, 32, 150, 2, false, 0, true}), 0) << "fp8";
-  EXPECT_EQ(run_paged_mqa({3, 4, 8, 128, 32, 100, 1, true, 0, true}), 0) << "fp4";
+  EXPECT_EQ(run_paged_mqa({.batch = 4, .next_n = 2, .heads = 16, .dim = 64, .block_kv = 32, .width = 150, .cores = 2,
+                           .fp4 = false, .l0_k = 0, .hostile = true}), 0) << "fp8";
+  EXPECT_EQ(run_paged_mqa({.batch = 3, .next_n = 4, .heads = 8, .dim = 128, .block_kv = 32, .width = 100, .cores = 1,
+                           .fp4 = true, .l0_k = 0, .hostile = true}), 0) << "fp4";
 }
 
 TEST(NpuKernelsOnModel, PagedFp4MqaLogitsMatchTheReference) {
-  EXPECT_EQ(run_paged_mqa({3, 2, 16, 128, 32, 150, 2, true}), 0) << "the MX cube's scales per block and request";
-  EXPECT_EQ(run_paged_mqa({2, 1, 8, 128, 64, 100, 1, true, 64}), 0)
+  EXPECT_EQ(run_paged_mqa({.batch = 3, .next_n = 2, .heads = 16, .dim = 128, .block_kv = 32, .width = 150, .cores = 2,
+                           .fp4 = true}), 0) << "the MX cube's scales per block and request";
+  EXPECT_EQ(run_paged_mqa({.batch = 2, .next_n = 1, .heads = 8, .dim = 128, .block_kv = 64, .width = 100, .cores = 1,
+                           .fp4 = true, .l0_k = 64}), 0)
       << "two K steps per tile: the product goes to the vector cores after the last";
 }
 

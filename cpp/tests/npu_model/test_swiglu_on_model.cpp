@@ -66,10 +66,12 @@ int64_t run_swiglu(const SwigluCase& c) {
     if (in_group(c, r))
       block::swiglu_row(h.data() + r * h_stride, c.inter, w[size_t(r)], p, host_out.data() + r * c.inter * item,
                       {host_sf.data() + r * row_bytes, word_bytes});
-  const DgaSwigluParams q{addr(h.data()), addr(w.data()), addr(model_out.data()), c.fp8 ? addr(model_sf.data()) : 0,
-                          c.rows, c.inter, h_stride, 1, c.inter, row_bytes, word_bytes, c.clamp, c.fp8 ? 1 : 0,
-                          c.interleaved ? 1 : 0, c.ends.empty() ? 0 : addr(c.ends.data()), int64_t(c.ends.size()),
-                          kEndsAlign};
+  const DgaSwigluParams q{.h = addr(h.data()), .weights = addr(w.data()), .out = addr(model_out.data()),
+                          .sf = c.fp8 ? addr(model_sf.data()) : 0, .rows = c.rows, .inter = c.inter,
+                          .h_stride = h_stride, .w_stride = 1, .out_stride = c.inter, .sf_row_bytes = row_bytes,
+                          .sf_word_bytes = word_bytes, .clamp = c.clamp, .fp8_out = c.fp8 ? 1 : 0,
+                          .interleaved = c.interleaved ? 1 : 0, .ends = c.ends.empty() ? 0 : addr(c.ends.data()),
+                          .groups = int64_t(c.ends.size()), .align = kEndsAlign};
   runtime::npu_model_launch("dga_npu_launch_swiglu", unsigned(c.cores), &q);
   if (c.nan_gate) {  // output 0 of row 0 is NaN (then equal to the host's bits below)
     uint16_t v = model_out[0];
@@ -91,11 +93,23 @@ TEST_P(NpuModelSwiglu, MatchesTheHostRowByRow) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, NpuModelSwiglu,
-    ::testing::Values(SwigluCase{5, 256, true, true, INFINITY}, SwigluCase{3, 384, false, true, 2.5f, true},
-                      SwigluCase{4, 128, true, false, 3.0f}, SwigluCase{3, 256, false, false, INFINITY, false, 3},
-                      SwigluCase{1, 12160, true, true, 4.0f, true, 1},  // two chunks, a 128-value tail
-                      SwigluCase{11, 128, true, true, INFINITY, false, 2, {3, 7, 7, 10}},  // rows 3, 7, 10 in no group
-                      SwigluCase{2, 128, true, true, INFINITY, false, 1, {}, true},    // a NaN to e4m3: NaN
-                      SwigluCase{2, 128, true, false, INFINITY, false, 1, {}, true}));  // a NaN to bf16: NaN
+    ::testing::Values(SwigluCase{.rows = 5, .inter = 256, .interleaved = true, .fp8 = true,
+                                 .clamp = INFINITY}, SwigluCase{.rows = 3, .inter = 384,
+                                                                           .interleaved = false, .fp8 = true,
+                                                                           .clamp = 2.5f, .sf_mn_major = true},
+                      SwigluCase{.rows = 4, .inter = 128, .interleaved = true, .fp8 = false,
+                                 .clamp = 3.0f}, SwigluCase{.rows = 3, .inter = 256, .interleaved = false,
+                                                                        .fp8 = false, .clamp = INFINITY,
+                                                                        .sf_mn_major = false, .cores = 3},
+                      SwigluCase{.rows = 1, .inter = 12160, .interleaved = true, .fp8 = true, .clamp = 4.0f,
+                                 .sf_mn_major = true, .cores = 1},  // two chunks, a 128-value tail
+                      SwigluCase{.rows = 11, .inter = 128, .interleaved = true, .fp8 = true, .clamp = INFINITY,
+                                 .sf_mn_major = false, .cores = 2, .ends = {3, 7, 7, 10}},  // rows 3, 7, 10 in no group
+                      SwigluCase{.rows = 2, .inter = 128, .interleaved = true, .fp8 = true, .clamp = INFINITY,
+                                 .sf_mn_major = false, .cores = 1, .ends = {},
+                                 .nan_gate = true},    // a NaN to e4m3: NaN
+                      SwigluCase{.rows = 2, .inter = 128, .interleaved = true, .fp8 = false, .clamp = INFINITY,
+                                 .sf_mn_major = false, .cores = 1, .ends = {},
+                                 .nan_gate = true}));  // a NaN to bf16: NaN
 
 }  // namespace

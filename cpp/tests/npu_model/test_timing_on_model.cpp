@@ -59,9 +59,9 @@ struct Bf16Gemm {
     for (size_t i = 0; random && i < b.size(); ++i) b[i] = uint16_t(0xBF80 + (i * 5) % 53);
     const h::GemmConfig cfg = h::select_gemm_config(h::npu_gemm_desc(m, n, k, 16, 16, 2, cores),
                                                     h::ArchLimits::of<Ascend950>());
-    p.a = {uint64_t(uintptr_t(a.data())), m, k, k, 1};
-    p.b = {uint64_t(uintptr_t(b.data())), n, k, k, 1};
-    p.d = {uint64_t(uintptr_t(d.data())), m, n, n, 1};
+    p.a = {.addr = uint64_t(uintptr_t(a.data())), .rows = m, .cols = k, .row_stride = k, .col_stride = 1};
+    p.b = {.addr = uint64_t(uintptr_t(b.data())), .rows = n, .cols = k, .row_stride = k, .col_stride = 1};
+    p.d = {.addr = uint64_t(uintptr_t(d.data())), .rows = m, .cols = n, .row_stride = n, .col_stride = 1};
     p.d_dtype = int32_t(core::DType::kBF16);
     p.block_m = cfg.tiling.block_m, p.block_n = cfg.tiling.block_n, p.block_k = cfg.tiling.block_k;
     p.l0_k = cfg.tiling.l0_k, p.swizzle_band = cfg.swizzle.band, p.swizzle_along_m = cfg.swizzle.along_m ? 1 : 0;

@@ -98,7 +98,7 @@ class BlockMmad {
   // the scale tensors of `scaling` (ignored when not enabled; required with MX scales).
   DGA_DEVICE void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling,
                              int64_t m0, int64_t n0, const Tile& l0c, const tile::L0CGeometry& c_g) {
-    const Tile_ cur{a, b, scaling, m0, n0, l0c, c_g};
+    const Tile_ cur{.a = a, .b = b, .scaling = scaling, .m0 = m0, .n0 = n0, .l0c = l0c, .c_g = c_g};
     L1Step next = issue_l1(cur, 0);
     for (int64_t k0 = 0; k0 < a.cols; k0 += t_.block_k) {
       const L1Step step = next;

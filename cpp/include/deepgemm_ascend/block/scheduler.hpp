@@ -64,8 +64,8 @@ class GemmScheduler {
     const TileCoord tc = tile(t);
     const int64_t m0 = tc.m * block_m_, n0 = tc.n * block_n_;
     const int64_t rows = m_ - m0 < block_m_ ? m_ - m0 : block_m_, cols = n_ - n0 < block_n_ ? n_ - n0 : block_n_;
-    return {m0, n0, rows, cols,
-            {layout::align_up(rows, tile::kCubeBlock), layout::align_up(cols, tile::kCubeBlock)}};
+    return {.m0 = m0, .n0 = n0, .rows = rows, .cols = cols,
+            .c_g = {layout::align_up(rows, tile::kCubeBlock), layout::align_up(cols, tile::kCubeBlock)}};
   }
 
  private:

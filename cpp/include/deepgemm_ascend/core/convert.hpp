@@ -55,10 +55,14 @@ struct MiniFloat {
   bool nan_all_ones;  // E4M3FN: only S.1111.111 is NaN, the rest of the top binade is finite
   bool has_nan;
 };
-inline constexpr MiniFloat kFP16Format{5, 10, true, false, true};
-inline constexpr MiniFloat kE5M2Format{5, 2, true, false, true};
-inline constexpr MiniFloat kE4M3Format{4, 3, false, true, true};
-inline constexpr MiniFloat kE2M1Format{2, 1, false, false, false};
+inline constexpr MiniFloat kFP16Format{.exp_bits = 5, .man_bits = 10, .has_inf = true, .nan_all_ones = false,
+                                       .has_nan = true};
+inline constexpr MiniFloat kE5M2Format{.exp_bits = 5, .man_bits = 2, .has_inf = true, .nan_all_ones = false,
+                                       .has_nan = true};
+inline constexpr MiniFloat kE4M3Format{.exp_bits = 4, .man_bits = 3, .has_inf = false, .nan_all_ones = true,
+                                       .has_nan = true};
+inline constexpr MiniFloat kE2M1Format{.exp_bits = 2, .man_bits = 1, .has_inf = false, .nan_all_ones = false,
+                                       .has_nan = false};
 
 namespace detail {
 

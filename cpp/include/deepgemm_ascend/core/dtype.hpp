@@ -36,6 +36,16 @@ constexpr int64_t itemsize(DType t) {
 // Bits of one logical value: 4 for packed FP4, otherwise 8 * itemsize.
 constexpr int value_bits(DType t) { return t == DType::kFP4E2M1x2 ? 4 : int(itemsize(t) * 8); }
 
+// Value bits of the operand and accumulator formats, for configurations written by hand (GemmDesc,
+// MatrixRef): named, so a reader sees which format a width stands for.
+inline constexpr int kBf16Bits = value_bits(DType::kBF16);
+inline constexpr int kFp8Bits = value_bits(DType::kFP8E4M3);
+inline constexpr int kFp4Bits = value_bits(DType::kFP4E2M1x2);
+inline constexpr int kFp32Bits = value_bits(DType::kFP32);
+// Bytes of one value of the unpacked formats.
+inline constexpr int kBf16Bytes = int(itemsize(DType::kBF16));
+inline constexpr int kFp32Bytes = int(itemsize(DType::kFP32));
+
 constexpr std::string_view name(DType t) {
   switch (t) {
     case DType::kBF16: return "bfloat16";

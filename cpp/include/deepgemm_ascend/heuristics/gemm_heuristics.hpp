@@ -27,11 +27,12 @@ struct ArchLimits {
 
   template <class Arch>
   static constexpr ArchLimits of() {
-    return {Arch::kName,       Arch::kL1Bytes,      Arch::kL0ABytes,           Arch::kL0BBytes,    Arch::kL0CBytes,
-            Arch::kL1Align,    Arch::kMmadMaxDim,   Arch::kMaxBlockMN,
-            Arch::kMaxBlockK,  Arch::kRidgeFlopsPerByte,  Arch::kSwizzleBand,
-            Arch::kCopiesOverlapCompute, Arch::kWidenFlopsPerValue, Arch::kAccumulatorTrafficPerL0Step,
-            PerfModel::of<Arch>()};
+    return {.name = Arch::kName, .l1 = Arch::kL1Bytes, .l0a = Arch::kL0ABytes, .l0b = Arch::kL0BBytes,
+            .l0c = Arch::kL0CBytes, .l1_align = Arch::kL1Align, .mmad_max_dim = Arch::kMmadMaxDim,
+            .max_block_mn = Arch::kMaxBlockMN, .max_block_k = Arch::kMaxBlockK,
+            .ridge_flops_per_byte = Arch::kRidgeFlopsPerByte, .swizzle_band = Arch::kSwizzleBand,
+            .copies_overlap_compute = Arch::kCopiesOverlapCompute, .widen_flops_per_value = Arch::kWidenFlopsPerValue,
+            .accumulator_traffic_per_l0_step = Arch::kAccumulatorTrafficPerL0Step, .perf = PerfModel::of<Arch>()};
   }
 };
 

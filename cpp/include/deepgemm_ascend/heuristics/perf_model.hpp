@@ -22,9 +22,12 @@ struct PerfModel {
   template <class Arch>
   static constexpr PerfModel of() {
     if constexpr (requires { Arch::kPerfClockGhz; }) {
-      return {Arch::kDefaultCubeCores,       Arch::kPerfClockGhz,       Arch::kCubeFp16FlopsPerCycle,
-              Arch::kCubeFp8FlopsPerCycle,   Arch::kCubeFp4FlopsPerCycle, Arch::kPerfL2BytesPerCycle,
-              Arch::kPerfHbmBytesPerCycle,   Arch::kL1ToL0BytesPerCycle};
+      return {.cores = Arch::kDefaultCubeCores, .clock_ghz = Arch::kPerfClockGhz,
+              .cube_flops_per_cycle_16 = Arch::kCubeFp16FlopsPerCycle,
+              .cube_flops_per_cycle_8 = Arch::kCubeFp8FlopsPerCycle,
+              .cube_flops_per_cycle_4 = Arch::kCubeFp4FlopsPerCycle, .l2_bytes_per_cycle = Arch::kPerfL2BytesPerCycle,
+              .hbm_bytes_per_cycle = Arch::kPerfHbmBytesPerCycle,
+              .l1_to_l0_bytes_per_cycle = Arch::kL1ToL0BytesPerCycle};
     } else {
       return {};
     }

@@ -64,15 +64,18 @@ struct BasicMatrixRef {
   T* at(int64_t r, int64_t c) const { return reinterpret_cast<T*>(bytes() + index(r, c) * (bits / 8)); }
 
   BasicMatrixRef transposed() const {
-    return {base, origin, cols, rows, col_stride, row_stride, bits, gather, 1 - gather_dim};
+    return {.base = base, .origin = origin, .rows = cols, .cols = rows, .row_stride = col_stride,
+            .col_stride = row_stride, .bits = bits, .gather = gather, .gather_dim = 1 - gather_dim};
   }
   BasicMatrixRef block(int64_t r0, int64_t c0, int64_t nr, int64_t nc) const {
-    if (gather == nullptr) return {base, index(r0, c0), nr, nc, row_stride, col_stride, bits};
+    if (gather == nullptr) return {.base = base, .origin = index(r0, c0), .rows = nr, .cols = nc,
+                                   .row_stride = row_stride, .col_stride = col_stride, .bits = bits};
     // The gathered dimension keeps its origin and moves its table; the other one moves the origin.
-    return gather_dim == 0 ? BasicMatrixRef{base, origin + c0 * col_stride, nr, nc, row_stride, col_stride, bits,
-                                            gather + r0, 0}
-                           : BasicMatrixRef{base, origin + r0 * row_stride, nr, nc, row_stride, col_stride, bits,
-                                            gather + c0, 1};
+    if (gather_dim == 0)
+      return {.base = base, .origin = origin + c0 * col_stride, .rows = nr, .cols = nc, .row_stride = row_stride,
+              .col_stride = col_stride, .bits = bits, .gather = gather + r0, .gather_dim = 0};
+    return {.base = base, .origin = origin + r0 * row_stride, .rows = nr, .cols = nc, .row_stride = row_stride,
+            .col_stride = col_stride, .bits = bits, .gather = gather + c0, .gather_dim = 1};
   }
 
  private:
