@@ -58,7 +58,7 @@ void heads(bool contract_r, const TensorView& a, const TensorView& b, const Tens
   if (batch == 0) return;
   if (api::on_npu_target(a)) {
     const TensorView b0 = contract_r ? plane(b, 0, 0, 1, 2) : plane(b, 0, 0, 2, 1);
-    return npu_heads({api::matrix(plane(a, 1, 0, 0, 2), 16, false), api::matrix(b0, 16, false),
+    return npu_heads({api::matrix(plane(a, 1, 0, 0, 2), core::kBf16Bits, false), api::matrix(b0, core::kBf16Bits, false),
                       api::epilogue(plane(d, 1, 0, 0, 2), nullptr), values(a, 1, 16), values(b, 0, 16),
                       values(d, 1, 16), h, {nullptr}},
                      {}, d);
@@ -71,11 +71,14 @@ void heads(bool contract_r, const TensorView& a, const TensorView& b, const Tens
   for (int64_t i = 0; i < h; ++i) {
     // B_h as [N, K]: "hdr" is [d, r]; contracting r takes it as is, contracting d transposes it.
     const TensorView bh = contract_r ? plane(b, 0, i, 1, 2) : plane(b, 0, i, 2, 1);
-    problems.push_back({api::matrix(plane(a, 1, i, 0, 2), 16, false), api::matrix(bh, 16, false),
+    problems.push_back({api::matrix(plane(a, 1, i, 0, 2), core::kBf16Bits, false), api::matrix(bh, core::kBf16Bits, false),
                         api::epilogue(plane(d, 1, i, 0, 2), nullptr)});
   }
-  kernel::GemmArgs args{problems.data(), int64_t(problems.size()), {}};
-  api::launch_gemm("einsum", {batch, n, k, 16, 16, 16, 2, false}, args);
+  kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {}};
+  api::launch_gemm("einsum",
+                   {.m = batch, .n = n, .k = k, .a_bits = core::kBf16Bits, .b_bits = core::kBf16Bits,
+                    .l0_bits = core::kBf16Bits, .d_bytes = core::kBf16Bytes, .with_accumulation = false},
+                   args);
 }
 
 // "bmk,bnk->mn" on the NPU target: one accumulating launch per batch entry into an fp32 D (or workspace).

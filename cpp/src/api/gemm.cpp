@@ -24,7 +24,8 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
   DGA_REQUIRE(kb == s.k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", s.k, " but b ", b.shape_str(),
               " has K=", kb, " (layout ", lay, ")");
   api::validate_output(d, c, s.m, s.n, {{"a", &a}, {"b", &b}});
-  const kernel::GemmProblem problem{api::matrix(a, 16, ta), api::matrix(b, 16, tb), api::epilogue(d, c)};
+  const kernel::GemmProblem problem{api::matrix(a, core::kBf16Bits, ta), api::matrix(b, core::kBf16Bits, tb),
+                                    api::epilogue(d, c)};
   if (npu) return api::npu_gemm(s, problem, {}, d, c);
   if (api::trivial_gemm(s, d, c)) return;
 

@@ -42,8 +42,13 @@ core::TensorView index_leading(const core::TensorView& t, int64_t i) {
 
 layout::MatrixRef matrix(const core::TensorView& t, int bits, bool transpose) {
   const int64_t per = bits == 4 ? 2 : 1;  // values per stored element
-  layout::MatrixRef r{t.data, t.offset * per, t.shape[0], t.shape[1] * per, t.strides[0] * per,
-                      bits == 4 ? 1 : t.strides[1], bits};
+  layout::MatrixRef r{.base = t.data,
+                      .origin = t.offset * per,
+                      .rows = t.shape[0],
+                      .cols = t.shape[1] * per,
+                      .row_stride = t.strides[0] * per,
+                      .col_stride = bits == 4 ? 1 : t.strides[1],
+                      .bits = bits};
   return transpose ? r.transposed() : r;
 }
 

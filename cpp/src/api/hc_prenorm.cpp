@@ -72,9 +72,11 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   ends_view.shape[0] = splits, ends_view.strides[0] = 1;
   const TensorView d0 = slice(d, split_d ? 0 : -1);
   for (int64_t i = 0; i < 2; ++i) {
-    const layout::MatrixRef bm{ws + size_t(i) * part, 0, n, k, k, 1, 16};
+    const layout::MatrixRef bm{
+        .base = ws + size_t(i) * part, .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1,
+        .bits = core::kBf16Bits};
     const kernel::KGroupedProblems<kernel::HostRows> problems{
-        api::matrix(a, 16, false), bm, api::epilogue(d0, &d0), split_d ? d.stride(0) : 0, split_d ? d.stride(0) : 0,
+        api::matrix(a, core::kBf16Bits, false), bm, api::epilogue(d0, &d0), split_d ? d.stride(0) : 0, split_d ? d.stride(0) : 0,
         splits, kKBlock, {}};
     api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
   }

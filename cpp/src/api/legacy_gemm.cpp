@@ -68,7 +68,7 @@ void legacy_k_grouped_gemm(const TensorView& a, const TensorView& b, const Tenso
     api::validate_output(api::index_leading(d, g), nullptr, m, n,
                          {{"a", &a}, {"b", &b}, {"k_indices", &k_indices}, {"k_start", &k_start}, {"k_end", &k_end}});
   // A [*, M] and B [*, N] as their K-major transposes [M, K] / [N, K] (MN-major), the gathered one by K.
-  layout::MatrixRef am = api::matrix(a, 16, true), bm = api::matrix(b, 16, true);
+  layout::MatrixRef am = api::matrix(a, core::kBf16Bits, true), bm = api::matrix(b, core::kBf16Bits, true);
   layout::MatrixRef& g_ref = gather_a ? am : bm;
   g_ref.gather = idx, g_ref.gather_dim = 1, g_ref.cols = k;
   std::vector<kernel::GemmProblem> problems;

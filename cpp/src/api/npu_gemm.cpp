@@ -33,7 +33,9 @@ DgaMatrix device_matrix(const char* arg, const layout::MatrixRef& m) {
 }
 
 DgaMatrix device_matrix(const char* arg, const layout::MutMatrixRef& m) {
-  return device_matrix(arg, layout::MatrixRef{m.base, m.origin, m.rows, m.cols, m.row_stride, m.col_stride, m.bits});
+  return device_matrix(arg, layout::MatrixRef{.base = m.base, .origin = m.origin, .rows = m.rows, .cols = m.cols,
+                                                      .row_stride = m.row_stride, .col_stride = m.col_stride,
+                                                      .bits = m.bits});
 }
 
 // The NPU kernel family of a GEMM: its launcher's symbol prefix, operand bits and scale handling.
@@ -142,8 +144,9 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
 // rows x K values apart). dev null: nothing is launched.
 layout::MatrixRef widen_fp4(const NpuDevice* dev, const layout::MatrixRef& m, int64_t groups, int64_t group_values,
                             void* ws) {
-  constexpr int kE4m3Bits = 8;
-  const layout::MatrixRef wide{ws, 0, m.rows, m.cols, m.cols, 1, kE4m3Bits};
+  const layout::MatrixRef wide{
+      .base = ws, .origin = 0, .rows = m.rows, .cols = m.cols, .row_stride = m.cols, .col_stride = 1,
+      .bits = core::kFp8Bits};
   if (dev == nullptr || m.rows == 0 || m.cols == 0 || groups == 0) return wide;
   const auto base = uint64_t(reinterpret_cast<uintptr_t>(m.base));
   const auto dst = uint64_t(reinterpret_cast<uintptr_t>(ws));
@@ -314,7 +317,7 @@ void npu_mqa_logits(const NpuMqa& m) {
   const bool fp4 = m.sfq != nullptr;
   const MqaOperands o = mqa_operands(*m.q, s * heads, *m.kv, skv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      m.kv_scale->ptr());
-  const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
+  const layout::MutMatrixRef none{.bits = core::kFp32Bits};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   // Compressed: one problem per query, at most `compressed` KV rows each.
   const int64_t tiles = m.compressed > 0
@@ -345,7 +348,7 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const auto* block0 = static_cast<const uint8_t*>(m.kv_cache->ptr());
   const MqaOperands o = mqa_operands(*m.q, next_n * heads, *m.kv_cache, block_kv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      block0 + block_kv * row_bytes);
-  const layout::MutMatrixRef none{nullptr, 0, 0, 0, 0, 1, 32};
+  const layout::MutMatrixRef none{.bits = core::kFp32Bits};
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t pages = std::min(layout::ceil_div(width, block_kv), m.block_table->size(1));
   const DgaMqaParams mqa{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
