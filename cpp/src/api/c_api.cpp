@@ -34,9 +34,7 @@ dga_status guarded(Fn&& fn) {
       case dga::core::ErrorKind::kRuntime: return DGA_ERROR_RUNTIME;
       case dga::core::ErrorKind::kNotImplemented: return DGA_ERROR_NOT_IMPLEMENTED;
     }
-  } catch (const std::exception& e) {
-    g_error = e.what();
-  } catch (...) {
+  } catch (const std::exception& e) { g_error = e.what(); } catch (...) {
     g_error = "unknown exception";
   }
   return DGA_ERROR_INTERNAL;

@@ -13,8 +13,8 @@ using core::DType;
 
 namespace {
 
-using core::kFp8Bits;
 using core::kBf16Bits;
+using core::kFp8Bits;
 
 // A 2-D view of dims (d0, d1) of a 3-D tensor at index i of the remaining dim.
 TensorView plane(const TensorView& t, int fixed, int64_t i, int d0, int d1) {
@@ -58,9 +58,14 @@ void heads(bool contract_r, const TensorView& a, const TensorView& b, const Tens
   if (batch == 0) return;
   if (api::on_npu_target(a)) {
     const TensorView b0 = contract_r ? plane(b, 0, 0, 1, 2) : plane(b, 0, 0, 2, 1);
-    return npu_heads({api::matrix(plane(a, 1, 0, 0, 2), core::kBf16Bits, false), api::matrix(b0, core::kBf16Bits, false),
-                      api::epilogue(plane(d, 1, 0, 0, 2), nullptr), values(a, 1, 16), values(b, 0, 16),
-                      values(d, 1, 16), h, {nullptr}},
+    return npu_heads({api::matrix(plane(a, 1, 0, 0, 2), core::kBf16Bits, false),
+                      api::matrix(b0, core::kBf16Bits, false),
+                      api::epilogue(plane(d, 1, 0, 0, 2), nullptr),
+                      values(a, 1, 16),
+                      values(b, 0, 16),
+                      values(d, 1, 16),
+                      h,
+                      {nullptr}},
                      {}, d);
   }
   if (k == 0) {  // an empty contraction writes zeros
@@ -71,13 +76,19 @@ void heads(bool contract_r, const TensorView& a, const TensorView& b, const Tens
   for (int64_t i = 0; i < h; ++i) {
     // B_h as [N, K]: "hdr" is [d, r]; contracting r takes it as is, contracting d transposes it.
     const TensorView bh = contract_r ? plane(b, 0, i, 1, 2) : plane(b, 0, i, 2, 1);
-    problems.push_back({api::matrix(plane(a, 1, i, 0, 2), core::kBf16Bits, false), api::matrix(bh, core::kBf16Bits, false),
-                        api::epilogue(plane(d, 1, i, 0, 2), nullptr)});
+    problems.push_back({api::matrix(plane(a, 1, i, 0, 2), core::kBf16Bits, false),
+                        api::matrix(bh, core::kBf16Bits, false), api::epilogue(plane(d, 1, i, 0, 2), nullptr)});
   }
   kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {}};
   api::launch_gemm("einsum",
-                   {.m = batch, .n = n, .k = k, .a_bits = core::kBf16Bits, .b_bits = core::kBf16Bits,
-                    .l0_bits = core::kBf16Bits, .d_bytes = core::kBf16Bytes, .with_accumulation = false},
+                   {.m = batch,
+                    .n = n,
+                    .k = k,
+                    .a_bits = core::kBf16Bits,
+                    .b_bits = core::kBf16Bits,
+                    .l0_bits = core::kBf16Bits,
+                    .d_bytes = core::kBf16Bytes,
+                    .with_accumulation = false},
                    args);
 }
 
@@ -117,8 +128,15 @@ void host_batch_sum(const TensorView& a, const TensorView& b, const TensorView& 
                                 .b = api::matrix(plane(b, 0, i, 1, 2), kBf16Bits, false),
                                 .epilogue = api::epilogue(acc, &acc)};
     kernel::GemmArgs args{.problems = &p, .num_problems = 1, .config = {}};
-    api::launch_gemm("einsum", {.m = m, .n = n, .k = k, .a_bits = kBf16Bits, .b_bits = kBf16Bits,
-                                .l0_bits = kBf16Bits, .d_bytes = kFp32Bytes, .with_accumulation = true},
+    api::launch_gemm("einsum",
+                     {.m = m,
+                      .n = n,
+                      .k = k,
+                      .a_bits = kBf16Bits,
+                      .b_bits = kBf16Bits,
+                      .l0_bits = kBf16Bits,
+                      .d_bytes = kFp32Bytes,
+                      .with_accumulation = true},
                      args);
   }
   if (d.dtype == DType::kBF16) {
@@ -133,10 +151,8 @@ void batch_sum(const TensorView& a, const TensorView& b, const TensorView& d, co
   const int64_t s = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
   DGA_REQUIRE(b.shape[0] == s && b.shape[2] == k, kValue, "b", "expected [", s, ", N, ", k, "], got ", b.shape_str());
   api::require_dtype(d, "d", {DType::kBF16, DType::kFP32});
-  if (d.dtype == DType::kFP32)
-    DGA_REQUIRE(c && c->same_view(d), kValue, "c", "a float32 d accumulates: pass c = d");
-  else
-    DGA_REQUIRE(c == nullptr, kValue, "c", "a bfloat16 d takes no c");
+  if (d.dtype == DType::kFP32) DGA_REQUIRE(c && c->same_view(d), kValue, "c", "a float32 d accumulates: pass c = d");
+  else DGA_REQUIRE(c == nullptr, kValue, "c", "a bfloat16 d takes no c");
   api::validate_output(d, c, m, n, {{"a", &a}, {"b", &b}});
   if (api::on_npu_target(a)) return npu_batch_sum(a, b, d);
   host_batch_sum(a, b, d);
@@ -338,8 +354,8 @@ void dispatch_fp8_host(const Fp8EinsumCall& e, const Fp8EinsumShape& sh, std::ve
 
 void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& sfa, const TensorView& b,
                 const TensorView& sfb, const TensorView& d, const TensorView* c, ScaleRecipe ra, ScaleRecipe rb) {
-  const Fp8EinsumCall e{.expr = parse_fp8_expr(expr), .a = a, .sfa = sfa, .b = b, .sfb = sfb, .d = d, .c = c,
-                        .ra = ra, .rb = rb};
+  const Fp8EinsumCall e{
+      .expr = parse_fp8_expr(expr), .a = a, .sfa = sfa, .b = b, .sfb = sfb, .d = d, .c = c, .ra = ra, .rb = rb};
   const Fp8EinsumShape sh = validate_fp8_einsum(e);
   std::vector<kernel::GemmProblem> problems = plan_fp8_einsum(e, sh);
   if (sh.m == 0 || sh.n == 0) return;

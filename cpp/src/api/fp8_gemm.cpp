@@ -15,8 +15,8 @@ using core::DType;
 
 namespace {
 
-using core::kFp8Bits;
 using core::kBf16Bits;
+using core::kFp8Bits;
 constexpr int64_t kSkipHeadGranK = 128;  // fp8_gemm_nt_skip_head_mid's scales: 128 K values each
 
 // The validated dense call: its shape, operands and the problem over them.
@@ -95,19 +95,25 @@ struct SkipHeadShape {
   layout::ScaleRef sa, sb;
 };
 
-SkipHeadShape validate_skip_head(const TensorView& a, const TensorView& sfa, const TensorView& b,
-                                 const TensorView& sfb, const TensorView& d, int64_t left, int64_t mid, int64_t right,
-                                 ScaleRecipe recipe_a, ScaleRecipe recipe_b) {
+SkipHeadShape validate_skip_head(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                                 const TensorView& d, int64_t left, int64_t mid, int64_t right, ScaleRecipe recipe_a,
+                                 ScaleRecipe recipe_b) {
   api::require_same_device({{"a", &a}, {"sfa", &sfa}, {"b", &b}, {"sfb", &sfb}, {"d", &d}});
   const bool npu = api::on_npu_target(a);
   if (!npu) api::require_host(a, "a");
   api::require_dtype(a, "a", {DType::kFP8E4M3});
   api::require_dtype(b, "b", {DType::kFP8E4M3});
   const api::Operand oa = api::operand(a, "a"), ob = api::operand(b, "b");
-  SkipHeadShape sh{.npu = npu, .m = oa.rows, .n = ob.rows, .k = oa.cols, .heads = 0, .width = left + mid + right,
-                   .sa = {}, .sb = {}};
-  DGA_REQUIRE(ob.cols == sh.k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", sh.k, " but b ",
-              b.shape_str(), " has K=", ob.cols);
+  SkipHeadShape sh{.npu = npu,
+                   .m = oa.rows,
+                   .n = ob.rows,
+                   .k = oa.cols,
+                   .heads = 0,
+                   .width = left + mid + right,
+                   .sa = {},
+                   .sb = {}};
+  DGA_REQUIRE(ob.cols == sh.k, kValue, "b", "K mismatch: a ", a.shape_str(), " has K=", sh.k, " but b ", b.shape_str(),
+              " has K=", ob.cols);
   DGA_REQUIRE(sh.n > 0 && sh.k > 0, kValue, "b", "N and K must be positive, got ", b.shape_str());
   DGA_REQUIRE(left >= 0 && mid >= 0 && right >= 0 && left + right > 0 && sh.n % (left + right) == 0, kValue,
               "head_splits", "(left, mid, right) = (", left, ", ", mid, ", ", right,
@@ -162,7 +168,8 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
   const bool fold = !sh.npu && layout::all_scales_fold(sh.sa, sh.m, sh.k) && layout::all_scales_fold(sh.sb, sh.n, sh.k);
   constexpr block::Operands kOps{.a = tile::OperandFormat::kE4M3, .b = tile::OperandFormat::kE4M3};
   // One masked launch per side of the gap.
-  const std::tuple<int64_t, int64_t, int64_t> sides[] = {{0, left, 0}, {left, right, left + mid}};  // B row, cols, D col
+  const std::tuple<int64_t, int64_t, int64_t> sides[] = {{0, left, 0},
+                                                         {left, right, left + mid}};  // B row, cols, D col
   for (const auto& [first, cols, col0] : sides) {
     if (cols == 0) continue;
     auto problems = plan_side(a, b, d, sh, left + right, fold, all_rows, first, cols, col0);
@@ -172,8 +179,15 @@ void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const
     }
     kernel::GemmArgs args{.problems = nullptr, .num_problems = 0, .config = {}, .operands = kOps, .scaled = true};
     api::launch_gemm("fp8_gemm_nt_skip_head_mid",
-                     {.m = sh.m, .n = cols, .k = sh.k, .a_bits = kFp8Bits, .b_bits = kFp8Bits, .l0_bits = kBf16Bits,
-                      .d_bytes = int(core::itemsize(d.dtype)), .with_accumulation = false, .num_cores = 1,
+                     {.m = sh.m,
+                      .n = cols,
+                      .k = sh.k,
+                      .a_bits = kFp8Bits,
+                      .b_bits = kFp8Bits,
+                      .l0_bits = kBf16Bits,
+                      .d_bytes = int(core::itemsize(d.dtype)),
+                      .with_accumulation = false,
+                      .num_cores = 1,
                       .promote_k = fold ? 0 : kSkipHeadGranK},
                      args, problems);
   }

@@ -30,9 +30,16 @@ void bf16_gemm(const std::string& lay, const TensorView& a, const TensorView& b,
   if (api::trivial_gemm(s, d, c)) return;
 
   kernel::GemmArgs args{.problems = &problem, .num_problems = 1, .config = {}};
-  api::launch_gemm("bf16_gemm", {.m = s.m, .n = s.n, .k = s.k, .a_bits = core::kBf16Bits, .b_bits = core::kBf16Bits,
-                                 .l0_bits = core::kBf16Bits, .d_bytes = int(core::itemsize(d.dtype)),
-                                 .with_accumulation = c != nullptr}, args);
+  api::launch_gemm("bf16_gemm",
+                   {.m = s.m,
+                    .n = s.n,
+                    .k = s.k,
+                    .a_bits = core::kBf16Bits,
+                    .b_bits = core::kBf16Bits,
+                    .l0_bits = core::kBf16Bits,
+                    .d_bytes = int(core::itemsize(d.dtype)),
+                    .with_accumulation = c != nullptr},
+                   args);
 }
 
 }  // namespace deepgemm_ascend

@@ -94,10 +94,11 @@ Operand operand(const core::TensorView& t, const char* arg) {
   switch (t.dtype) {
     case DType::kFP8E4M3: return {tile::OperandFormat::kE4M3, t.shape[0], t.shape[1]};
     case DType::kFP8E5M2: return {tile::OperandFormat::kE5M2, t.shape[0], t.shape[1]};
-    case DType::kInt8: case DType::kUInt8: case DType::kFP4E2M1x2:
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kFP4E2M1x2:
       DGA_REQUIRE(t.size(-1) <= 1 || t.stride(-1) == 1, kValue, arg,
-                  "packed FP4 needs a contiguous last dimension (two values per byte), got strides ",
-                  t.strides_str());
+                  "packed FP4 needs a contiguous last dimension (two values per byte), got strides ", t.strides_str());
       return {tile::OperandFormat::kE2M1, t.shape[0], t.shape[1] * 2};
     default:
       core::fail(core::ErrorKind::kType, arg, "expected float8_e4m3fn, float8_e5m2 or packed FP4 (int8, uint8, ",
@@ -106,8 +107,7 @@ Operand operand(const core::TensorView& t, const char* arg) {
 }
 
 void check_recipe(const ScaleRecipe& r, const char* arg) {
-  DGA_REQUIRE(r.gran_k == kMxGranK || r.gran_k == kBlockGranK, kValue, arg, "gran_k must be 32 or 128, got ",
-              r.gran_k);
+  DGA_REQUIRE(r.gran_k == kMxGranK || r.gran_k == kBlockGranK, kValue, arg, "gran_k must be 32 or 128, got ", r.gran_k);
   DGA_REQUIRE(r.gran_mn >= 1, kValue, arg, "gran_mn must be positive, got ", r.gran_mn);
 }
 
@@ -129,8 +129,7 @@ layout::ScaleRef scales(const core::TensorView& sf, const char* arg, int64_t mn,
   DGA_REQUIRE(bytes || sf.dtype == DType::kInt16 || sf.dtype == DType::kInt32, kType, arg,
               "expected float32 scales, UE8M0 exponent bytes (uint8, float8_e8m0fnu) or UE8M0 packed into int16 ",
               "(Ascend) or int32 (upstream), got ", core::name(sf.dtype));
-  DGA_REQUIRE(r.gran_mn == 1, kValue, arg, "UE8M0 scales need one scale row per ", "row (gran_mn 1), got ",
-              r.gran_mn);
+  DGA_REQUIRE(r.gran_mn == 1, kValue, arg, "UE8M0 scales need one scale row per ", "row (gran_mn 1), got ", r.gran_mn);
   ref.ue8m0 = true;
   ref.pack = bytes ? 1 : sf.dtype == DType::kInt16 ? kPairPack : kQuadPack;
   api::require_shape(sf, arg, {mn, layout::ceil_div(sk, ref.pack)});
@@ -174,19 +173,21 @@ bool fold_scales(std::vector<kernel::GemmProblem>& problems) {
 }
 
 layout::ScaleRef ue8m0_rows(const void* base) {
-  return layout::ScaleRef{.base = base, .ue8m0 = true, .pack = kQuadPack, .mn_stride = kQuadPack,
-                          .k_stride = kQuadPack, .gran_mn = 1, .gran_k = kMxGranK};
+  return layout::ScaleRef{.base = base,
+                          .ue8m0 = true,
+                          .pack = kQuadPack,
+                          .mn_stride = kQuadPack,
+                          .k_stride = kQuadPack,
+                          .gran_mn = 1,
+                          .gran_k = kMxGranK};
 }
 
 void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
                 int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype) {
   const bool scaled = fmt == tile::OperandFormat::kE2M1;
   const int bits = tile::operand_bits(fmt);
-  tile::host::MqaArgs args{.problems = problems,
-                       .num_problems = count,
-                       .operands = {.a = fmt, .b = fmt},
-                       .scaled = scaled,
-                       .config = {}};
+  tile::host::MqaArgs args{
+      .problems = problems, .num_problems = count, .operands = {.a = fmt, .b = fmt}, .scaled = scaled, .config = {}};
   auto& backend = runtime::host_backend();
   const heuristics::MqaDesc desc{.rows = rows,
                                  .kv_rows = kv_rows,
@@ -202,7 +203,8 @@ void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::Ope
   for (int64_t p = 0; p < count; ++p) tiles += tile::host::tile_count(problems[p], args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
-  backend.launch("mqa_logits", args.config.num_blocks, [&args](tile::host::Core& core) { tile::host::mqa_logits(core, args); });
+  backend.launch("mqa_logits", args.config.num_blocks,
+                 [&args](tile::host::Core& core) { tile::host::mqa_logits(core, args); });
 }
 
 }  // namespace deepgemm_ascend::api

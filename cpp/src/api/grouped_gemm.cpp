@@ -20,8 +20,8 @@ using core::DType;
 namespace {
 
 constexpr int64_t kDefaultMkAlignment = 128;
-using core::kBf16Bytes;
 using core::kBf16Bits;
+using core::kBf16Bytes;
 std::atomic<int64_t> g_mk_alignment{kDefaultMkAlignment};
 
 struct Segment {
@@ -32,8 +32,8 @@ std::vector<Segment> contiguous_segments(const std::vector<int64_t>& ids, int64_
   std::vector<Segment> segs;
   for (int64_t r = 0; r < int64_t(ids.size());) {
     const int64_t g = ids[size_t(r)];
-    DGA_REQUIRE(g >= -1 && g < groups, kValue, "grouped_layout", "row ", r, " has group id ", g, ", expected -1 or [0, ",
-                groups, ")");
+    DGA_REQUIRE(g >= -1 && g < groups, kValue, "grouped_layout", "row ", r, " has group id ", g,
+                ", expected -1 or [0, ", groups, ")");
     int64_t e = r + 1;
     while (e < int64_t(ids.size()) && ids[size_t(e)] == g) ++e;
     if (g >= 0) {
@@ -51,8 +51,8 @@ std::vector<Segment> psum_segments(const std::vector<int64_t>& ends, int64_t m, 
   int64_t prev = 0;
   for (int64_t g = 0; g < int64_t(ends.size()); ++g) {
     const int64_t start = layout::align_up(prev, align), end = ends[size_t(g)];
-    DGA_REQUIRE(end >= prev && end <= m && (end == start || end > start), kValue, "grouped_layout", "end offset ",
-                end, " of group ", g, " is out of order or beyond M = ", m);
+    DGA_REQUIRE(end >= prev && end <= m && (end == start || end > start), kValue, "grouped_layout", "end offset ", end,
+                " of group ", g, " is out of order or beyond M = ", m);
     if (end > start) segs.push_back({.group = g, .start = start, .rows = end - start});
     prev = end;
   }
@@ -98,26 +98,41 @@ struct ContiguousShape {
 
 ContiguousShape validate_operands(const ContiguousCall& c) {
   DGA_REQUIRE(c.lay == "nt" || c.lay == "nn", kValue, "layout", "expected nt or nn, got '", c.lay, "'");
-  api::require_same_device({{"a", &c.a}, {"sfa", c.sfa}, {"b", &c.b}, {"sfb", c.sfb}, {"d", &c.d},
-                            {"grouped_layout", &c.grouped_layout}, {"m_row_indices", c.a_rows}});
+  api::require_same_device({{"a", &c.a},
+                            {"sfa", c.sfa},
+                            {"b", &c.b},
+                            {"sfb", c.sfb},
+                            {"d", &c.d},
+                            {"grouped_layout", &c.grouped_layout},
+                            {"m_row_indices", c.a_rows}});
   const bool npu = api::on_npu_target(c.a);
   if (!npu) api::require_host(c.a, "a");
   api::require_rank(c.a, "a", 2);
   api::require_rank(c.b, "b", 3);
   const bool tb = c.lay[1] == 'n';
   const Formats f = api::formats(c.a, c.sfa, group_view(c.b, 0), c.sfb);
-  const ContiguousShape sh{.npu = npu, .tb = tb, .groups = c.b.shape[0], .m = c.a_rows ? c.a_rows->shape[0] : f.a.rows,
-                           .n = tb ? f.b.cols : f.b.rows, .k = f.a.cols,
-                           .align = get_mk_alignment_for_contiguous_layout(), .f = f, .sa = {}};
+  const ContiguousShape sh{.npu = npu,
+                           .tb = tb,
+                           .groups = c.b.shape[0],
+                           .m = c.a_rows ? c.a_rows->shape[0] : f.a.rows,
+                           .n = tb ? f.b.cols : f.b.rows,
+                           .k = f.a.cols,
+                           .align = get_mk_alignment_for_contiguous_layout(),
+                           .f = f,
+                           .sa = {}};
   const int64_t kb = tb ? f.b.rows : f.b.cols;
   if (c.a_rows) check_a_rows(*c.a_rows, npu, f.scaled, c.psum, f.a.rows);
-  DGA_REQUIRE(kb == sh.k, kValue, "b", "K mismatch: a ", c.a.shape_str(), " has K=", sh.k, " but b ",
-              c.b.shape_str(), " has K=", kb);
-  DGA_REQUIRE(sh.groups > 0 && sh.n > 0 && sh.k > 0, kValue, "b", "needs G, N and K > 0, got shape ",
-              c.b.shape_str());
+  DGA_REQUIRE(kb == sh.k, kValue, "b", "K mismatch: a ", c.a.shape_str(), " has K=", sh.k, " but b ", c.b.shape_str(),
+              " has K=", kb);
+  DGA_REQUIRE(sh.groups > 0 && sh.n > 0 && sh.k > 0, kValue, "b", "needs G, N and K > 0, got shape ", c.b.shape_str());
   api::require_dtype(c.d, "d", {DType::kBF16});
-  api::validate_output(c.d, nullptr, sh.m, sh.n, {{"a", &c.a}, {"b", &c.b}, {"sfa", c.sfa}, {"sfb", c.sfb},
-                                                  {"grouped_layout", &c.grouped_layout}, {"m_row_indices", c.a_rows}});
+  api::validate_output(c.d, nullptr, sh.m, sh.n,
+                       {{"a", &c.a},
+                        {"b", &c.b},
+                        {"sfa", c.sfa},
+                        {"sfb", c.sfb},
+                        {"grouped_layout", &c.grouped_layout},
+                        {"m_row_indices", c.a_rows}});
   return sh;
 }
 
@@ -133,8 +148,7 @@ ContiguousShape validate_contiguous(const ContiguousCall& c) {
   DGA_REQUIRE(c.ra.gran_mn == 1, kValue, "recipe_a", "M-grouped GEMMs need per-row A scales (gran_m 1)");
   sh.sa = api::scales(*c.sfa, "sfa", sh.m, sh.k, c.ra);
   api::require_rank(*c.sfb, "sfb", 3);
-  DGA_REQUIRE(c.sfb->shape[0] == sh.groups, kValue, "sfb", "expected ", sh.groups, " groups, got ",
-              c.sfb->shape_str());
+  DGA_REQUIRE(c.sfb->shape[0] == sh.groups, kValue, "sfb", "expected ", sh.groups, " groups, got ", c.sfb->shape_str());
   return sh;
 }
 
@@ -296,10 +310,8 @@ MaskedScales validate_masked_scales(const MaskedCall& c, const MaskedShape& sh) 
   api::check_recipe(c.rb, "recipe_b");
   api::require_rank(*c.sfa, "sfa", 3);
   api::require_rank(*c.sfb, "sfb", 3);
-  DGA_REQUIRE(c.sfa->shape[0] == sh.groups, kValue, "sfa", "expected ", sh.groups, " groups, got ",
-              c.sfa->shape_str());
-  DGA_REQUIRE(c.sfb->shape[0] == sh.groups, kValue, "sfb", "expected ", sh.groups, " groups, got ",
-              c.sfb->shape_str());
+  DGA_REQUIRE(c.sfa->shape[0] == sh.groups, kValue, "sfa", "expected ", sh.groups, " groups, got ", c.sfa->shape_str());
+  DGA_REQUIRE(c.sfb->shape[0] == sh.groups, kValue, "sfb", "expected ", sh.groups, " groups, got ", c.sfb->shape_str());
   return {.scaling = {.enabled = true,
                       .a = api::scales(group_view(*c.sfa, 0), "sfa", sh.m_max, sh.k, c.ra),
                       .b = api::scales(group_view(*c.sfb, 0), "sfb", sh.n, sh.k, c.rb)},
@@ -366,8 +378,17 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
                                const TensorView* sfb, const TensorView& d, const TensorView& grouped_layout,
                                bool use_psum_layout, bool ensure_zero_padding, ScaleRecipe ra, ScaleRecipe rb,
                                const TensorView* a_rows) {
-  const ContiguousCall c{.lay = lay, .a = a, .sfa = sfa, .b = b, .sfb = sfb, .d = d, .grouped_layout = grouped_layout,
-                         .psum = use_psum_layout, .zero_padding = ensure_zero_padding, .ra = ra, .rb = rb,
+  const ContiguousCall c{.lay = lay,
+                         .a = a,
+                         .sfa = sfa,
+                         .b = b,
+                         .sfb = sfb,
+                         .d = d,
+                         .grouped_layout = grouped_layout,
+                         .psum = use_psum_layout,
+                         .zero_padding = ensure_zero_padding,
+                         .ra = ra,
+                         .rb = rb,
                          .a_rows = a_rows};
   const ContiguousShape sh = validate_contiguous(c);
   if (sh.npu) return dispatch_npu_contiguous(c, sh);
@@ -377,14 +398,20 @@ void m_grouped_gemm_contiguous(const std::string& lay, const TensorView& a, cons
 void m_grouped_gemm_masked(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
                            const TensorView& d, const TensorView& masked_m, int64_t expected_m, ScaleRecipe ra,
                            ScaleRecipe rb) {
-  const MaskedCall c{.a = a, .sfa = sfa, .b = b, .sfb = sfb, .d = d, .masked_m = masked_m, .expected_m = expected_m,
-                     .ra = ra, .rb = rb};
+  const MaskedCall c{.a = a,
+                     .sfa = sfa,
+                     .b = b,
+                     .sfb = sfb,
+                     .d = d,
+                     .masked_m = masked_m,
+                     .expected_m = expected_m,
+                     .ra = ra,
+                     .rb = rb};
   const MaskedShape sh = validate_masked_operands(c);
   validate_masked_m(c, sh);
   const MaskedScales scales = validate_masked_scales(c, sh);
   kernel::MaskedProblems<kernel::HostRows> problems = plan_masked(c, sh, scales);
-  if (sh.npu)
-    return api::npu_masked_gemm(problems, {.a = sh.f.a.fmt, .b = sh.f.b.fmt}, &masked_m, d, expected_m);
+  if (sh.npu) return api::npu_masked_gemm(problems, {.a = sh.f.a.fmt, .b = sh.f.b.fmt}, &masked_m, d, expected_m);
   dispatch_host_masked(c, sh, problems);
 }
 

@@ -19,7 +19,7 @@ using core::DType;
 
 namespace {
 
-constexpr int64_t kKBlock = 64;   // K granularity of the splits
+constexpr int64_t kKBlock = 64;  // K granularity of the splits
 constexpr int64_t kMaxN = 128;
 constexpr int64_t kNMultiple = 8;
 using core::kBf16Bits;
@@ -48,8 +48,16 @@ DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const
   const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
   const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const DgaMatrix dm = zero_d ? device_matrix(d, m, n) : DgaMatrix{0, m, n, n, 1};
-  return {device_matrix(a, m, k), device_matrix(b, n, k), dm, addr(hi_lo), addr(hi_lo + n * k), addr(sqr_sum.ptr()),
-          addr(ends), split_d ? d.stride(0) : 0, splits, kKBlock};
+  return {device_matrix(a, m, k),
+          device_matrix(b, n, k),
+          dm,
+          addr(hi_lo),
+          addr(hi_lo + n * k),
+          addr(sqr_sum.ptr()),
+          addr(ends),
+          split_d ? d.stride(0) : 0,
+          splits,
+          kKBlock};
 }
 
 // On the NPU target: the vector pass, then the hi and lo products as two K-grouped BF16 launches (one
@@ -72,12 +80,21 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   ends_view.shape[0] = splits, ends_view.strides[0] = 1;
   const TensorView d0 = slice(d, split_d ? 0 : -1);
   for (int64_t i = 0; i < 2; ++i) {
-    const layout::MatrixRef bm{
-        .base = ws + size_t(i) * part, .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1,
-        .bits = core::kBf16Bits};
-    const kernel::KGroupedProblems<kernel::HostRows> problems{
-        api::matrix(a, core::kBf16Bits, false), bm, api::epilogue(d0, &d0), split_d ? d.stride(0) : 0, split_d ? d.stride(0) : 0,
-        splits, kKBlock, {}};
+    const layout::MatrixRef bm{.base = ws + size_t(i) * part,
+                               .origin = 0,
+                               .rows = n,
+                               .cols = k,
+                               .row_stride = k,
+                               .col_stride = 1,
+                               .bits = core::kBf16Bits};
+    const kernel::KGroupedProblems<kernel::HostRows> problems{api::matrix(a, core::kBf16Bits, false),
+                                                              bm,
+                                                              api::epilogue(d0, &d0),
+                                                              split_d ? d.stride(0) : 0,
+                                                              split_d ? d.stride(0) : 0,
+                                                              splits,
+                                                              kKBlock,
+                                                              {}};
     api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
   }
 }
@@ -97,7 +114,10 @@ HcShape validate_operands(const TensorView& a, const TensorView& b, int64_t num_
   api::require_rank(b, "b", 2);
   DGA_REQUIRE(a.size(-1) <= 1 || a.stride(-1) == 1, kValue, "a", "must be K-major (stride(-1) == 1)");
   DGA_REQUIRE(b.size(-1) <= 1 || b.stride(-1) == 1, kValue, "b", "must be K-major (stride(-1) == 1)");
-  const HcShape sh{.m = a.shape[0], .n = b.shape[0], .k = a.shape[1], .splits = num_splits > 0 ? num_splits : 1,
+  const HcShape sh{.m = a.shape[0],
+                   .n = b.shape[0],
+                   .k = a.shape[1],
+                   .splits = num_splits > 0 ? num_splits : 1,
                    .split_d = num_splits > 0};
   DGA_REQUIRE(b.shape[1] == sh.k, kValue, "b", "K mismatch: a has K=", sh.k, ", b ", b.shape_str());
   DGA_REQUIRE(sh.n > 0 && sh.n <= kMaxN && sh.n % kNMultiple == 0, kValue, "b", "N must be a positive multiple of ",
@@ -135,8 +155,13 @@ std::vector<kernel::GemmProblem> plan_part(const TensorView& a, const TensorView
                                            const uint16_t* hi_lo, int64_t part) {
   const int64_t blocks = sh.k / kKBlock;
   const layout::MatrixRef am = api::matrix(a, kBf16Bits, false);
-  const layout::MatrixRef bm{.base = hi_lo + part * sh.n * sh.k, .origin = 0, .rows = sh.n, .cols = sh.k,
-                             .row_stride = sh.k, .col_stride = 1, .bits = kBf16Bits};
+  const layout::MatrixRef bm{.base = hi_lo + part * sh.n * sh.k,
+                             .origin = 0,
+                             .rows = sh.n,
+                             .cols = sh.k,
+                             .row_stride = sh.k,
+                             .col_stride = 1,
+                             .bits = kBf16Bits};
   std::vector<kernel::GemmProblem> problems;
   for (int64_t s = 0; s < sh.splits; ++s) {
     const TensorView ds = slice(d, sh.split_d ? s : -1);
@@ -168,8 +193,14 @@ void dispatch_host(const TensorView& a, const TensorView& b, const TensorView& d
     std::vector<kernel::GemmProblem> problems = plan_part(a, d, sh, hi_lo.data(), part);
     kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {}};
     api::launch_gemm("tf32_hc_prenorm_gemm",
-                     {.m = sh.m, .n = sh.n, .k = sh.k / sh.splits, .a_bits = kBf16Bits, .b_bits = kBf16Bits,
-                      .l0_bits = kBf16Bits, .d_bytes = kFp32Bytes, .with_accumulation = part == 1},
+                     {.m = sh.m,
+                      .n = sh.n,
+                      .k = sh.k / sh.splits,
+                      .a_bits = kBf16Bits,
+                      .b_bits = kBf16Bits,
+                      .l0_bits = kBf16Bits,
+                      .d_bytes = kFp32Bytes,
+                      .with_accumulation = part == 1},
                      args);
   }
 }

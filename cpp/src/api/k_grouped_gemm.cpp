@@ -90,27 +90,39 @@ void validate_outputs(const KGroupedCall& k, const KGroupedShape& sh) {
 // group's K is a multiple of 128 (then group g's first block row is its start / 128).
 block::Scaling npu_k_grouped_scales(const TensorView& sfa, const TensorView& sfb, const std::vector<int64_t>& ks,
                                     int64_t align, ScaleRecipe r, int64_t m, int64_t n, int64_t sum_k) {
-  DGA_REQUIRE(!ks.empty(), kNotImplemented, "use_psum_layout",
-              "K-grouped FP8 with the psum layout has no NPU kernel yet (its group sizes are only known on the device)");
+  DGA_REQUIRE(
+      !ks.empty(), kNotImplemented, "use_psum_layout",
+      "K-grouped FP8 with the psum layout has no NPU kernel yet (its group sizes are only known on the device)");
   const bool fp32 = sfa.dtype == DType::kFP32;
   const int64_t unit = fp32 ? r.gran_k : int64_t(arch::MxFormat::kMxBaseK);  // K per scale row
   DGA_REQUIRE(r.gran_k == (fp32 ? api::kBlockGranK : int64_t(arch::MxFormat::kMxBlockK)), kValue, "recipe",
               "the NPU takes float32 scales per ", api::kBlockGranK, " K values or MX scales (gran_k ",
               arch::MxFormat::kMxBlockK, "), got ", core::name(sfa.dtype), " with gran_k ", r.gran_k);
   for (size_t g = 0; g < ks.size(); ++g)
-    DGA_REQUIRE(ks[g] % unit == 0, kNotImplemented, "ks", "group ", g, " has K = ", ks[g], "; K-grouped FP8 on the NPU ",
-                "needs every group's K to be a multiple of ", unit, " (alignment ", align, ")");
+    DGA_REQUIRE(ks[g] % unit == 0, kNotImplemented, "ks", "group ", g, " has K = ", ks[g],
+                "; K-grouped FP8 on the NPU ", "needs every group's K to be a multiple of ", unit, " (alignment ",
+                align, ")");
   const int64_t rows = layout::ceil_div(sum_k, unit);
   const auto ref = [&](const TensorView& sf, const char* arg, int64_t mn) {
     api::require_dtype(sf, arg, {fp32 ? DType::kFP32 : DType::kInt16});
     api::require_shape(sf, arg, {rows, mn});
     if (fp32)
-      return layout::ScaleRef{.base = sf.ptr(), .ue8m0 = false, .pack = 1, .mn_stride = sf.strides[1],
-                              .k_stride = sf.strides[0], .gran_mn = 1, .gran_k = r.gran_k};
+      return layout::ScaleRef{.base = sf.ptr(),
+                              .ue8m0 = false,
+                              .pack = 1,
+                              .mn_stride = sf.strides[1],
+                              .k_stride = sf.strides[0],
+                              .gran_mn = 1,
+                              .gran_k = r.gran_k};
     DGA_REQUIRE(sf.strides[1] == 1, kValue, arg, "expected MN-contiguous scale pairs, got strides ", sf.strides_str());
     constexpr int64_t kPair = arch::MxFormat::kMxScalesPerPack;
-    return layout::ScaleRef{.base = sf.ptr(), .ue8m0 = true, .pack = int(kPair), .mn_stride = kPair,
-                            .k_stride = sf.strides[0] * kPair, .gran_mn = 1, .gran_k = arch::MxFormat::kMxBlockK};
+    return layout::ScaleRef{.base = sf.ptr(),
+                            .ue8m0 = true,
+                            .pack = int(kPair),
+                            .mn_stride = kPair,
+                            .k_stride = sf.strides[0] * kPair,
+                            .gran_mn = 1,
+                            .gran_k = arch::MxFormat::kMxBlockK};
   };
   return {.enabled = true, .a = ref(sfa, "sfa", m), .b = ref(sfb, "sfb", n)};
 }
@@ -122,7 +134,8 @@ KGroupedShape validate_npu(const KGroupedCall& k) {
   api::require_rank(k.a, "a", 2);
   api::require_rank(k.b, "b", 2);
   api::require_rank(k.d, "d", 3);
-  DGA_REQUIRE(ends != nullptr, kValue, "grouped_layout", "the NPU kernel reads the groups' end offsets from an int32 "
+  DGA_REQUIRE(ends != nullptr, kValue, "grouped_layout",
+              "the NPU kernel reads the groups' end offsets from an int32 "
               "device tensor (the Python layer builds it from ks_cpu)");
   api::require_dtype(*ends, "grouped_layout", {DType::kInt32});
   DGA_REQUIRE(ends->ndim == 1 && ends->shape[0] > 0 && ends->is_contiguous(), kValue, "grouped_layout",
@@ -131,8 +144,8 @@ KGroupedShape validate_npu(const KGroupedCall& k) {
   validate_outputs(k, sh);
   DGA_REQUIRE(k.d.is_contiguous() && k.c.is_contiguous(), kValue, k.d.is_contiguous() ? "c" : "d",
               "must be contiguous");
-  api::validate_output(group_view(k.d, 0), nullptr, sh.m, sh.n, {{"a", &k.a}, {"b", &k.b}, {"sfa", k.sfa},
-                                                                  {"sfb", k.sfb}});
+  api::validate_output(group_view(k.d, 0), nullptr, sh.m, sh.n,
+                       {{"a", &k.a}, {"b", &k.b}, {"sfa", k.sfa}, {"sfb", k.sfb}});
   sh.align = api::k_grouped_alignment();
   int64_t total = 0;
   for (size_t g = 0; g < k.ks.size(); ++g) {
@@ -156,8 +169,7 @@ void dispatch_npu(const KGroupedCall& k) {
                                                       .groups = sh.groups,
                                                       .align = sh.align,
                                                       .ends = {k.device_ends->as<const int32_t>()}};
-  if (sh.f.scaled)
-    problems.scaling = npu_k_grouped_scales(*k.sfa, *k.sfb, k.ks, sh.align, k.ra, sh.m, sh.n, sh.sum_k);
+  if (sh.f.scaled) problems.scaling = npu_k_grouped_scales(*k.sfa, *k.sfb, k.ks, sh.align, k.ra, sh.m, sh.n, sh.sum_k);
   api::npu_k_grouped_gemm(problems, {.a = sh.f.a.fmt, .b = sh.f.b.fmt}, *k.device_ends, k.d, k.c);
 }
 
@@ -217,8 +229,12 @@ std::vector<kernel::GemmProblem> plan_host(const KGroupedCall& k, const KGrouped
     block::Scaling s{};
     if (p.sh.f.scaled) {
       const auto ref = [&](const TensorView& sf, int64_t gran_k) {
-        return layout::ScaleRef{.base = static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0], .ue8m0 = false,
-                                .pack = 1, .mn_stride = sf.strides[1], .k_stride = sf.strides[0], .gran_mn = 1,
+        return layout::ScaleRef{.base = static_cast<const float*>(sf.ptr()) + r0 * sf.strides[0],
+                                .ue8m0 = false,
+                                .pack = 1,
+                                .mn_stride = sf.strides[1],
+                                .k_stride = sf.strides[0],
+                                .gran_mn = 1,
                                 .gran_k = gran_k};
       };
       s = {.enabled = true, .a = ref(*k.sfa, k.ra.gran_k), .b = ref(*k.sfb, k.rb.gran_k)};
@@ -281,15 +297,15 @@ Fp8Shape validate_fp8(const Fp8Call& k) {
   DGA_REQUIRE(k.a.is_contiguous() && k.b.is_contiguous(), kValue, k.a.is_contiguous() ? "b" : "a",
               "must be a contiguous buffer of per-group K-major blocks");
   api::require_rank(k.d, "d", 3);
-  Fp8Shape sh{.npu = npu, .groups = int64_t(k.ks.size()), .m = k.d.shape[1], .n = k.d.shape[2], .sum_k = 0,
-              .sa = {}, .sb = {}};
+  Fp8Shape sh{
+      .npu = npu, .groups = int64_t(k.ks.size()), .m = k.d.shape[1], .n = k.d.shape[2], .sum_k = 0, .sa = {}, .sb = {}};
   DGA_REQUIRE(sh.groups > 0 && k.d.shape[0] == sh.groups, kValue, "d", "expected [", sh.groups, ", M, N], got ",
               k.d.shape_str());
   sh.sum_k = validate_fp8_ks(k.ks);
-  DGA_REQUIRE(k.a.numel() == sh.m * sh.sum_k, kValue, "a", "holds ", k.a.numel(), " values, expected M * sum(ks) = ",
-              sh.m * sh.sum_k);
-  DGA_REQUIRE(k.b.numel() == sh.n * sh.sum_k, kValue, "b", "holds ", k.b.numel(), " values, expected N * sum(ks) = ",
-              sh.n * sh.sum_k);
+  DGA_REQUIRE(k.a.numel() == sh.m * sh.sum_k, kValue, "a", "holds ", k.a.numel(),
+              " values, expected M * sum(ks) = ", sh.m * sh.sum_k);
+  DGA_REQUIRE(k.b.numel() == sh.n * sh.sum_k, kValue, "b", "holds ", k.b.numel(),
+              " values, expected N * sum(ks) = ", sh.n * sh.sum_k);
   sh.sa = api::scales(k.sfa, "sfa", sh.m, sh.sum_k, {.gran_mn = 1, .gran_k = kFp8GranK});
   sh.sb = api::scales(k.sfb, "sfb", sh.n, sh.sum_k, {.gran_mn = 1, .gran_k = kFp8GranK});
   DGA_REQUIRE(k.sfa.dtype == DType::kFP32 && k.sfb.dtype == DType::kFP32, kType,
@@ -311,15 +327,19 @@ std::vector<kernel::GemmProblem> plan_fp8(const Fp8Call& k, const Fp8Shape& sh) 
     const int64_t kg = k.ks[size_t(g)];
     const TensorView dg = group_view(k.d, g), cg = group_view(k.c, g);
     const auto block = [&](const TensorView& t, int64_t rows) {
-      return layout::MatrixRef{.base = t.data, .origin = t.offset + rows * k0, .rows = rows, .cols = kg,
-                               .row_stride = kg, .col_stride = 1, .bits = kFp8Bits};
+      return layout::MatrixRef{.base = t.data,
+                               .origin = t.offset + rows * k0,
+                               .rows = rows,
+                               .cols = kg,
+                               .row_stride = kg,
+                               .col_stride = 1,
+                               .bits = kFp8Bits};
     };
-    problems.push_back({.a = block(k.a, sh.m),
-                        .b = block(k.b, sh.n),
-                        .epilogue = api::epilogue(dg, &cg),
-                        .scaling = {.enabled = true,
-                                    .a = sh.sa.shifted(0, k0 / kFp8GranK),
-                                    .b = sh.sb.shifted(0, k0 / kFp8GranK)}});
+    problems.push_back(
+        {.a = block(k.a, sh.m),
+         .b = block(k.b, sh.n),
+         .epilogue = api::epilogue(dg, &cg),
+         .scaling = {.enabled = true, .a = sh.sa.shifted(0, k0 / kFp8GranK), .b = sh.sb.shifted(0, k0 / kFp8GranK)}});
     k0 += kg;
   }
   return problems;
@@ -366,10 +386,19 @@ void dispatch_fp8_host(const Fp8Call& k, const Fp8Shape& sh, std::vector<kernel:
 void k_grouped_gemm(const TensorView& a, const TensorView* sfa, const TensorView& b, const TensorView* sfb,
                     const TensorView& d, const std::vector<int64_t>& ks, const TensorView& c, ScaleRecipe ra,
                     ScaleRecipe rb, const std::vector<int64_t>* psum_ends, const TensorView* device_ends) {
-  api::require_same_device({{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c},
-                            {"grouped_layout", device_ends}});
-  KGroupedCall k{.a = a, .sfa = sfa, .b = b, .sfb = sfb, .d = d, .ks = ks, .c = c, .ra = ra, .rb = rb,
-                 .ends = psum_ends, .device_ends = device_ends};
+  api::require_same_device(
+      {{"a", &a}, {"sfa", sfa}, {"b", &b}, {"sfb", sfb}, {"d", &d}, {"c", &c}, {"grouped_layout", device_ends}});
+  KGroupedCall k{.a = a,
+                 .sfa = sfa,
+                 .b = b,
+                 .sfb = sfb,
+                 .d = d,
+                 .ks = ks,
+                 .c = c,
+                 .ra = ra,
+                 .rb = rb,
+                 .ends = psum_ends,
+                 .device_ends = device_ends};
   if (api::on_npu_target(a)) return dispatch_npu(k);
   api::require_host(a, "a");
   // The psum layout's end offsets in host memory, read here (Python gives them as the grouped_layout tensor).

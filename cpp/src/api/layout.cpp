@@ -46,8 +46,13 @@ template <class Ref>
 Ref plain_ref(const TensorView& t, int64_t group, int bits, void* base) {
   const int64_t per = bits == 4 ? 2 : 1;  // values per stored element
   const int64_t origin = (t.offset + (t.ndim == 3 ? group * t.strides[0] : 0)) * per;
-  return Ref{.base = base, .origin = origin, .rows = t.size(-2), .cols = t.size(-1) * per,
-             .row_stride = t.stride(-2) * per, .col_stride = t.size(-1) <= 1 ? 1 : t.stride(-1), .bits = bits};
+  return Ref{.base = base,
+             .origin = origin,
+             .rows = t.size(-2),
+             .cols = t.size(-1) * per,
+             .row_stride = t.stride(-2) * per,
+             .col_stride = t.size(-1) <= 1 ? 1 : t.stride(-1),
+             .bits = bits};
 }
 
 }  // namespace

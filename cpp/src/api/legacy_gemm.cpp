@@ -33,7 +33,8 @@ std::vector<KRange> k_ranges(const TensorView& k_start, const TensorView& k_end,
   const int32_t* e = int32_vector(k_end, "k_end", groups);
   std::vector<KRange> out;
   for (int64_t g = 0; g < groups; ++g) {
-    DGA_REQUIRE(s[g] >= 0 && s[g] <= k, kValue, "k_start", "group ", g, " starts at K = ", s[g], ", outside [0, ", k, "]");
+    DGA_REQUIRE(s[g] >= 0 && s[g] <= k, kValue, "k_start", "group ", g, " starts at K = ", s[g], ", outside [0, ", k,
+                "]");
     DGA_REQUIRE(e[g] <= k, kValue, "k_end", "group ", g, " ends at K = ", e[g], ", beyond K = ", k);
     out.push_back({s[g], std::max<int64_t>(e[g], s[g])});
   }
@@ -44,8 +45,8 @@ std::vector<KRange> k_ranges(const TensorView& k_start, const TensorView& k_end,
 
 void legacy_k_grouped_gemm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& k_indices,
                            const TensorView& k_start, const TensorView& k_end, bool acc, bool gather_a) {
-  api::require_same_device({{"a", &a}, {"b", &b}, {"d", &d}, {"k_indices", &k_indices}, {"k_start", &k_start},
-                            {"k_end", &k_end}});
+  api::require_same_device(
+      {{"a", &a}, {"b", &b}, {"d", &d}, {"k_indices", &k_indices}, {"k_start", &k_start}, {"k_end", &k_end}});
   DGA_REQUIRE(!api::on_npu_target(a), kNotImplemented, "a",
               "the legacy K-grouped (a_fused / b_fused) GEMMs have no NPU kernel yet");
   api::require_host(a, "a");
@@ -79,13 +80,20 @@ void legacy_k_grouped_gemm(const TensorView& a, const TensorView& b, const Tenso
       if (!acc) api::trivial_gemm({m, n, 0}, dg, nullptr);
       continue;
     }
-    problems.push_back({am.block(0, k0, m, k1 - k0), bm.block(0, k0, n, k1 - k0), api::epilogue(dg, acc ? &dg : nullptr)});
+    problems.push_back(
+        {am.block(0, k0, m, k1 - k0), bm.block(0, k0, n, k1 - k0), api::epilogue(dg, acc ? &dg : nullptr)});
   }
   if (problems.empty() || m == 0 || n == 0) return;
-  kernel::GemmArgs args{.problems = problems.data(), .num_problems = int64_t(problems.size()), .config = {},
-                        .operands = {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16}, .scaled = false};
+  kernel::GemmArgs args{.problems = problems.data(),
+                        .num_problems = int64_t(problems.size()),
+                        .config = {},
+                        .operands = {tile::OperandFormat::kBF16, tile::OperandFormat::kBF16},
+                        .scaled = false};
   api::launch_gemm("legacy_k_grouped_gemm",
-                   {.m = m, .n = n, .k = std::max<int64_t>(1, k / groups), .d_bytes = int(core::itemsize(d.dtype)),
+                   {.m = m,
+                    .n = n,
+                    .k = std::max<int64_t>(1, k / groups),
+                    .d_bytes = int(core::itemsize(d.dtype)),
                     .with_accumulation = acc},
                    args);
 }

@@ -51,8 +51,8 @@ void check_scales(const TensorView& sf, const char* arg, int64_t experts, int64_
   if (!npu) api::require_host(sf, arg);
 }
 
-tile::host::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const TensorView& l1_w, const TensorView* l1_sf,
-                             const TensorView& l2_w, const TensorView* l2_sf) {
+tile::host::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const TensorView& l1_w,
+                                 const TensorView* l1_sf, const TensorView& l2_w, const TensorView* l2_sf) {
   const int bits = s.fp8 ? 4 : 16;
   tile::host::MegaMoeExpert ex;
   ex.w1 = api::matrix(api::index_leading(l1_w, e), bits, false);
@@ -66,7 +66,6 @@ tile::host::MegaMoeExpert expert(const comm::MegaMoeShape& s, int64_t e, const T
   }
   return ex;
 }
-
 
 bool debug_zero() {
   const char* v = std::getenv("DG_COMM_KERNEL_DEBUG");
@@ -119,8 +118,8 @@ void check_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& region
                     const TensorView* recv_stats, float clamp, bool npu) {
   const comm::MegaMoeShape& s = buf.shape;
   const int64_t e = s.experts_per_rank(), h = s.hidden, i = s.intermediate_hidden;
-  api::require_same_device({{"y", &y}, {"l1_weights", &l1_w}, {"l2_weights", &l2_w},
-                            {"cumulative_local_expert_recv_stats", recv_stats}});
+  api::require_same_device(
+      {{"y", &y}, {"l1_weights", &l1_w}, {"l2_weights", &l2_w}, {"cumulative_local_expert_recv_stats", recv_stats}});
   require_dtype(y, "y", {DType::kBF16});
   require_rank(y, "y", 2);
   DGA_REQUIRE(y.size(0) <= s.num_max_tokens_per_rank && y.size(1) == h, kValue, "y", "expected [T, ", h,
@@ -177,10 +176,15 @@ void plan_host(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, co
   args.y = api::mut_matrix(y);
   args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
   args.act = act;
-  const heuristics::MegaMoeConfigs configs = heuristics::select_mega_moe_configs(
-      {.tokens = y.size(0), .topk = s.num_topk, .experts = e, .hidden = s.hidden,
-       .intermediate = s.intermediate_hidden, .fp8 = s.fp8, .num_cores = runtime::planning_cores()},
-      runtime::host_arch_limits());
+  const heuristics::MegaMoeConfigs configs =
+      heuristics::select_mega_moe_configs({.tokens = y.size(0),
+                                           .topk = s.num_topk,
+                                           .experts = e,
+                                           .hidden = s.hidden,
+                                           .intermediate = s.intermediate_hidden,
+                                           .fp8 = s.fp8,
+                                           .num_cores = runtime::planning_cores()},
+                                          runtime::host_arch_limits());
   args.l1_config = configs.l1;
   args.l2_config = configs.l2;
   args.l1_fold_config = configs.l1_fold;
@@ -218,7 +222,9 @@ void mega_moe(const MegaMoeBuffer& buf, const TensorView& y, const TensorView& l
   const comm::MegaMoeRegions regions = comm::mega_moe_regions(s);
   DGA_REQUIRE(int64_t(buf.buffer_ptrs.size()) == s.num_ranks, kValue, "sym_buffer", "expected ", s.num_ranks,
               " buffer pointers (one per rank), got ", buf.buffer_ptrs.size());
-  const block::SwigluParams act{.clamp = clamp < 0 ? INFINITY : clamp, .fast_math = fast_math, .fp8_out = s.fp8,
+  const block::SwigluParams act{.clamp = clamp < 0 ? INFINITY : clamp,
+                                .fast_math = fast_math,
+                                .fp8_out = s.fp8,
                                 .interleaved = true};
   if (api::on_npu_target(y)) {  // the device's barriers: no host peer group
     check_mega_moe(buf, regions, y, l1_w, l1_sf, l2_w, l2_sf, recv_stats, clamp, true);
@@ -257,10 +263,11 @@ void validate_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   require_shape(out, "out", {m, inter});
   api::require_row_major_output(out, "out");
   const bool fp8 = out.dtype == DType::kFP8E4M3;
-  DGA_REQUIRE(fp8 == (out_sf != nullptr), kValue, "out_sf", fp8 ? "FP8 output needs out_sf" : "BF16 output takes no scales");
+  DGA_REQUIRE(fp8 == (out_sf != nullptr), kValue, "out_sf",
+              fp8 ? "FP8 output needs out_sf" : "BF16 output takes no scales");
   if (!npu)
-    for (const auto& [arg, t] : {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights},
-                                 {"out", &out}})
+    for (const auto& [arg, t] :
+         {std::pair<const char*, const TensorView*>{"h", &h}, {"topk_weights", &weights}, {"out", &out}})
       api::require_host(*t, arg);
   api::require_no_overlap(out, "out", h, "h");
   if (fp8) {
@@ -303,8 +310,10 @@ void mega_moe_swiglu(const TensorView& h, const TensorView& weights, const Tenso
   require_rank(h, "h", 2);
   const bool npu = api::on_npu_target(h);
   validate_swiglu(h, weights, out, out_sf, clamp, npu);
-  const block::SwigluParams p{.clamp = clamp < 0 ? INFINITY : clamp, .fast_math = fast_math,
-                              .fp8_out = out.dtype == DType::kFP8E4M3, .interleaved = interleaved};
+  const block::SwigluParams p{.clamp = clamp < 0 ? INFINITY : clamp,
+                              .fast_math = fast_math,
+                              .fp8_out = out.dtype == DType::kFP8E4M3,
+                              .interleaved = interleaved};
   if (h.size(0) == 0) return;
   if (npu) return api::npu_swiglu(h, weights, out, out_sf, p);
   host_swiglu(h, weights, out, out_sf, p);

@@ -56,8 +56,12 @@ MqaShape validate_operands(const MqaCall& m) {
     else api::require_dtype(*t, arg, {DType::kFP8E4M3});
   }
   const int64_t per = fp4 ? 2 : 1;
-  const MqaShape sh{.s = m.q.shape[0], .heads = m.q.shape[1], .dim = m.q.shape[2] * per, .skv = m.kv.shape[0],
-                    .fp4 = fp4, .npu = npu};
+  const MqaShape sh{.s = m.q.shape[0],
+                    .heads = m.q.shape[1],
+                    .dim = m.q.shape[2] * per,
+                    .skv = m.kv.shape[0],
+                    .fp4 = fp4,
+                    .npu = npu};
   DGA_REQUIRE(one_of(sh.heads, kHeadChoices), kValue, "q", "heads must be 8, 16, 32 or 64, got ", sh.heads);
   DGA_REQUIRE(fp4 ? one_of(sh.dim, kFp4HeadDims) : one_of(sh.dim, kFp8HeadDims), kValue, "q", "head_dim ", sh.dim,
               " is not supported in ", fp4 ? "FP4 mode (64, 128)" : "FP8 mode (32, 64, 128)");
@@ -91,8 +95,8 @@ void validate_outputs(const MqaCall& m, const MqaShape& sh) {
   DGA_REQUIRE(!(m.clean && m.compressed), kValue, "clean_logits", "must be False in compressed mode");
   for (const auto& [t, arg] : {std::pair{&m.ks, "cu_seq_len_k_start"}, std::pair{&m.ke, "cu_seq_len_k_end"}}) {
     api::require_dtype(*t, arg, {DType::kInt32});
-    DGA_REQUIRE(t->ndim == 1 && t->shape[0] == sh.s && t->is_contiguous(), kValue, arg, "expected a contiguous [",
-                sh.s, "] tensor, got ", t->shape_str());
+    DGA_REQUIRE(t->ndim == 1 && t->shape[0] == sh.s && t->is_contiguous(), kValue, arg, "expected a contiguous [", sh.s,
+                "] tensor, got ", t->shape_str());
   }
 }
 
@@ -113,8 +117,14 @@ void validate_ranges(const MqaCall& m, const MqaShape& sh) {
 }
 
 MqaShape validate(const MqaCall& m) {
-  api::require_same_device({{"q", &m.q}, {"sfq", m.sfq}, {"kv", &m.kv}, {"sfkv", &m.sfkv}, {"weights", &m.weights},
-                            {"cu_seq_len_k_start", &m.ks}, {"cu_seq_len_k_end", &m.ke}, {"logits", &m.logits}});
+  api::require_same_device({{"q", &m.q},
+                            {"sfq", m.sfq},
+                            {"kv", &m.kv},
+                            {"sfkv", &m.sfkv},
+                            {"weights", &m.weights},
+                            {"cu_seq_len_k_start", &m.ks},
+                            {"cu_seq_len_k_end", &m.ke},
+                            {"logits", &m.logits}});
   const MqaShape sh = validate_operands(m);
   validate_scales(m, sh);
   validate_outputs(m, sh);
@@ -172,17 +182,24 @@ void dispatch_npu(const MqaCall& m) {
 
 void dispatch_host(const MqaCall& m, const MqaShape& sh) {
   const MqaPlan p = plan(m, sh);
-  api::launch_mqa(&p.problem, 1, api::mqa_format(sh.fp4), sh.s * sh.heads, sh.skv, sh.dim, sh.heads,
-                  m.logits.dtype);
+  api::launch_mqa(&p.problem, 1, api::mqa_format(sh.fp4), sh.s * sh.heads, sh.skv, sh.dim, sh.heads, m.logits.dtype);
 }
 
 }  // namespace
 
 void fp8_fp4_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv, const TensorView& sfkv,
-                        const TensorView& weights, const TensorView& ks, const TensorView& ke,
-                        const TensorView& logits, bool clean, bool compressed) {
-  const MqaCall m{.q = q, .sfq = sfq, .kv = kv, .sfkv = sfkv, .weights = weights, .ks = ks, .ke = ke,
-                  .logits = logits, .clean = clean, .compressed = compressed};
+                        const TensorView& weights, const TensorView& ks, const TensorView& ke, const TensorView& logits,
+                        bool clean, bool compressed) {
+  const MqaCall m{.q = q,
+                  .sfq = sfq,
+                  .kv = kv,
+                  .sfkv = sfkv,
+                  .weights = weights,
+                  .ks = ks,
+                  .ke = ke,
+                  .logits = logits,
+                  .clean = clean,
+                  .compressed = compressed};
   const MqaShape sh = validate(m);
   if (sh.s == 0 || sh.skv == 0) return;
   if (sh.npu) return dispatch_npu(m);

@@ -36,7 +36,7 @@ namespace {
 using core::DType;
 using core::TensorView;
 
-constexpr int64_t kSyncOffset = 1024;   // the NPU sync block in the buffer's workspace (after the host header)
+constexpr int64_t kSyncOffset = 1024;  // the NPU sync block in the buffer's workspace (after the host header)
 constexpr int64_t kWorkAlign = 512;
 constexpr double kPollsPerSecond = 1e6;  // [assumed] one poll of the arrivals (a GM -> UB copy) per microsecond
 constexpr double kDefaultTimeoutS = 100;
@@ -95,8 +95,18 @@ Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int
   uint8_t* at[kParts];
   int64_t off = 0;
   for (int i = 0; i < kParts; ++i) at[i] = base + off, off += align_up(parts[i], kWorkAlign);
-  return {reinterpret_cast<int32_t*>(at[0]), reinterpret_cast<int32_t*>(at[1]), reinterpret_cast<int32_t*>(at[2]),
-          reinterpret_cast<float*>(at[3]), at[4], at[5], at[6], at[7], at[8], at[9], at[10], at[11]};
+  return {reinterpret_cast<int32_t*>(at[0]),
+          reinterpret_cast<int32_t*>(at[1]),
+          reinterpret_cast<int32_t*>(at[2]),
+          reinterpret_cast<float*>(at[3]),
+          at[4],
+          at[5],
+          at[6],
+          at[7],
+          at[8],
+          at[9],
+          at[10],
+          at[11]};
 }
 
 // UE8M0 scales of 32 K values, K-major bytes, `row_bytes` per row (as int16 pairs for the MX cube).
@@ -225,11 +235,20 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
 
   dev.launch("dga_npu_launch_mega_moe_dispatch_barrier", 1, &p, ranks);
   check_status(dev, w, buf.rank);
-  dev.launch("dga_npu_launch_mega_moe_route", 1, &p, ranks * s.num_max_tokens_per_rank * s.num_topk +
-                                                         plan.waves * plan.ring_rows);
+  dev.launch("dga_npu_launch_mega_moe_route", 1, &p,
+             ranks * s.num_max_tokens_per_rank * s.num_topk + plan.waves * plan.ring_rows);
   check_status(dev, w, buf.rank);
-  const WaveGemms g{.dev = dev, .s = s, .w = w, .y = y, .l1_w = l1_w, .l1_sf = l1_sf, .l2_w = l2_w, .l2_sf = l2_sf,
-                    .act = act, .rows = plan.ring_rows, .align = align};
+  const WaveGemms g{.dev = dev,
+                    .s = s,
+                    .w = w,
+                    .y = y,
+                    .l1_w = l1_w,
+                    .l1_sf = l1_sf,
+                    .l2_w = l2_w,
+                    .l2_sf = l2_sf,
+                    .act = act,
+                    .rows = plan.ring_rows,
+                    .align = align};
   for (int64_t wave = 0; wave < plan.waves; ++wave) {
     const int64_t first = wave * plan.experts_per_wave;
     run_wave(g, p, wave, first, std::min(plan.experts_per_wave, e - first));

@@ -41,11 +41,19 @@ PagedShape validate_query(const PagedCall& m) {
   if (!npu) api::require_host(m.q, "q");
   api::require_rank(m.q, "q", 4);
   DGA_REQUIRE(m.q.is_contiguous(), kValue, "q", "must be contiguous");
-  api::require_dtype(m.q, "q", fp4 ? std::initializer_list<DType>{DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2}
-                                   : std::initializer_list<DType>{DType::kFP8E4M3});
-  PagedShape sh{.batch = m.q.shape[0], .next_n = m.q.shape[1], .heads = m.q.shape[2],
-                .dim = m.q.shape[3] * (fp4 ? 2 : 1), .row_bytes = m.q.shape[3], .num_blocks = 0, .block_kv = 0,
-                .width = 0, .fp4 = fp4, .npu = npu};
+  api::require_dtype(m.q, "q",
+                     fp4 ? std::initializer_list<DType>{DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2}
+                         : std::initializer_list<DType>{DType::kFP8E4M3});
+  PagedShape sh{.batch = m.q.shape[0],
+                .next_n = m.q.shape[1],
+                .heads = m.q.shape[2],
+                .dim = m.q.shape[3] * (fp4 ? 2 : 1),
+                .row_bytes = m.q.shape[3],
+                .num_blocks = 0,
+                .block_kv = 0,
+                .width = 0,
+                .fp4 = fp4,
+                .npu = npu};
   DGA_REQUIRE(sh.next_n >= 1, kValue, "q", "next_n must be at least 1");
   if (fp4) {
     api::require_dtype(*m.sfq, "sfq", {DType::kInt32});
@@ -123,9 +131,14 @@ void validate_pages(const PagedCall& m, const PagedShape& sh) {
 }
 
 PagedShape validate(const PagedCall& m) {
-  api::require_same_device({{"q", &m.q}, {"sfq", m.sfq}, {"kv_cache", &m.kv_cache}, {"weights", &m.weights},
-                            {"context_lens", &m.context_lens}, {"block_table", &m.block_table},
-                            {"logits", &m.logits}, {"indices", m.indices}});
+  api::require_same_device({{"q", &m.q},
+                            {"sfq", m.sfq},
+                            {"kv_cache", &m.kv_cache},
+                            {"weights", &m.weights},
+                            {"context_lens", &m.context_lens},
+                            {"block_table", &m.block_table},
+                            {"logits", &m.logits},
+                            {"indices", m.indices}});
   PagedShape sh = validate_query(m);
   validate_cache(m, sh);
   validate_tables(m, sh);
@@ -165,7 +178,7 @@ kernel::PagedMqaProblems<kernel::HostRows> page_walk(const PagedCall& m, const P
 
 // The problem of page `pg`: its rows' column ranges stored in `plan.ranges`.
 tile::host::MqaProblem page_problem(const PagedCall& m, const PagedShape& sh, const kernel::GemmProblem& gp,
-                                const kernel::MqaPage& pg, PagedPlan& plan) {
+                                    const kernel::MqaPage& pg, PagedPlan& plan) {
   const int64_t b = pg.request, next_n = sh.next_n;
   const auto* lens = m.context_lens.as<const int32_t>();
   const uint8_t* block = m.kv_cache.as<const uint8_t>() + pg.block * m.kv_cache.strides[0];
@@ -176,20 +189,20 @@ tile::host::MqaProblem page_problem(const PagedCall& m, const PagedShape& sh, co
   const void* scales = block + sh.block_kv * sh.row_bytes;
   const int64_t logits_offset = (b * next_n * m.logits.strides[0] + pg.col0) * core::itemsize(m.logits.dtype);
   tile::host::MqaProblem pr{.q = gp.a,
-                        .kv = gp.b,
-                        .scaling = {},
-                        .out = {.weights = plan.weights.data + b * next_n * plan.weights.stride,
-                                .w_stride = plan.weights.stride,
-                                .ks = ks,
-                                .ke = ke.data(),
-                                .kv_scale = sh.fp4 ? nullptr : static_cast<const float*>(scales),
-                                .logits = static_cast<char*>(m.logits.ptr()) + logits_offset,
-                                .logits_stride = m.logits.strides[0],
-                                .logits_dtype = m.logits.dtype,
-                                .heads = sh.heads,
-                                .skv = pg.cols,
-                                .clean = m.clean,
-                                .compressed = false}};
+                            .kv = gp.b,
+                            .scaling = {},
+                            .out = {.weights = plan.weights.data + b * next_n * plan.weights.stride,
+                                    .w_stride = plan.weights.stride,
+                                    .ks = ks,
+                                    .ke = ke.data(),
+                                    .kv_scale = sh.fp4 ? nullptr : static_cast<const float*>(scales),
+                                    .logits = static_cast<char*>(m.logits.ptr()) + logits_offset,
+                                    .logits_stride = m.logits.strides[0],
+                                    .logits_dtype = m.logits.dtype,
+                                    .heads = sh.heads,
+                                    .skv = pg.cols,
+                                    .clean = m.clean,
+                                    .compressed = false}};
   if (sh.fp4) {
     const auto* sq = static_cast<const uint8_t*>(m.sfq->ptr()) + b * next_n * sh.heads * kScaleBytes;
     pr.scaling = {.enabled = true, .a = api::ue8m0_rows(sq), .b = api::ue8m0_rows(scales)};
@@ -245,8 +258,15 @@ void dispatch_npu(const PagedCall& m) {
 void fp8_fp4_paged_mqa_logits(const TensorView& q, const TensorView* sfq, const TensorView& kv_cache,
                               const TensorView& weights, const TensorView& context_lens, const TensorView& block_table,
                               const TensorView& logits, bool clean, const TensorView* indices) {
-  const PagedCall m{.q = q, .sfq = sfq, .kv_cache = kv_cache, .weights = weights, .context_lens = context_lens,
-                    .block_table = block_table, .logits = logits, .clean = clean, .indices = indices};
+  const PagedCall m{.q = q,
+                    .sfq = sfq,
+                    .kv_cache = kv_cache,
+                    .weights = weights,
+                    .context_lens = context_lens,
+                    .block_table = block_table,
+                    .logits = logits,
+                    .clean = clean,
+                    .indices = indices};
   const PagedShape sh = validate(m);
   if (sh.npu) return dispatch_npu(m);
   dispatch_host(m, sh);

@@ -27,7 +27,8 @@ void require_shape(const TensorView& t, const char* arg, std::initializer_list<i
   const bool ok = int(shape.size()) == t.ndim && std::equal(shape.begin(), shape.end(), t.shape);
   if (ok) return;
   std::string want = "[";
-  for (auto it = shape.begin(); it != shape.end(); ++it) want += (it == shape.begin() ? "" : ", ") + std::to_string(*it);
+  for (auto it = shape.begin(); it != shape.end(); ++it)
+    want += (it == shape.begin() ? "" : ", ") + std::to_string(*it);
   fail(ErrorKind::kValue, arg, "expected shape ", want, "], got ", t.shape_str());
 }
 
@@ -56,8 +57,8 @@ void require_same_device(std::initializer_list<std::pair<const char*, const Tens
       first = &p;
       continue;
     }
-    DGA_REQUIRE(p.second->device == first->second->device, kValue, p.first, "is on ", p.second->device.str(),
-                " but ", first->first, " is on ", first->second->device.str(), " (all tensors must share one device)");
+    DGA_REQUIRE(p.second->device == first->second->device, kValue, p.first, "is on ", p.second->device.str(), " but ",
+                first->first, " is on ", first->second->device.str(), " (all tensors must share one device)");
   }
 }
 
