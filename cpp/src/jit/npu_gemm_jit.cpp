@@ -74,7 +74,7 @@ std::string npu_gemm_source(const heuristics::GemmTiling& t, const std::string& 
      << "#if defined(ASCENDC_CPU_DEBUG)\n#include \"cpu_debug/instructions.h\"\n#endif\n"
      << "#include \"kernel_operator.h\"\n\n"
      << "#include \"npu_gemm_launch.hpp\"\n\n"
-     << "using Tiling = deepgemm_ascend::heuristics::StaticTiling<" << t.block_m << ", " << t.block_n << ", "
+     << "using Tiling = deepgemm_ascend::kernel::StaticTiling<" << t.block_m << ", " << t.block_n << ", "
      << t.block_k << ", " << t.l0_k << ">;\n\n"
      << "extern \"C\" __global__ __aicore__ " << (mix ? "" : "__cube__ ") << "void " << entry << "(" << k.params
      << " p) {\n"

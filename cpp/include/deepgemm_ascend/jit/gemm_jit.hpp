@@ -11,7 +11,7 @@
 namespace deepgemm_ascend::jit {
 
 // Source of the specialised entry `dga_jit_gemm_block(tile::Core*, const kernel::GemmArgs*)`.
-std::string gemm_source(const heuristics::GemmTiling& t);
+std::string gemm_source(const kernel::GemmTiling& t);
 // Include directory of the library's headers (the wheel's include/, else the source tree's).
 std::string header_dir();
 // Linker flags that resolve the library from a JIT'd shared object.

@@ -1,5 +1,5 @@
 // JIT-specialised NPU GEMM entries: the shared GEMM kernel on the NPU target, instantiated with one tile
-// configuration as constants (heuristics::StaticTiling, static_assert'ed against the Ascend 950's
+// configuration as constants (kernel::StaticTiling, static_assert'ed against the Ascend 950's
 // buffers), compiled by bisheng and launched through the ACL backend. The source is type-checked in CI
 // (scripts/check_npu.sh); NOT compiled by bisheng or run here (no CANN).
 #pragma once
