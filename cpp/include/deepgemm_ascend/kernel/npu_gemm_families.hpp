@@ -38,7 +38,9 @@
 
 // An .asc file's entries of one family (DGA_NPU_GEMM_FAMILY_<F>(DGA_NPU_GEMM_ASC_ENTRIES)): per kind the
 // __global__ kernel and its host launcher (looked up with dlsym by the ACL backend, asynchronous on
-// `stream`; block_dim counts cube cores, each with its two vector cores in a mix kernel).
+// `stream`; block_dim counts cube cores, each with its two vector cores in a mix kernel). The launch goes
+// through DGA_NPU_GEMM_LAUNCH(kernel, block_dim, stream, params), which the .asc file defines with the
+// <<<...>>> launch written out: the CPU-debug check rewrites that syntax in the .asc text only.
 #define DGA_NPU_GEMM_CORE_cube __cube__
 #define DGA_NPU_GEMM_CORE_mix
 #define DGA_NPU_GEMM_TASK_cube
@@ -50,7 +52,7 @@
     DGA_NPU_GEMM_TASK_##cores deepgemm_ascend::tile::npu::run<Elem, deepgemm_ascend::tile::npu::Scales::S>(p); \
   }                                                                                                      \
   extern "C" int DGA_NPU_GEMM_LAUNCHER(family, suffix)(uint32_t block_dim, void* stream, const Params* params) { \
-    DGA_NPU_GEMM_KERNEL(family, suffix)<<<block_dim, nullptr, stream>>>(*params);                        \
+    DGA_NPU_GEMM_LAUNCH(DGA_NPU_GEMM_KERNEL(family, suffix), block_dim, stream, *params);                \
     return 0;                                                                                            \
   }
 #define DGA_NPU_GEMM_ASC_ENTRIES(family, Elem, S, cores) \
