@@ -29,7 +29,8 @@ endif()
 
 # With CANN: every cpp/npu/*.asc (each kernel marks its type: __cube__, __vector__ or
 # __mix__(1,2)) is compiled by bisheng into libdga_npu_kernels_<arch>.so per arch of DGA_NPU_ARCHS, next to
-# the library; `target` gets the ACL runtime and the name of the kernels library of the first arch.
+# the library; `target` gets the ACL runtime and the name and arch of the kernels library of the first arch
+# (the arch the host plans with: heuristics::npu_arch).
 function(dga_add_npu_kernels target)
   include(GNUInstallDirs)
   file(GLOB kernels CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cpp/npu/*.asc)
@@ -37,6 +38,7 @@ function(dga_add_npu_kernels target)
        ${PROJECT_SOURCE_DIR}/cpp/include/deepgemm_ascend/*/*.hpp)
   set(cann "$ENV{ASCEND_HOME_PATH}")
   set(first "")
+  set(first_arch "")
   foreach(arch IN LISTS DGA_NPU_ARCHS)
     set(out ${CMAKE_BINARY_DIR}/libdga_npu_kernels_${arch}.so)
     add_custom_command(
@@ -55,10 +57,11 @@ function(dga_add_npu_kernels target)
     endif()
     if(first STREQUAL "")
       set(first "libdga_npu_kernels_${arch}.so")
+      set(first_arch "${arch}")
     endif()
   endforeach()
   find_library(DGA_ASCENDCL ascendcl HINTS "${cann}/lib64" "${cann}/runtime/lib64" REQUIRED)
   target_include_directories(${target} PRIVATE "${cann}/include" "${cann}/runtime/include")
   target_link_libraries(${target} PRIVATE ${DGA_ASCENDCL})
-  target_compile_definitions(${target} PRIVATE DGA_NPU_KERNELS_LIB="${first}")
+  target_compile_definitions(${target} PRIVATE DGA_NPU_KERNELS_LIB="${first}" DGA_NPU_KERNELS_ARCH="${first_arch}")
 endfunction()

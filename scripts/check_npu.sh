@@ -153,7 +153,8 @@ ACL
     "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -DDGA_WITH_NPU -I"$root/cpp/include" -I"$root/cpp/tests" \
       -I"$gen/acl" "$root/cpp/tests/npu/test_npu.cpp" || return 1
     "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -DDGA_WITH_NPU -DDGA_NPU_KERNELS_LIB='"k.so"' \
-      -I"$root/cpp/include" -I"$gen/acl" "$root/cpp/src/runtime/acl_backend.cpp" || return 1
+      -DDGA_NPU_KERNELS_ARCH='"dav-3510"' -I"$root/cpp/include" -I"$gen/acl" "$root/cpp/src/runtime/acl_backend.cpp" \
+      || return 1
     echo "ok    $cxx the on-device suite and the ACL backend (DGA_WITH_NPU) against the ACL calls they make"
   done
 }

@@ -55,8 +55,8 @@ __aicore__ inline kernel::GemmProblem problem_of(const DgaGemmParams& p) {
   return problem;
 }
 
-__aicore__ inline heuristics::GemmTiling tiling_of(const DgaGemmParams& p) {
-  return {p.block_m, p.block_n, p.block_k, p.l0_k, heuristics::kL1Stages, heuristics::kL0Stages};
+__aicore__ inline kernel::GemmTiling tiling_of(const DgaGemmParams& p) {
+  return {p.block_m, p.block_n, p.block_k, p.l0_k, kernel::kL1Stages, kernel::kL0Stages};
 }
 
 // masked_m / grouped_layout in device memory.
@@ -75,15 +75,15 @@ __aicore__ inline kernel::GemmArgs args_of(const DgaGemmParams& p, OperandFormat
   return args;
 }
 
-// The kernel over `problems` with tiling `t` (heuristics::GemmTiling, or a StaticTiling whose fit in the
+// The kernel over `problems` with tiling `t` (kernel::GemmTiling, or a StaticTiling whose fit in the
 // 950's buffers is checked at compile time), on the cube core; S: how scaled operands are handled.
 // Promoted (a mix kernel): the cube core runs the GEMM kernel, its vector cores the promotion.
 template <class Elem, Scales S, class Tiling, class Problems>
 __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems) {
   using T = Target<Elem, S>;
-  if constexpr (!AscendC::IsSameType<Tiling, heuristics::GemmTiling>::value) {
+  if constexpr (!AscendC::IsSameType<Tiling, kernel::GemmTiling>::value) {
     constexpr int kBits = int(value_bits<Elem>());
-    static_assert(heuristics::tiling_fits<typename T::Arch, Tiling, kBits, kBits, kBits, T::kMxScales>(),
+    static_assert(kernel::tiling_fits<typename T::Arch, Tiling, kBits, kBits, kBits, T::kMxScales>(),
                   "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
   }
   const kernel::GemmArgs args = args_of(p, operand_format<Elem>(), S != Scales::kNone);

@@ -76,7 +76,7 @@ using MqaTarget = Target<Elem, AscendC::IsSameType<Elem, fp8_e4m3fn_t>::value ? 
 template <class Elem, class Problems>
 __aicore__ inline void run_mqa(const DgaMqaParams& p, const Problems& problems) {
   using T = MqaTarget<Elem>;
-  const heuristics::GemmTiling t = tiling_of(p.gemm);
+  const kernel::GemmTiling t = tiling_of(p.gemm);
   const kernel::GemmArgs args = args_of(p.gemm, operand_format<Elem>(), true);
   if ASCEND_IS_AIC {
     typename T::Ctx ctx(t.block_m, t.block_n);

@@ -231,12 +231,12 @@ __aicore__ inline void fixpipe_to_ub(const Local<float>& ub, const Local<float>&
 }
 
 // The same tile split by rows between the UBs of both vector cores of the group (dual destination,
-// split M): rows [0, h) to vector core 0, [h, 2h) to vector core 1, h = ceil(m / 2), each at `ub` with
-// `row` values per row (at least n rounded up to 8; the L0C columns beyond n are the zero padding).
-__aicore__ inline uint32_t split_rows(uint32_t m) { return (m + 1) / 2; }
+// split M): rows [0, h) to vector core 0, [h, 2h) to vector core 1, h = arch::vector_split_rows(m), each
+// at `ub` with `row` values per row (at least n rounded up to 8; the L0C columns beyond n are the zero
+// padding).
 __aicore__ inline void fixpipe_to_ub_split(const Local<float>& ub, const Local<float>& l0c, uint32_t m, uint32_t row,
                                            uint32_t m_pad) {
-  auto p = fixpipe_params(2 * split_rows(m), row, m_pad, row);  // m must be even when split
+  auto p = fixpipe_params(2 * uint32_t(arch::vector_split_rows(m)), row, m_pad, row);  // m must be even when split
   p.dualDstCtl = 1;
   AscendC::Fixpipe<float, float, kRowMajorToUb>(ub, l0c, p);
 }

@@ -25,7 +25,7 @@ constexpr uint16_t kPromotionFree[kPromotionSlots] = {2, 3};
 struct PromotionUb {
   uint32_t rows = 0, row_values = 0;
   __aicore__ inline PromotionUb(int64_t block_m, int64_t block_n)
-      : rows(split_rows(uint32_t(block_m))), row_values(align16(uint32_t(block_n))) {}
+      : rows(uint32_t(arch::vector_split_rows(block_m))), row_values(align16(uint32_t(block_n))) {}
   __aicore__ inline uint32_t slot_bytes() const { return rows * row_values * uint32_t(sizeof(float)); }
   __aicore__ inline uint32_t slot(int s) const { return uint32_t(s) * slot_bytes(); }
   __aicore__ inline uint32_t acc() const { return kPromotionSlots * slot_bytes(); }

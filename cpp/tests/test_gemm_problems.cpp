@@ -20,7 +20,7 @@ constexpr uint16_t kPoisonBf16 = 0x7FC0;  // bf16 NaN: rows the kernel must not 
 template <class Problems>
 void run(const Problems& problems) {
   dga::kernel::GemmArgs args{};
-  args.config.tiling = {64, 64, 64, 32, dga::heuristics::kL1Stages, dga::heuristics::kL0Stages};
+  args.config.tiling = {64, 64, 64, 32, dga::kernel::kL1Stages, dga::kernel::kL0Stages};
   args.config.num_blocks = 2;
   dga::runtime::host_backend().launch("gemm_problems_test", 2, [&](dga::tile::host::Core& core) {
     dga::kernel::gemm<dga::tile::host::HostTarget>(core, args, args.config.tiling, problems);

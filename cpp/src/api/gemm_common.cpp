@@ -144,7 +144,7 @@ void print_gemm_config(const char* kernel, const heuristics::GemmDesc& desc, con
   static std::set<std::string> seen;
   const std::string key = std::string(kernel) + " " + heuristics::to_string(desc);
   std::lock_guard<std::mutex> g(mu);
-  if (seen.insert(key).second) std::cerr << "[deepgemm_ascend] " << key << " -> " << to_string(cfg) << "\n";
+  if (seen.insert(key).second) std::cerr << "[deepgemm_ascend] " << key << " -> " << heuristics::to_string(cfg) << "\n";
 }
 
 heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc) {

@@ -28,9 +28,13 @@ NpuDevice::NpuDevice(const core::TensorView& d, const char* arg)
   }
 }
 
-// The model plans for the 950's cube cores (it runs them one after the other).
+const heuristics::NpuArch& NpuDevice::arch() const {
+  return heuristics::npu_arch(model_ ? std::string(arch::Ascend950::kTarget) : runtime::npu_kernels_arch());
+}
+
+// The model plans for its arch's cube cores (it runs them one after the other).
 int NpuDevice::cube_cores() const {
-  return model_ ? arch::Ascend950::kDefaultCubeCores : runtime::npu_cube_cores(index_);
+  return model_ ? arch().default_cube_cores : runtime::npu_cube_cores(index_);
 }
 
 void NpuDevice::copy_rows(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t row_bytes,
@@ -42,7 +46,7 @@ void NpuDevice::copy_rows(void* dst, size_t dst_pitch, const void* src, size_t s
     std::memmove(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch, row_bytes);
 }
 
-int NpuDevice::vector_cores() const { return cube_cores() * arch::Ascend950::kVectorCoresPerCube; }
+int NpuDevice::vector_cores() const { return cube_cores() * arch().vector_cores_per_cube; }
 
 void NpuDevice::launch(const std::string& entry, unsigned blocks, const void* params, int64_t work) const {
   if (model_) {
@@ -66,9 +70,9 @@ void* NpuDevice::workspace(size_t bytes) const {
 
 // DGA_JIT=1 specialises the entry for the tiling on a device; the model runs the precompiled launchers
 // with the tiling in their parameters.
-void NpuDevice::launch_gemm(unsigned blocks, const void* params, const heuristics::GemmTiling& t,
-                            const std::string& family, const std::string& kind, int64_t macs) const {
-  const std::string entry = "dga_npu_launch_gemm_" + family + (kind.empty() ? "" : "_" + kind);
+void NpuDevice::launch_gemm(unsigned blocks, const void* params, const kernel::GemmTiling& t,
+                            kernel::NpuGemmFamily family, kernel::NpuGemmKind kind, int64_t macs) const {
+  const std::string entry = kernel::npu_gemm_symbols(family, kind).launcher;
   if (model_) {
     const int64_t budget = runtime::npu_model_max_macs();
     DGA_REQUIRE(macs <= budget, kNotImplemented, "npu-model", entry, " would run ", macs,

@@ -9,6 +9,8 @@
 
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_heuristics.hpp"
+#include "deepgemm_ascend/heuristics/npu_arch.hpp"
+#include "deepgemm_ascend/kernel/npu_gemm_families.hpp"
 
 namespace deepgemm_ascend::api {
 
@@ -21,13 +23,16 @@ class NpuDevice {
   NpuDevice(const core::TensorView& d, const char* arg);
 
   bool model() const { return model_; }
+  // The arch the launches run on, which every plan for them takes: the kernels library's arch on a device,
+  // the Ascend 950 on the instruction model.
+  const heuristics::NpuArch& arch() const;
   int cube_cores() const;
   // rows x row_bytes from src to dst (ordered before later launches on the device's stream).
   void copy_rows(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t row_bytes, size_t rows) const;
-  // Launcher dga_npu_launch_gemm_<family>[_<kind>] on `blocks` cores; `macs` bounds the multiply-adds (the
-  // model refuses launches above runtime::npu_model_max_macs()).
-  void launch_gemm(unsigned blocks, const void* params, const heuristics::GemmTiling& t, const std::string& family,
-                   const std::string& kind, int64_t macs) const;
+  // The launcher of (family, kind) (kernel/npu_gemm_families.hpp) on `blocks` cores; `macs` bounds the
+  // multiply-adds (the model refuses launches above runtime::npu_model_max_macs()).
+  void launch_gemm(unsigned blocks, const void* params, const kernel::GemmTiling& t, kernel::NpuGemmFamily family,
+                   kernel::NpuGemmKind kind, int64_t macs) const;
   // Vector cores of the device (AIV-only kernels take one block per vector core).
   int vector_cores() const;
   // Launcher `entry` (dga_npu_launch_<kernel>) on `blocks` cores; `work` bounds its element operations

@@ -38,9 +38,10 @@ DgaMatrix device_matrix(const char* arg, const layout::MutMatrixRef& m) {
                                                       .bits = m.bits});
 }
 
-// The NPU kernel family of a GEMM: its launcher's symbol prefix, operand bits and scale handling.
+// The NPU kernel family of a GEMM (its launchers: kernel/npu_gemm_families.hpp), operand bits and scale
+// handling.
 struct NpuKernel {
-  std::string family;  // launcher dga_npu_launch_gemm_<family>[_masked|_contiguous|_k_grouped]
+  kernel::NpuGemmFamily family = kernel::NpuGemmFamily::bf16;
   int bits = 16;
   bool mx = false;
   int64_t promote_k = 0;  // fp32 block scales: promoted per K block on the vector cores
@@ -60,9 +61,8 @@ constexpr int64_t kPromoteK = kBlockGranK;
 // bf16 output) in half bytes: plus one fp32 column scale per column, at most half a byte per value since
 // a vector core holds at least 8 of the tile's rows.
 constexpr int64_t kPromotionUbHalfBytesPerValue = 2 * (4 + 4 + 4 + 2) + 1;
-// The shortest column run the promotion scales with one scalar (32 B of fp32).
-constexpr int64_t kScaleRun = arch::Ascend950::kUBAlign / int64_t(sizeof(float));
-constexpr int64_t kVectorCoresPerGroup = arch::Ascend950::kVectorCoresPerCube;
+// The shortest column run the promotion scales with one scalar (one UB run of fp32).
+int64_t scale_run(const heuristics::NpuArch& arch) { return arch.ub_align / int64_t(sizeof(float)); }
 
 DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
   const auto base = uint64_t(reinterpret_cast<uintptr_t>(s.base));
@@ -82,7 +82,7 @@ DgaScales device_scales(const char* arg, const layout::ScaleRef& s) {
 }
 
 // FP32 block scales: the mix kernel that promotes on the vector cores.
-NpuKernel promoted_kernel(const block::Operands& ops, const block::Scaling& sc) {
+NpuKernel promoted_kernel(const heuristics::NpuArch& arch, const block::Operands& ops, const block::Scaling& sc) {
   using F = tile::OperandFormat;
   DGA_REQUIRE(!sc.a.ue8m0 && !sc.b.ue8m0, kNotImplemented, sc.a.ue8m0 ? "sfa" : "sfb",
               "the NPU kernels take float32 scales for both operands or UE8M0 for both");
@@ -91,14 +91,14 @@ NpuKernel promoted_kernel(const block::Operands& ops, const block::Scaling& sc) 
   DGA_REQUIRE(sc.a.gran_k == kPromoteK && sc.b.gran_k == kPromoteK, kNotImplemented, "recipe",
               "float32 scales are promoted per ", kPromoteK, " K values on the NPU, got gran_k ", sc.a.gran_k, " / ",
               sc.b.gran_k);
-  DGA_REQUIRE(sc.b.gran_mn % kScaleRun == 0 || sc.b.gran_mn == 1, kNotImplemented, "recipe",
-              "the NPU's vector promotion takes B scales constant over a multiple of ", kScaleRun,
+  DGA_REQUIRE(sc.b.gran_mn % scale_run(arch) == 0 || sc.b.gran_mn == 1, kNotImplemented, "recipe",
+              "the NPU's vector promotion takes B scales constant over a multiple of ", scale_run(arch),
               " columns or one per column, got gran_n ", sc.b.gran_mn);
   DGA_REQUIRE(sc.b.gran_mn != 1 || sc.b.mn_stride == 1, kValue, "sfb",
               "per-column float32 scales must be MN-major on the NPU (unit stride along N: the vector cores load "
               "a K block's column scales as one run), got strides (", sc.b.mn_stride, ", ", sc.b.k_stride,
               "); utils.get_mn_major_tma_aligned_tensor makes them so");
-  return {"fp8_block", 8, false, kPromoteK};
+  return {kernel::NpuGemmFamily::fp8_block, 8, false, kPromoteK};
 }
 
 // D = C (or 0) for K == 0: a device copy of C's rows, or the fp32 zero fill (dev null: the checks only).
@@ -117,10 +117,11 @@ void npu_empty_k(const NpuDevice* dev, const core::TensorView& d, const core::Te
 
 // Checks the operands and scales an NPU kernel takes and names its family.
 // k_major: both operands have unit stride along K.
-NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64_t k, bool k_major = true) {
+NpuKernel npu_kernel(const heuristics::NpuArch& arch, const block::Operands& ops, const block::Scaling& sc, int64_t k,
+                     bool k_major = true) {
   using F = tile::OperandFormat;
-  if (!sc.enabled) return {"bf16", 16, false};
-  if (!sc.a.ue8m0 || !sc.b.ue8m0) return promoted_kernel(ops, sc);
+  if (!sc.enabled) return {kernel::NpuGemmFamily::bf16, 16, false};
+  if (!sc.a.ue8m0 || !sc.b.ue8m0) return promoted_kernel(arch, ops, sc);
   const auto mx_operand = [](F f) { return f == F::kE4M3 || f == F::kE2M1; };
   DGA_REQUIRE(mx_operand(ops.a) && mx_operand(ops.b), kNotImplemented, mx_operand(ops.a) ? "b" : "a",
               "the NPU MX kernels take float8_e4m3fn or packed FP4 operands; e5m2 has no NPU kernel yet");
@@ -132,9 +133,11 @@ NpuKernel npu_kernel(const block::Operands& ops, const block::Scaling& sc, int64
   DGA_REQUIRE(!any_fp4 || k_major, kNotImplemented, ops.a == F::kE2M1 ? "a" : "b",
               "packed FP4 operands must be K-major on the NPU (the DMA moves bytes, so MN-packed nibbles cannot "
               "become the cube's K-packed layout)");
-  if (ops.a == ops.b) return {ops.a == F::kE2M1 ? "fp4_mx" : "fp8_mx", ops.a == F::kE2M1 ? 4 : 8, true};
+  if (ops.a == ops.b)
+    return {ops.a == F::kE2M1 ? kernel::NpuGemmFamily::fp4_mx : kernel::NpuGemmFamily::fp8_mx, ops.a == F::kE2M1 ? 4 : 8,
+            true};
   // The 950's MX cube pairs fp8 with fp8 and fp4 with fp4: FP8 x FP4 widens the FP4 operand to e4m3 (exact).
-  NpuKernel kern{"fp8_mx", 8, true};
+  NpuKernel kern{kernel::NpuGemmFamily::fp8_mx, 8, true};
   kern.widen_a = ops.a == F::kE2M1, kern.widen_b = ops.b == F::kE2M1;
   return kern;
 }
@@ -168,14 +171,15 @@ int64_t widened_bytes(const NpuKernel& kern, int64_t a_values, int64_t b_values)
   return layout::align_up(v, kWorkspaceAlign);
 }
 
-heuristics::GemmConfig npu_config(int64_t m, int64_t n, int64_t k, int d_bytes, int cores, const NpuKernel& kern) {
+// The config of a launch on `arch` (the launch's device's: NpuDevice::arch).
+heuristics::GemmConfig npu_config(const heuristics::NpuArch& arch, int64_t m, int64_t n, int64_t k, int d_bytes,
+                                  int cores, const NpuKernel& kern) {
   namespace h = heuristics;
   h::GemmDesc desc = h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx);
   desc.promote_k = kern.promote_k;
   if (kern.promote_k > 0)
-    desc.max_tile_values =
-        int64_t(arch::Ascend950::kUBBytes) * 2 * kVectorCoresPerGroup / kPromotionUbHalfBytesPerValue;
-  return h::select_gemm_config(desc, h::ArchLimits::of<arch::Ascend950>());
+    desc.max_tile_values = arch.ub_bytes * 2 * arch.vector_cores_per_cube / kPromotionUbHalfBytesPerValue;
+  return h::select_gemm_config(desc, arch.limits);
 }
 
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,
@@ -193,11 +197,13 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
                          bool psum, const core::TensorView& grouped_layout, const core::TensorView& d) {
   const NpuDevice dev(d, "d");
   const NpuKernel kern =
-      npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
+      npu_kernel(dev.arch(), ops, problems.scaling, problems.a.cols,
+                 problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.a.rows == 0) return;
   const int cores = dev.cube_cores();
   // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
-  const heuristics::GemmConfig cfg = npu_config(problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
+  const heuristics::GemmConfig cfg =
+      npu_config(dev.arch(), problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
   const int64_t k = problems.a.cols;
   const int64_t wide = widened_bytes(kern, problems.a.rows * k, problems.groups * problems.b.rows * k);
   void* ws = wide > 0 ? dev.workspace(size_t(wide)) : nullptr;
@@ -208,7 +214,7 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
   const DgaContiguousGemmParams p{gemm_params(a, b, problems.e.d, problems.scaling, d.dtype, false, cfg),
                                   b_group, problems.groups, problems.align, problems.sfb_group,
                                   uint64_t(reinterpret_cast<uintptr_t>(grouped_layout.ptr())), psum ? 1 : 0};
-  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "contiguous",
+  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, kernel::NpuGemmKind::contiguous,
                   problems.a.rows * problems.b.rows * problems.a.cols);
 }
 
@@ -216,13 +222,14 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
                      const core::TensorView* masked_m, const core::TensorView& d, int64_t expected_m) {
   const NpuDevice dev(d, "d");
   const NpuKernel kern =
-      npu_kernel(ops, problems.scaling, problems.a.cols, problems.a.col_stride == 1 && problems.b.col_stride == 1);
+      npu_kernel(dev.arch(), ops, problems.scaling, problems.a.cols,
+                 problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.groups == 0 || problems.a.rows == 0 || problems.b.rows == 0) return;
   DGA_REQUIRE(problems.a.cols != 0, kNotImplemented, "a", "K == 0 on the NPU target");
   const int cores = dev.cube_cores();
   // The tiles depend on masked_m, which only the kernel reads: every core takes part.
   const heuristics::GemmConfig cfg =
-      npu_config(expected_m, problems.b.rows, problems.a.cols, int(core::itemsize(d.dtype)), cores, kern);
+      npu_config(dev.arch(), expected_m, problems.b.rows, problems.a.cols, int(core::itemsize(d.dtype)), cores, kern);
   const int64_t k = problems.a.cols, g = problems.groups;
   void* ws = kern.widen_a || kern.widen_b
                  ? dev.workspace(size_t(widened_bytes(kern, g * problems.a.rows * k, g * problems.b.rows * k)))
@@ -235,15 +242,15 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
                               a_group,            b_group,            problems.d_group,
                               problems.groups,    problems.sfa_group, problems.sfb_group,
                               masked_m ? uint64_t(reinterpret_cast<uintptr_t>(masked_m->ptr())) : 0};
-  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "masked",
+  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, kernel::NpuGemmKind::masked,
                   problems.groups * problems.a.rows * problems.b.rows * problems.a.cols);
 }
 
 void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
                         const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c) {
   const NpuDevice dev(d, "d");
-  const NpuKernel kern = npu_kernel(ops, problems.scaling, problems.align);
-  DGA_REQUIRE(kern.family != "fp4_mx" && !kern.widen_a && !kern.widen_b, kNotImplemented, "a",
+  const NpuKernel kern = npu_kernel(dev.arch(), ops, problems.scaling, problems.align);
+  DGA_REQUIRE(kern.family != kernel::NpuGemmFamily::fp4_mx && !kern.widen_a && !kern.widen_b, kNotImplemented, "a",
               "K-grouped GEMMs with FP4 operands have no NPU kernel");
   const int cores = dev.cube_cores();
   const int64_t m = problems.a.rows, n = problems.b.rows;
@@ -255,11 +262,13 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   if (m == 0 || n == 0 || problems.a.cols == 0) return;
   // The groups' K sizes are only known to the kernel: plan for the mean.
   const heuristics::GemmConfig cfg =
-      npu_config(m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores, kern);
+      npu_config(dev.arch(), m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores,
+                 kern);
   const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
                                 problems.d_group, problems.groups, problems.align,
                                 uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
-  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, "k_grouped", m * n * problems.a.cols);
+  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, kernel::NpuGemmKind::k_grouped,
+                  m * n * problems.a.cols);
 }
 
 void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) {
@@ -375,7 +384,8 @@ core::TensorView fp32_view(const core::TensorView& like, void* data, int64_t row
 // One dense launch (K > 0; D fp32, or no C).
 void launch_dense(const NpuDevice& dev, const NpuKernel& kern, const GemmShape& s, const kernel::GemmProblem& problem,
                   const core::TensorView& d, const core::TensorView* c) {
-  const heuristics::GemmConfig cfg = npu_config(s.m, s.n, s.k, int(core::itemsize(d.dtype)), dev.cube_cores(), kern);
+  const heuristics::GemmConfig cfg =
+      npu_config(dev.arch(), s.m, s.n, s.k, int(core::itemsize(d.dtype)), dev.cube_cores(), kern);
   const DgaGemmParams p =
       gemm_params(problem.a, problem.b, problem.epilogue.d, problem.scaling, d.dtype, c != nullptr, cfg);
   if (c != nullptr && c->ptr() != d.ptr()) {  // upstream: D is first overwritten with C, then accumulated into
@@ -383,7 +393,7 @@ void launch_dense(const NpuDevice& dev, const NpuKernel& kern, const GemmShape& 
     dev.copy_rows(d.ptr(), size_t(d.stride(0)) * item, c->ptr(), size_t(c->stride(0)) * item, size_t(s.n) * item,
                   size_t(s.m));
   }
-  dev.launch_gemm(unsigned(cfg.num_blocks), &p, cfg.tiling, kern.family, "", s.m * s.n * s.k);
+  dev.launch_gemm(unsigned(cfg.num_blocks), &p, cfg.tiling, kern.family, kernel::NpuGemmKind::dense, s.m * s.n * s.k);
 }
 
 }  // namespace
@@ -402,7 +412,7 @@ core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, 
 void npu_gemm_check(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
                     const core::TensorView& d, const core::TensorView* c) {
   const NpuDevice dev(d, "d");
-  npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
+  npu_kernel(dev.arch(), ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
   if (s.k == 0) return npu_empty_k(nullptr, d, c);
   device_matrix("a", problem.a);
@@ -413,7 +423,8 @@ void npu_gemm_check(const GemmShape& s, const kernel::GemmProblem& problem, cons
 void npu_gemm(const GemmShape& s, const kernel::GemmProblem& problem, const block::Operands& ops,
               const core::TensorView& d, const core::TensorView* c) {
   const NpuDevice dev(d, "d");
-  const NpuKernel kern = npu_kernel(ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
+  const NpuKernel kern =
+      npu_kernel(dev.arch(), ops, problem.scaling, s.k, problem.a.col_stride == 1 && problem.b.col_stride == 1);
   if (s.m == 0 || s.n == 0) return;
   if (s.k == 0) return npu_empty_k(&dev, d, c);
   // One workspace: the e4m3 copy of an FP4 operand (FP8 x FP4), then the fp32 sum of a bf16 D with C.

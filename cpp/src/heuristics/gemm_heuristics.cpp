@@ -22,27 +22,14 @@ constexpr int64_t kBlockMN[] = {16, 32, 64, 128, 256, 512};  // up to ArchLimits
 constexpr int64_t kLargestMultiple = 256;  // set_block_size_multiple_of's range (upstream's block sizes)
 constexpr int64_t kBlockK[] = {64, 128, 256, 512};
 constexpr int64_t kL0K[] = {16, 32, 64, 128, 256, 512};
-constexpr int kStages = 2;  // double buffering on L1 and L0
 using core::kFp32Bytes;
 constexpr double kModelTie = 0.01;  // predicted times closer than 1 % are a tie
-
-uint64_t bytes_of(int64_t rows, int64_t cols, int bits) { return uint64_t(rows * cols * bits / 8); }
 }  // namespace
 
 BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
-  const int64_t bm = align_up(t.block_m, kFractalRows), bn = align_up(t.block_n, kFractalRows);
-  BufferUsage u;
-  // Must match BlockMmad's carving: A then B in one L1 stage, B's start aligned.
-  const uint64_t a = bytes_of(bm, t.block_k, d.a_bits);
-  // MX scales: per 16-row block one 32 B unit per kMxBaseK of K (block::mx_scale_bytes).
-  const uint64_t scales = d.mx_scales ? uint64_t((bm + bn) * ceil_div(t.block_k, int64_t(arch::MxFormat::kMxBaseK)) *
-                                                 arch::MxFormat::kMxScalesPerPack)
-                                      : 0;
-  u.l1 = uint64_t(t.l1_stages) * (a + bytes_of(bn, t.block_k, d.b_bits) + scales);
-  u.l0a = uint64_t(t.l0_stages) * bytes_of(bm, t.l0_k, d.l0_bits);
-  u.l0b = uint64_t(t.l0_stages) * bytes_of(bn, t.l0_k, d.l0_bits);
-  u.l0c = uint64_t(bm * bn * kFp32Bytes);
-  return u;
+  // The kernel's own carving (BlockMmad carves its buffers by it), with both L0 operands at l0_bits.
+  const kernel::Carving c = kernel::carving(t, {d.a_bits, d.b_bits, d.l0_bits, d.l0_bits, d.mx_scales});
+  return {uint64_t(c.l1_total()), uint64_t(c.l0a_total()), uint64_t(c.l0b_total()), uint64_t(c.l0c)};
 }
 
 namespace {
@@ -133,8 +120,8 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
       prev_bn = bn;
       for (int64_t bk : kBlockK)
         for (int64_t l0k : kL0K) {
-          const GemmTiling t{.block_m = bm, .block_n = bn, .block_k = bk, .l0_k = l0k, .l1_stages = kStages,
-                             .l0_stages = kStages};
+          const GemmTiling t{.block_m = bm, .block_n = bn, .block_k = bk, .l0_k = l0k, .l1_stages = kL1Stages,
+                             .l0_stages = kL0Stages};
           if (!fits(t, d, arch)) continue;
           const double s = score(t, d, arch);
           // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than

@@ -39,6 +39,7 @@ void npu_copy_rows_async(int, void*, size_t, const void*, size_t, size_t, size_t
   core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason());
 }
 int npu_cube_cores(int) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
+std::string npu_kernels_arch() { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 void* npu_workspace(int, void*, size_t) { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 int npu_ipc_pid() { core::fail(core::ErrorKind::kRuntime, "device", npu_unavailable_reason()); }
 std::string npu_ipc_export(int, void*, size_t, const std::vector<int>&) {
@@ -95,6 +96,8 @@ std::string npu_unavailable_reason() {
   if (!acl_ready()) return "aclInit failed: " + acl_message();
   return npu_device_count() > 0 ? "" : "ACL sees no NPU device";
 }
+
+std::string npu_kernels_arch() { return DGA_NPU_KERNELS_ARCH; }
 
 int npu_cube_cores(int device) {
   int64_t v = 0;

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "deepgemm_ascend/core/macros.hpp"
+
 namespace deepgemm_ascend::arch {
 
 struct CubeFormat {
@@ -27,6 +29,11 @@ struct CubeFormat {
   static constexpr int kCrossCoreFlags = 16;
   static constexpr int kCrossCoreMaxPending = 15;
 };
+
+// A mix kernel's tile goes from L0C to the two vector cores of its cube core split by rows (the Fixpipe's
+// dual destination, split M): the first vector_split_rows(rows) = ceil(rows / 2) rows to the first, the
+// rest to the second. The cube side (its Fixpipe) and the vector side (the rows each core owns) read it here.
+DGA_HOST_DEVICE constexpr int64_t vector_split_rows(int64_t rows) { return (rows + 1) / 2; }
 
 // MX (microscaled) operands: one UE8M0 scale per 32 K values, two K-adjacent scales per 16-bit
 // element, K tiles in multiples of 64 (§5).

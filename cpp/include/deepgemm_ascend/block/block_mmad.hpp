@@ -19,9 +19,9 @@
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/macros.hpp"
-#include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
+#include "deepgemm_ascend/kernel/tiling.hpp"
 #include "deepgemm_ascend/layout/scale_ref.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/tile/operand.hpp"
@@ -46,38 +46,22 @@ struct Scaling {
 };
 
 using Mx = arch::MxFormat;
-// Bytes of the UE8M0 scales of `rows` x k values in L1 or L0: per 16-row block, one 32 B unit (16 rows x
-// a K-adjacent pair of scales) per kMxBaseK values of K (shared/reference/ascend950.md §5).
-DGA_HOST_DEVICE int64_t mx_scale_bytes(int64_t rows, int64_t k) {
-  return layout::align_up(rows, tile::kCubeBlock) * layout::ceil_div(k, int64_t(Mx::kMxBaseK)) * Mx::kMxScalesPerPack;
+
+// The L1 and L0 tiles of one K step for `ops` (kernel/tiling.hpp's carving, with the target's L0 widths).
+template <class Target, class Tiling>
+DGA_DEVICE kernel::Carving carving_of(const Tiling& t, const Operands& ops) {
+  return kernel::carving(t, {tile::operand_bits(ops.a), tile::operand_bits(ops.b), Target::l0_bits(ops.a),
+                             Target::l0_bits(ops.b), Target::kMxScales});
 }
 
-// Bytes of one L1 stage: the A tile, the B tile, then (MX) the scales of A and of B.
-struct L1Carving {
-  uint32_t a_bytes = 0, b_bytes = 0, sa_bytes = 0, sb_bytes = 0;
-  template <class Tiling>
-  DGA_HOST_DEVICE static L1Carving of(const Tiling& t, const Operands& ops, bool mx) {
-    return {uint32_t(layout::NzGeometry::fit(t.block_m, t.block_k, tile::operand_bits(ops.a)).bytes()),
-            uint32_t(layout::NzGeometry::fit(t.block_n, t.block_k, tile::operand_bits(ops.b)).bytes()),
-            mx ? uint32_t(mx_scale_bytes(t.block_m, t.block_k)) : 0u,
-            mx ? uint32_t(mx_scale_bytes(t.block_n, t.block_k)) : 0u};
-  }
-  DGA_HOST_DEVICE uint32_t bytes() const { return a_bytes + b_bytes + sa_bytes + sb_bytes; }
-};
-
-// Bytes of one L0 operand tile of `rows` x k values of `bits` bits.
-DGA_HOST_DEVICE uint32_t l0_tile_bytes(int64_t rows, int64_t k, int bits) {
-  return uint32_t(layout::align_up(rows, tile::kCubeBlock) * k * bits / 8);
-}
-
-// Tiling: heuristics::GemmTiling (run-time config) or a heuristics::StaticTiling (compile-time).
-template <class Target, class Tiling = heuristics::GemmTiling>
+// Tiling: kernel::GemmTiling (run-time config) or a kernel::StaticTiling (compile-time).
+template <class Target, class Tiling = kernel::GemmTiling>
 class BlockMmad {
   using Ctx = typename Target::Ctx;
   using Tile = typename Target::Tile;
-  using L1Ring = typename Target::template Ring<heuristics::kL1Stages, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
+  using L1Ring = typename Target::template Ring<kernel::kL1Stages, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
   static constexpr bool kPrefetch = L1Ring::kStages > 1;
-  using L0Ring = typename Target::template Ring<heuristics::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
+  using L0Ring = typename Target::template Ring<kernel::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
   static constexpr bool kMx = Target::kMxScales;
   // K granule of an L0 step: the cube block, or a whole pair of MX scale blocks.
   static constexpr int64_t kKGranule = kMx ? int64_t(Mx::kMxBaseK) : int64_t(tile::kCubeBlock);
@@ -87,12 +71,9 @@ class BlockMmad {
       : ctx_(ctx),
         t_(t),
         ops_(ops),
-        carve_(L1Carving::of(t, ops, kMx)),
-        l1_(ctx, {{tile::Pos::kL1, carve_.bytes()}}, "l1"),
-        l0_(ctx,
-            {{tile::Pos::kL0A, l0_tile_bytes(t.block_m, t.l0_k, Target::l0_bits(ops.a))},
-             {tile::Pos::kL0B, l0_tile_bytes(t.block_n, t.l0_k, Target::l0_bits(ops.b))}},
-            "l0") {}
+        carve_(carving_of<Target>(t, ops)),
+        l1_(ctx, {{tile::Pos::kL1, uint32_t(carve_.l1_stage())}}, "l1"),
+        l0_(ctx, {{tile::Pos::kL0A, uint32_t(carve_.l0a)}, {tile::Pos::kL0B, uint32_t(carve_.l0b)}}, "l0") {}
 
   // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the rows of a and b in
   // the scale tensors of `scaling` (ignored when not enabled; required with MX scales).
@@ -132,8 +113,8 @@ class BlockMmad {
     // Both operands share one stage and one K walk, so they are padded to the same K.
     s.a_g.cols_pad = s.b_g.cols_pad = layout::imax(s.a_g.cols_pad, s.b_g.cols_pad);
     const Tile& l1 = l1_.acquire();
-    Target::copy_gm_to_l1(ctx_, Target::sub(l1, 0, carve_.a_bytes), s.a_g, c.a.block(0, k0, c.a.rows, kn));
-    Target::copy_gm_to_l1b(ctx_, Target::sub(l1, carve_.a_bytes, carve_.b_bytes), s.b_g,
+    Target::copy_gm_to_l1(ctx_, l1_a(l1), s.a_g, c.a.block(0, k0, c.a.rows, kn));
+    Target::copy_gm_to_l1b(ctx_, l1_b(l1), s.b_g,
                           c.b.block(0, k0, c.b.rows, kn));
     if constexpr (kMx) {
       const int64_t pairs = layout::ceil_div(kn, int64_t(Mx::kMxBaseK)), kb = k0 / Mx::kMxBlockK;
@@ -144,11 +125,16 @@ class BlockMmad {
     return s;
   }
 
-  // MX: the scale tiles of an L1 stage, and the scale pairs along K each holds per 16-row block.
-  DGA_DEVICE Tile scales_a(const Tile& l1) const { return Target::sub(l1, carve_.a_bytes + carve_.b_bytes, carve_.sa_bytes); }
-  DGA_DEVICE Tile scales_b(const Tile& l1) const {
-    return Target::sub(l1, carve_.a_bytes + carve_.b_bytes + carve_.sa_bytes, carve_.sb_bytes);
+  // The parts of an L1 stage, as carved: the A tile, the B tile, (MX) the scale tiles of A and of B.
+  DGA_DEVICE Tile l1_a(const Tile& l1) const { return Target::sub(l1, 0, uint32_t(carve_.l1_a)); }
+  DGA_DEVICE Tile l1_b(const Tile& l1) const { return Target::sub(l1, uint32_t(carve_.l1_a), uint32_t(carve_.l1_b)); }
+  DGA_DEVICE Tile scales_a(const Tile& l1) const {
+    return Target::sub(l1, uint32_t(carve_.l1_a + carve_.l1_b), uint32_t(carve_.l1_sa));
   }
+  DGA_DEVICE Tile scales_b(const Tile& l1) const {
+    return Target::sub(l1, uint32_t(carve_.l1_a + carve_.l1_b + carve_.l1_sa), uint32_t(carve_.l1_sb));
+  }
+  // MX: the scale pairs along K each scale tile holds per 16-row block.
   DGA_DEVICE int64_t l1_pairs() const { return layout::ceil_div(int64_t(t_.block_k), int64_t(Mx::kMxBaseK)); }
 
   // Columns [k, k + kp) of the step's A and B into an L0 stage (with their MX scales, or folding the scales
@@ -165,7 +151,7 @@ class BlockMmad {
   }
 
   DGA_DEVICE void compute_l1(const Tile_& c, const L1Step& s, const Tile& l1, bool first) {
-    const Tile l1a = Target::sub(l1, 0, carve_.a_bytes), l1b = Target::sub(l1, carve_.a_bytes, carve_.b_bytes);
+    const Tile l1a = l1_a(l1), l1b = l1_b(l1);
     // Valid K of this step rounded to the K granule: padding beyond it is zero and need not be multiplied.
     const int64_t k_end = layout::align_up(layout::imin(t_.block_k, c.a.cols - s.k0), kKGranule);
     for (int64_t k = 0; k < k_end; k += t_.l0_k) {
@@ -188,7 +174,7 @@ class BlockMmad {
   Ctx& ctx_;
   Tiling t_;
   Operands ops_;
-  L1Carving carve_;
+  kernel::Carving carve_;
   L1Ring l1_;
   L0Ring l0_;
 };

@@ -1,11 +1,15 @@
-// Maps a linear tile index onto (m, n) tile coordinates in serpentine bands, so that consecutive
-// tiles of a core (and neighbouring cores) share A rows or B columns in cache / L2.
+// The order of a GEMM's output tiles: GemmScheduler maps a linear tile index onto (m, n) tile coordinates
+// in serpentine bands, so that consecutive tiles of a core (and neighbouring cores) share A rows or B
+// columns in cache / L2; TileWalk deals the tiles of a list of problems to the blocks (the cube cores and,
+// of a mix kernel, the vector cores, which must walk the cube's order); vector_core_rows splits a tile's
+// rows between the two vector cores of a cube core.
 #pragma once
 
 #include <cstdint>
 
+#include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/macros.hpp"
-#include "deepgemm_ascend/heuristics/gemm_config.hpp"
+#include "deepgemm_ascend/kernel/tiling.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/tile/cube_format.hpp"
 
@@ -40,7 +44,7 @@ DGA_DEVICE RowRange contiguous_share(int64_t count, int64_t block, int64_t block
 
 class GemmScheduler {
  public:
-  DGA_DEVICE GemmScheduler(int64_t m, int64_t n, int64_t block_m, int64_t block_n, heuristics::Swizzle s)
+  DGA_DEVICE GemmScheduler(int64_t m, int64_t n, int64_t block_m, int64_t block_n, kernel::Swizzle s)
       : m_(m), n_(n), block_m_(block_m), block_n_(block_n), m_tiles_(layout::ceil_div(m, block_m)),
         n_tiles_(layout::ceil_div(n, block_n)), swizzle_(s) {}
 
@@ -71,7 +75,42 @@ class GemmScheduler {
  private:
   int64_t m_, n_, block_m_, block_n_;
   int64_t m_tiles_, n_tiles_;
-  heuristics::Swizzle swizzle_;
+  kernel::Swizzle swizzle_;
 };
+
+// The tiles of a list of problems one block (of `blocks`) computes, in the order every side of a kernel
+// walks them: per problem, begin(m, n), then span() while more(), next().
+//   for (p...) for (walk.begin(m_p, n_p); walk.more(); walk.next()) use(walk.span());
+class TileWalk {
+ public:
+  DGA_DEVICE TileWalk(int64_t block_m, int64_t block_n, kernel::Swizzle s, int64_t block, int64_t blocks)
+      : block_m_(block_m), block_n_(block_n), swizzle_(s), block_(block), blocks_(blocks),
+        sched_(0, 0, block_m, block_n, s) {}
+
+  // Starts the next problem, of m x n outputs (the tiles of the previous one are counted before it).
+  DGA_DEVICE void begin(int64_t m, int64_t n) {
+    first_ += sched_.num_tiles();
+    sched_ = GemmScheduler(m, n, block_m_, block_n_, swizzle_);
+    i_ = first_tile_of_block(first_, block_, blocks_);
+  }
+  DGA_DEVICE bool more() const { return i_ < sched_.num_tiles(); }
+  DGA_DEVICE void next() { i_ += blocks_; }
+  DGA_DEVICE TileSpan span() const { return sched_.span(i_); }
+
+ private:
+  int64_t block_m_, block_n_;
+  kernel::Swizzle swizzle_;
+  int64_t block_, blocks_;
+  GemmScheduler sched_;
+  int64_t first_ = 0;  // global index of the current problem's first tile
+  int64_t i_ = 0;      // the current tile, in the problem
+};
+
+// Rows of a tile of `rows` that vector core `sub` (0 or 1) of its cube core receives, relative to the
+// tile's first row (arch::vector_split_rows).
+DGA_HOST_DEVICE constexpr RowRange vector_core_rows(int64_t rows, int64_t sub) {
+  const int64_t half = arch::vector_split_rows(rows), begin = sub * half;
+  return {begin, begin + layout::imax(layout::imin(rows - begin, half), 0)};
+}
 
 }  // namespace deepgemm_ascend::block

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "deepgemm_ascend/kernel/tiling.hpp"
+
 namespace deepgemm_ascend::heuristics {
 
 struct GemmDesc {
@@ -22,50 +24,14 @@ struct GemmDesc {
   int64_t max_tile_values = 0;
 };
 
-// Stages of the GEMM's L1 and L0 rings (double buffering): compile-time, the rings' event ids are.
-inline constexpr int kL1Stages = 2;
-inline constexpr int kL0Stages = 2;
-
-// L1 tile = block_m x block_n x block_k; L0 tiles = block_m x l0_k (A) and l0_k x block_n (B).
-struct GemmTiling {
-  int64_t block_m = 0, block_n = 0, block_k = 0, l0_k = 0;
-  int l1_stages = kL1Stages, l0_stages = kL0Stages;
-};
-
-// A tiling fixed at compile time (JIT entries, NPU kernels instantiated per config): the kernel
-// templates read the same members as constants.
-template <int64_t BlockM, int64_t BlockN, int64_t BlockK, int64_t L0K>
-struct StaticTiling {
-  static constexpr int64_t block_m = BlockM, block_n = BlockN, block_k = BlockK, l0_k = L0K;
-  static constexpr int l1_stages = kL1Stages, l0_stages = kL0Stages;
-  static_assert(BlockM > 0 && BlockN > 0 && L0K > 0 && BlockK % L0K == 0, "block_k must be a multiple of l0_k");
-};
-
-// Whether tiles of `Tiling` (stages included) fit the buffers of `Arch`, for operands of a_bits /
-// b_bits in L1 and l0_bits in L0, with MX scales in L1 if Mx; padding to whole fractals included.
-template <class Arch, class Tiling, int ABits = 16, int BBits = 16, int L0Bits = 16, bool Mx = false>
-constexpr bool tiling_fits() {
-  constexpr int64_t rows = Arch::kFractalRows, acc_bytes = 4;
-  constexpr int64_t m = (Tiling::block_m + rows - 1) / rows * rows, n = (Tiling::block_n + rows - 1) / rows * rows;
-  constexpr int64_t scale_bytes =
-      Mx ? (m + n) * ((Tiling::block_k + Arch::kMxBaseK - 1) / Arch::kMxBaseK) * Arch::kMxScalesPerPack : 0;
-  constexpr int64_t l1 = Tiling::l1_stages * ((m * ABits + n * BBits) * Tiling::block_k / 8 + scale_bytes);
-  constexpr int64_t l0a = Tiling::l0_stages * m * Tiling::l0_k * L0Bits / 8;
-  constexpr int64_t l0b = Tiling::l0_stages * n * Tiling::l0_k * L0Bits / 8;
-  return l1 <= Arch::kL1Bytes && l0a <= Arch::kL0ABytes && l0b <= Arch::kL0BBytes && m * n * acc_bytes <= Arch::kL0CBytes;
-}
-
-// Tiles are walked in serpentine bands of `band` tile rows (along_m) or tile columns.
-struct Swizzle {
-  int band = 1;
-  bool along_m = true;
-};
-
-struct GemmConfig {
-  GemmTiling tiling;
-  Swizzle swizzle;
-  int num_blocks = 1;
-};
+// The kernel's vocabulary (kernel/tiling.hpp), under the names the heuristics' callers use.
+using kernel::GemmConfig;
+using kernel::GemmTiling;
+using kernel::kL0Stages;
+using kernel::kL1Stages;
+using kernel::StaticTiling;
+using kernel::Swizzle;
+using kernel::tiling_fits;
 
 struct BufferUsage {
   uint64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0;

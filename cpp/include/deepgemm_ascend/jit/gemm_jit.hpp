@@ -11,7 +11,7 @@
 namespace deepgemm_ascend::jit {
 
 // Source of the specialised entry `dga_jit_gemm_block(tile::host::Core*, const kernel::GemmArgs*)`.
-std::string gemm_source(const heuristics::GemmTiling& t);
+std::string gemm_source(const kernel::GemmTiling& t);
 // Include directories of the library's headers: the wheel's include/, else the source tree's shared and
 // host-target include roots.
 std::vector<std::string> header_dirs();

@@ -16,7 +16,7 @@ namespace deepgemm_ascend::kernel {
 struct GemmArgs {
   const GemmProblem* problems = nullptr;
   int64_t num_problems = 0;
-  heuristics::GemmConfig config;
+  GemmConfig config;
   block::Operands operands{};
   bool scaled = false;
 };
@@ -24,32 +24,28 @@ struct GemmArgs {
 // Number of output tiles of one problem.
 template <class Tiling>
 DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const Tiling& t) {
-  return layout::ceil_div(p.a.rows, t.block_m) * layout::ceil_div(p.b.rows, t.block_n);
+  return block::GemmScheduler(p.a.rows, p.b.rows, t.block_m, t.block_n, Swizzle{}).num_tiles();
 }
 
 // The kernel over the problems of `problems` (gemm_problems.hpp) with the tiling `t`: args.config.tiling's
-// run-time values, or a heuristics::StaticTiling whose sizes are constants of the instantiation (JIT
+// run-time values, or a kernel::StaticTiling whose sizes are constants of the instantiation (JIT
 // entries, NPU kernels per config). args.problems is not read.
 template <class Target, class Tiling, class Problems>
 DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tiling& t, const Problems& problems) {
   using L0CRing = typename Target::template Ring<1, tile::Pipe::kM, tile::Pipe::kFIX>;
   block::BlockMmad<Target, Tiling> mmad(ctx, t, args.operands);
   L0CRing l0c(ctx, {{tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes())}}, "l0c");
-  const int64_t block = Target::block_idx(ctx), blocks = Target::block_num(ctx);
-  int64_t first = 0;  // global index of the current problem's first tile
+  block::TileWalk walk(t.block_m, t.block_n, args.config.swizzle, Target::block_idx(ctx), Target::block_num(ctx));
   for (int64_t p = 0; p < problems.count(); ++p) {
     const GemmProblem pr = problems.get(p);
-    const int64_t tiles = tile_count(pr, t);
-    const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
-    for (int64_t i = block::first_tile_of_block(first, block, blocks); i < tiles; i += blocks) {
-      const block::TileSpan sp = sched.span(i);
+    for (walk.begin(pr.a.rows, pr.b.rows); walk.more(); walk.next()) {
+      const block::TileSpan sp = walk.span();
       mmad(pr.a.block(sp.m0, 0, sp.rows, pr.a.cols), pr.b.block(sp.n0, 0, sp.cols, pr.b.cols), pr.scaling, sp.m0,
            sp.n0, l0c.acquire(), sp.c_g);
       l0c.commit();
       block::store_tile<Target>(ctx, pr.epilogue, sp.m0, sp.n0, sp.rows, sp.cols, l0c.consume(), sp.c_g);
       l0c.release();
     }
-    first += tiles;
   }
 }
 

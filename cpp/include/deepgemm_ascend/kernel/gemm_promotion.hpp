@@ -30,17 +30,15 @@ template <class VTarget, class Tiling, class Problems>
 DGA_DEVICE void gemm_promotion(typename VTarget::Ctx& ctx, const GemmArgs& args, const Tiling& t,
                                const Problems& problems, int64_t promote_k) {
   typename VTarget::Promotion promo(ctx, t.block_m, t.block_n);
-  const int64_t group = VTarget::group_idx(ctx), groups = VTarget::group_num(ctx), sub = VTarget::sub_idx(ctx);
-  int64_t first = 0;
+  const int64_t sub = VTarget::sub_idx(ctx);
+  block::TileWalk walk(t.block_m, t.block_n, args.config.swizzle, VTarget::group_idx(ctx), VTarget::group_num(ctx));
   for (int64_t p = 0; p < problems.count(); ++p) {
     const GemmProblem pr = problems.get(p);
-    const int64_t tiles = tile_count(pr, t);
-    const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
     const bool per_column = pr.scaling.b.gran_mn % VTarget::kScaleRun != 0;
-    for (int64_t i = block::first_tile_of_block(first, group, groups); i < tiles; i += groups) {
-      const block::TileSpan sp = sched.span(i);
-      // The cube splits each product by rows: the first ceil(rows / 2) to sub-core 0.
-      const int64_t half = (sp.rows + 1) / 2, r0 = sub * half, rows = layout::imax(layout::imin(sp.rows - r0, half), 0);
+    for (walk.begin(pr.a.rows, pr.b.rows); walk.more(); walk.next()) {
+      const block::TileSpan sp = walk.span();
+      const block::RowRange mine = block::vector_core_rows(sp.rows, sub);
+      const int64_t r0 = mine.begin, rows = mine.end - mine.begin;
       promo.begin_tile();
       for (int64_t k = 0; k < pr.a.cols; k += promote_k) {
         const int64_t kb = k / promote_k;
@@ -58,7 +56,6 @@ DGA_DEVICE void gemm_promotion(typename VTarget::Ctx& ctx, const GemmArgs& args,
       }
       promo.store(pr.epilogue.d.block(sp.m0 + r0, sp.n0, rows, sp.cols), pr.epilogue.d_dtype, pr.epilogue.has_c);
     }
-    first += tiles;
   }
 }
 

@@ -16,20 +16,16 @@ template <class VT, class Tiling, class Problems>
 DGA_DEVICE void mqa_promotion(typename VT::Ctx& ctx, const GemmArgs& args, const Tiling& t, const Problems& problems,
                               const DgaMqaParams& p) {
   typename VT::MqaEpilogue epi(ctx, t.block_m, t.block_n, p);
-  const int64_t group = VT::group_idx(ctx), groups = VT::group_num(ctx), sub = VT::sub_idx(ctx);
-  int64_t first = 0;
+  const int64_t sub = VT::sub_idx(ctx);
+  block::TileWalk walk(t.block_m, t.block_n, args.config.swizzle, VT::group_idx(ctx), VT::group_num(ctx));
   for (int64_t q = 0; q < problems.count(); ++q) {
     const GemmProblem pr = problems.get(q);
-    const int64_t tiles = tile_count(pr, t);
-    const block::GemmScheduler sched(pr.a.rows, pr.b.rows, t.block_m, t.block_n, args.config.swizzle);
     const auto seg = problems.segment(q, pr);
-    for (int64_t i = block::first_tile_of_block(first, group, groups); i < tiles; i += groups) {
-      const block::TileSpan sp = sched.span(i);
-      // The cube splits each product by rows: the first ceil(rows / 2) to sub-core 0.
-      const int64_t half = (sp.rows + 1) / 2, r0 = sub * half, rows = layout::imax(layout::imin(sp.rows - r0, half), 0);
-      epi.tile(seg, sp.m0 + r0, rows, sp.n0, sp.cols);
+    for (walk.begin(pr.a.rows, pr.b.rows); walk.more(); walk.next()) {
+      const block::TileSpan sp = walk.span();
+      const block::RowRange mine = block::vector_core_rows(sp.rows, sub);
+      epi.tile(seg, sp.m0 + mine.begin, mine.end - mine.begin, sp.n0, sp.cols);
     }
-    first += tiles;
   }
 }
 

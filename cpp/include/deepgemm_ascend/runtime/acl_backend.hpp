@@ -33,6 +33,8 @@ void npu_copy_rows_async(int device, void* dst, size_t dst_pitch, const void* sr
 void* npu_workspace(int device, void* stream, size_t bytes);
 // Cube cores of `device` (ACL_DEV_ATTR_AICORE_CORE_NUM).
 int npu_cube_cores(int device);
+// The NPU arch (--npu-arch, e.g. dav-3510) the loaded kernels library is built for.
+std::string npu_kernels_arch();
 
 // Device memory shared between the processes of one node (ACL's IPC memory, which the 950 supports): the
 // calling process's id as ACL reports it (aclrtDeviceGetBareTgid); `bytes` at `ptr` on `device` exported

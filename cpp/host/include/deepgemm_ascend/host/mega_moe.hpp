@@ -43,7 +43,7 @@ struct MegaMoeArgs {
   block::SwigluParams act;
   // Tilings (results do not depend on them): FP8 x FP4 GEMMs whose problems all fold take the fold configs
   // (promote_k 0), the others promote per 32 (the problems among them whose scales fold still fold).
-  heuristics::GemmConfig l1_config, l2_config, l1_fold_config, l2_fold_config;
+  kernel::GemmConfig l1_config, l2_config, l1_fold_config, l2_fold_config;
 };
 
 // One received (token, slot) pair.

@@ -25,11 +25,11 @@ struct MqaArgs {
   int64_t num_problems = 0;
   block::Operands operands{};
   bool scaled = false;
-  heuristics::GemmConfig config;
+  kernel::GemmConfig config;
 };
 
-inline int64_t tile_count(const MqaProblem& p, const heuristics::GemmTiling& t) {
-  return layout::ceil_div(p.q.rows, t.block_m) * layout::ceil_div(p.kv.rows, t.block_n);
+inline int64_t tile_count(const MqaProblem& p, const kernel::GemmTiling& t) {
+  return block::GemmScheduler(p.q.rows, p.kv.rows, t.block_m, t.block_n, kernel::Swizzle{}).num_tiles();
 }
 
 inline void mqa_logits(tile::host::Core& core, const MqaArgs& args) {
@@ -37,14 +37,12 @@ inline void mqa_logits(tile::host::Core& core, const MqaArgs& args) {
   block::BlockMmad<tile::host::HostTarget> mmad(core, t, args.operands);
   tile::host::StageRing<1> l0c(core, tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes()),
                          tile::Pipe::kM, tile::Pipe::kFIX, "l0c");
-  int64_t first = 0;  // global index of the current problem's first tile
+  block::TileWalk walk(t.block_m, t.block_n, args.config.swizzle, core.block_idx(), core.block_num());
   for (int64_t p = 0; p < args.num_problems; ++p) {
     const MqaProblem& pr = args.problems[p];
-    const int64_t heads = pr.out.heads, m = pr.q.rows, n = pr.kv.rows, tiles = tile_count(pr, t);
-    const block::GemmScheduler sched(m, n, t.block_m, t.block_n, args.config.swizzle);
-    for (int64_t i = block::first_tile_of_block(first, core.block_idx(), core.block_num()); i < tiles;
-         i += core.block_num()) {
-      const auto [m0, n0, rows, cols, c_g] = sched.span(i);
+    const int64_t heads = pr.out.heads;
+    for (walk.begin(pr.q.rows, pr.kv.rows); walk.more(); walk.next()) {
+      const auto [m0, n0, rows, cols, c_g] = walk.span();
       const int64_t q0 = m0 / heads, nq = rows / heads;
       const int32_t lo = *std::min_element(pr.out.ks + q0, pr.out.ks + q0 + nq);
       const int32_t hi = *std::max_element(pr.out.ke + q0, pr.out.ke + q0 + nq);
@@ -58,7 +56,6 @@ inline void mqa_logits(tile::host::Core& core, const MqaArgs& args) {
       tile::host::mqa_reduce_tile(core, pr.out, l0c.consume(), c_g, q0, nq, n0, cols);
       l0c.release();
     }
-    first += tiles;
   }
 }
 
