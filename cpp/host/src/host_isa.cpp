@@ -38,7 +38,8 @@ const char* name(HostIsa isa) {
 HostIsa parse_host_isa(const std::string& s) {
   for (HostIsa i : kHostIsasBestFirst)
     if (s == name(i)) return i;
-  core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s, "' (expected amx, avx512bf16, avx512, avx2 or scalar)");
+  core::fail(core::ErrorKind::kValue, "DGA_HOST_ISA", "unknown host ISA '", s,
+             "' (expected amx, avx512bf16, avx512, avx2 or scalar)");
 }
 
 namespace {

@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <sys/syscall.h>
@@ -65,7 +64,9 @@ static CpuFeatures detect_features() {
 
 std::vector<std::string> CpuFeatures::names() const {
   std::vector<std::string> n;
-  auto add = [&](bool on, const char* s) { if (on) n.emplace_back(s); };
+  auto add = [&](bool on, const char* s) {
+    if (on) n.emplace_back(s);
+  };
   add(avx2, "avx2");
   add(fma, "fma");
   add(avx512f, "avx512f");
