@@ -1,5 +1,6 @@
-// Launch parameters of the NPU kernels (cpp/npu), passed by value from the host: plain
-// data shared by the host launcher and the kernels.
+// The launch ABI: the plain parameters a launch passes by value to the NPU kernels (cpp/npu), written by
+// the host's dispatch; the host target reads the same structs where it runs the same kernel code (the HC
+// pre-norm's vector pass).
 #pragma once
 
 #include <cstdint>
