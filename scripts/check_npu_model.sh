@@ -43,7 +43,7 @@ run() {
   fi
   for o in "${objs[@]}"; do
     grep -qF "$kernels/$file" <<< "${deps_of[$o]}" || continue  # an empty <file>: every object
-    c=${compile_of[$o]//-I$kernels/-I$dir/k}
+    c=${compile_of[$o]//"-I$kernels "/"-I$dir/k "}
     c=${c//-o $o/-o $dir/${o##*/}}
     [ -f "$work/pch/pch.hpp.gch" ] && c+=" -include $work/pch/pch.hpp"
     (cd "$build" && eval "$c") >> "$dir/build.log" 2>&1 || return 2
@@ -114,7 +114,7 @@ run_all() {
   done
   wait
   if [ "$(cat "$work/0.rc")" != 0 ]; then
-    echo "control (no mutation) failed:"; tail -20 "$work/0/run.log" "$work/0/build.log"; exit 1
+    echo "control (no mutation) failed:"; tail -n 20 "$work/0/run.log" "$work/0/build.log"; exit 1
   fi
   echo "control (no mutation): the model suite passes"
   for ((i = 1; i < n; ++i)); do
