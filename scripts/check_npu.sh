@@ -56,7 +56,7 @@ compile() {
   esac
   for d in "${defs[@]}"; do
     local core=cube; [[ $d == *VEC* ]] && core=vector
-    if out=$(CXX=$cxx ARCH_DEFS="$d" EXTRA_FLAGS="-Werror $(pch_flags "$cxx" $core)" \
+    if out=$(CXX=$cxx ARCH_DEFS="$d" EXTRA_FLAGS="-Werror -I$dir $(pch_flags "$cxx" $core)" \
              bash "$devkit/check_kernels.sh" "$root" "$file" 2>&1); then
       echo "ok    $cxx $core $(basename "$file")"
     else

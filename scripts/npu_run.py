@@ -26,8 +26,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNNER = os.path.join(ROOT, "cpp", "kernels", "model", "runner")
-MODEL = os.path.join(ROOT, "cpp", "kernels", "model")
+RUNNER = os.path.join(ROOT, "cpp", "npu_model", "runner")
+MODEL = os.path.join(ROOT, "cpp", "npu_model", "shim")
+MODEL_INCLUDE = os.path.join(ROOT, "cpp", "npu_model", "include")
 PASS_MARKS = ("Compare success", "compare success", "Accuracy verification passed", "test pass")
 FAIL_MARKS = ("Compare failed", "Compare false", "compare failed", "Error count", "[ERROR]", "aclError:")
 CORES = {"cube": 0, "mix": 1, "vector": 2}
@@ -139,7 +140,7 @@ def build(name, kind, srcs, defs, example, opts):
     core_type = "AscendC::AIV" if kind == "vector" else "AscendC::AIC"
     incs = [RUNNER, os.path.join(opts.lib, "npu_model_stub"), MODEL]
     incs += [os.path.join(opts.devkit, d) for d in DEVKIT_DIRS]
-    incs += [os.path.join(ROOT, "cpp", "include"), lowered, catlass_inc, common, example]
+    incs += [os.path.join(ROOT, "cpp", "include"), MODEL_INCLUDE, lowered, catlass_inc, common, example]
     defs = ["ASCENDC_CPU_DEBUG=1", "__NPU_ARCH__=3510", "__DAV_C310__", f"DGA_RUN_CORE_TYPE={core_type}",
             f"DGA_RUN_CORES={CORES[kind]}", "CATLASS_ARCH=3510"] + defs
     if kind == "vector":
@@ -231,7 +232,7 @@ def runner_objects(opts):
     for src in ("launch.cpp", "acl_stand_in.cpp", "devkit_bf16.cpp"):
         obj = os.path.join(out, src.replace(".cpp", ".o"))
         compile_cached([opts.cxx, "-std=c++20", "-O1", "-c", os.path.join(RUNNER, src), "-o", obj, f"-I{RUNNER}",
-                        f"-I{MODEL}", f"-I{os.path.join(ROOT, 'cpp', 'include')}",
+                        f"-I{MODEL}", f"-I{os.path.join(ROOT, 'cpp', 'include')}", f"-I{MODEL_INCLUDE}",
                         f"-I{os.path.join(opts.devkit, 'cpudebug', 'include')}"], obj, src, out)
         objs.append(obj)
     return objs
