@@ -4,6 +4,7 @@
 // pipeline regressions of scripts/check_npu_model.sh), that prediction must not be above it (the model is
 // deterministic: the same kernel predicts the same time).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -69,7 +70,9 @@ struct Bf16Gemm {
 
   // The launch's report in the timing mode (timing-only: the arithmetic skipped).
   std::string timed(bool only) {
-    const std::string path = testing::TempDir() + "dga_timing_" + std::to_string(m) + (only ? "_only" : "") + ".jsonl";
+    // One file per process: check_npu_model.sh runs two copies of this test at once.
+    const std::string path = testing::TempDir() + "dga_timing_" + std::to_string(::getpid()) + "_" + std::to_string(m) +
+                             (only ? "_only" : "") + ".jsonl";
     std::remove(path.c_str());
     {
       const Env timing("DGA_NPU_MODEL_TIMING", path.c_str());
