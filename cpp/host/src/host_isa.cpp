@@ -10,12 +10,6 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/host/micro_kernels.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define DGA_X86 1
-#else
-#define DGA_X86 0
-#endif
-
 namespace deepgemm_ascend::tile::host {
 
 namespace {
@@ -81,7 +75,7 @@ bool host_isa_runs(HostIsa isa) {
   const auto& f = core::cpu_features();
   switch (isa) {
     case HostIsa::kScalar: return true;
-#if DGA_X86
+#if DGA_HOST_X86  // the build has the x86 micro-kernels (cmake/DgaLayers.cmake)
     case HostIsa::kAmxBf16: return f.amx_tile && f.amx_bf16 && f.os_amx && f.avx512f;  // its helpers use AVX-512F
     case HostIsa::kAvx512Bf16: return f.avx512f && f.avx512_bf16;
     case HostIsa::kAvx512: return f.avx512f && f.avx512bw && f.avx512vl && f.fma;  // its helpers use BW and VL
