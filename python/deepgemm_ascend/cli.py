@@ -17,8 +17,8 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 BUSY_WARNING = 0.25  # warn when more than this fraction of the CPUs is busy before a run
 
 
-def _parse_shapes(text: str):
-    """'M,N,K;M,N,K' -> [(M, N, K), ...] of non-negative ints."""
+def _parse_shapes(text: str, counts=(3,)):
+    """'M,N,K;M,N,K' -> [(M, N, K), ...] of non-negative ints; entries of any length in `counts`."""
     shapes = []
     for part in text.replace(" ", "").split(";"):
         if not part:
@@ -28,8 +28,9 @@ def _parse_shapes(text: str):
             dims = tuple(int(f) for f in fields)
         except ValueError:
             dims = ()
-        if len(dims) != 3 or min(dims) < 0:
-            raise argparse.ArgumentTypeError(f"bad shape {part!r}: expected M,N,K with non-negative integers")
+        if len(dims) not in counts or min(dims) < 0:
+            what = " or ".join(f"{n} non-negative integers" for n in counts)
+            raise argparse.ArgumentTypeError(f"bad shape {part!r}: expected {what} (M,N,K)")
         shapes.append(dims)
     if not shapes:
         raise argparse.ArgumentTypeError("no shape given: expected 'M,N,K;M,N,K'")
@@ -130,9 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
             f"{f.name} {','.join(map(str, f.default))} ({f.shape_meaning})" for f in FAMILIES.values()))
     model.add_argument("--family", type=_parse_list, default=list(FAMILIES), metavar="NAMES",
                        help=f"comma-separated families (default: all: {', '.join(FAMILIES)})")
-    model.add_argument("--shapes", type=_parse_shapes, metavar='"M,N,K;M,N,K"',
-                       help="shapes run for every chosen family, read as the family's three numbers (see below; "
-                            "default: the family's production shape)")
+    model.add_argument("--shapes", type=lambda t: _parse_shapes(t, (3, 4)), metavar='"M,N,K;M,N,K"',
+                       help="shapes run for every chosen family whose shape has as many numbers, read as the "
+                            "family's numbers (see below; default: the family's production shape)")
+    model.add_argument("--targets", action="store_true",
+                       help="run the speed targets (npu_timing/targets.py) of the chosen families instead: each "
+                            "case's fraction of its bound against its goal")
     model.add_argument("--report", action="store_true", help="also print the full timing report of every launch")
     model.add_argument("--plot", metavar="FILE.png",
                        help="timeline of the traced cores' pipes of the first family's longest launch (needs "
@@ -191,7 +195,7 @@ def cmd_info(args) -> int:
 
 def cmd_model(args, parser) -> int:
     from . import runtime
-    from .npu_timing import format_report, model_run
+    from .npu_timing import format_report, model_run, targets
     from .npu_timing.families import FAMILIES
     from .npu_timing.plot import plot_timeline, require_matplotlib
 
@@ -214,9 +218,17 @@ def cmd_model(args, parser) -> int:
             print(f"deepgemm-ascend model: error: {problem}", file=sys.stderr)
             return EXIT_USAGE
 
-    rows = model_run.run_model(args.family, args.shapes, args.trace,
-                               progress=lambda text: print(text, file=sys.stderr, flush=True))
+    progress = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    if args.targets:
+        chosen = targets.select(args.family)
+        rows = model_run.run_cases([(t.family, t.shape) for t in chosen], args.trace, progress)
+        for r, t in zip(rows, chosen):
+            r["target"] = targets.verdict(r, t.goal)
+    else:
+        rows = model_run.run_model(args.family, args.shapes, args.trace, progress)
     print(model_run.format_rows(rows))
+    if args.targets:
+        print("\n" + targets.format_verdicts(rows))
     if args.report:
         for r in rows:
             for i, rep in enumerate(r["reports"]):

@@ -126,10 +126,61 @@ def test_model_command_on_a_small_shape(tmp_path):
     assert all(s["timing_only"] for s in row["launches"])
     assert row["predicted_us"] == pytest.approx(sum(s["time_us"] for s in row["launches"]))
     assert row["tflops"] == pytest.approx(2 * M * N * K / row["predicted_us"] / 1e6)
+    b = row["bound"]  # BF16: A and B read once, D written once at the 950's HBM bandwidth; the cube at its peak
+    r = runtime_rates()
+    hz = r["clock_ghz"] * 1e9
+    assert b["hbm_us"] == pytest.approx(2 * (M * K + N * K + M * N) / (r["hbm_bytes_per_cycle"] * hz) * 1e6)
+    assert b["cube_us"] == pytest.approx(2 * M * N * K / (8192 * r["cube_cores"] * hz) * 1e6)
+    assert b["bound_us"] == max(b["cube_us"], b["hbm_us"]) and b["vector_us"] == 0
+    assert row["of_bound"] == pytest.approx(b["bound_us"] / row["predicted_us"])
     line = next(x for x in res.stdout.splitlines() if x.startswith("bf16 "))
-    assert line.split()[:5] == ["bf16", f"{M}x{N}x{K}", f"{row['predicted_us']:.1f}", f"{row['tflops']:.1f}",
+    assert line.split()[:8] == ["bf16", f"{M}x{N}x{K}", f"{row['predicted_us']:.1f}", f"{row['tflops']:.1f}",
+                                f"{b['bound_us']:.1f}", b["bound_by"], f"{row['of_bound']:.1%}",
                                 str(len(row["launches"]))]
     assert f"bf16 {M}x{N}x{K}, launch 0: " in res.stdout  # --report
+
+
+def runtime_rates():
+    from deepgemm_ascend.npu_timing.bounds import rates
+
+    return rates()
+
+
+def test_bound_is_the_largest_of_cube_vector_and_hbm_time():
+    from deepgemm_ascend.npu_timing.bounds import Work, bound
+
+    r = {"clock_ghz": 1.0, "cube_cores": 2, "vector_cores": 4, "cube_flops_per_cycle": {"fp8": 100.0},
+         "vector_bytes_per_cycle": 10.0, "hbm_bytes_per_cycle": 50.0}
+    b = bound(Work(flops=4e5, cube="fp8", hbm_bytes=1e5, vector_bytes=1.2e5), r)
+    assert (b["cube_us"], b["hbm_us"], b["vector_us"]) == pytest.approx((2.0, 2.0, 3.0))
+    assert b["bound_us"] == pytest.approx(3.0) and b["bound_by"] == "vector"
+    with pytest.raises(ValueError, match="cube: expected one of"):
+        Work(flops=1.0, cube="int4", hbm_bytes=1.0)
+
+
+def test_every_target_names_a_family_and_a_shape_of_its_length():
+    from deepgemm_ascend.npu_timing.families import FAMILIES
+    from deepgemm_ascend.npu_timing.targets import TARGETS, format_verdicts, verdict
+
+    assert TARGETS and all(len(t.shape) == FAMILIES[t.family].dims and 0 < t.goal < 1 for t in TARGETS)
+    assert verdict({"of_bound": 0.9}, 0.9)["met"] and not verdict({"of_bound": 0.89}, 0.9)["met"]
+    assert not verdict({"of_bound": None}, 0.5)["met"]
+    rows = [{"family": "bf16", "shape": [1, 2, 3], "target": verdict({"of_bound": 0.5}, 0.97)},
+            {"family": "hc", "shape": [4, 5, 6], "target": verdict({"of_bound": 0.75}, 0.7)}]
+    assert format_verdicts(rows).splitlines() == [
+        "NOT MET bf16          1x2x3                          50.0% of its bound (goal 97%)",
+        "met     hc            4x5x6                          75.0% of its bound (goal 70%)",
+        "targets met: 1 of 2 (predictions of our timing model, not measurements)"]
+
+
+def test_model_targets_of_a_family_and_four_number_shapes(tmp_path):
+    out = tmp_path / "model.json"
+    res = run_module("deepgemm_ascend", "model", "--family", "grouped-bf16", "--shapes", "2,128,256,512;64,64,64",
+                     "--json", str(out), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    (row,) = json.loads(out.read_text())["rows"]  # the three-number shape is not a grouped-bf16 shape
+    assert row["shape"] == [2, 128, 256, 512] and row["status"] == "ok" and 0 < row["of_bound"] < 1
+    assert row["flops"] == 2 * 2 * 128 * 256 * 512
 
 
 def test_model_command_reports_a_failed_call_with_its_message(tmp_path):

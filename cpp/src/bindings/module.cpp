@@ -116,6 +116,28 @@ void require_ue8m0_values(const TensorDesc& sf, const std::string& arg, const st
   dga::layout::require_ue8m0_values(v, arg.c_str(), rows ? &*rows : nullptr);
 }
 
+// The 950's documented rates the timing model runs at (arch/ascend950.hpp, kTiming): the bounds of
+// `deepgemm-ascend model` are computed from these, never from a model run.
+nb::dict npu_rates() {
+  using A = dga::arch::Ascend950;
+  constexpr auto t = A::kTiming;
+  constexpr double cube_block = 2.0 * 16 * 16;  // FLOP a cycle per K value of one 16 x 16 cube step
+  nb::dict d;
+  d["clock_ghz"] = t.clock_ghz;
+  d["cube_cores"] = t.cube_cores;
+  d["vector_cores"] = t.cube_cores * t.vector_cores_per_cube;
+  d["cube_flops_per_cycle"] = nb::dict();
+  nb::dict cube = d["cube_flops_per_cycle"];
+  cube["bf16"] = cube_block * t.mmad_k_fp16;
+  cube["fp32"] = cube_block * t.mmad_k_fp32;
+  cube["fp8"] = cube_block * t.mmad_k_8bit;
+  cube["fp4"] = cube_block * t.mmad_k_mx_fp4;
+  d["vector_bytes_per_cycle"] = double(A::kVectorBytesPerCycle) / t.vector_cycles_per_op;
+  d["hbm_bytes_per_cycle"] = t.hbm_bytes_per_cycle;
+  d["launch_us"] = t.launch_us;
+  return d;
+}
+
 nb::dict info() {
   nb::dict d;
   d["version"] = dga::version();
@@ -355,6 +377,7 @@ NB_MODULE(_C, m) {
   m.def("set_host_isa", [](const std::string& s) { dga::tile::host::set_host_isa(dga::tile::host::parse_host_isa(s)); });
   m.def("reset_host_isa", &dga::tile::host::reset_host_isa);
   m.def("info", &info);
+  m.def("npu_rates", &npu_rates);
   m.def(
       "measure_host_peak",
       [](double budget_s) {

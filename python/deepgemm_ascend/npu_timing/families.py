@@ -4,7 +4,8 @@
 The inputs are built as the benchmarks build them (bench/*.py: the same shapes, routing and recipes), but
 cheaply where the values do not matter: timing-only launches skip the arithmetic, so only what the
 kernels' scalar units read (routing, lengths, block tables) and what the API validates (scale formats) has
-to be real. Each builder returns (call, flops); flops 0: no TFLOPS for the family.
+to be real. Each builder returns (call, Work): the work (bounds.py) is what the call must do at least, the
+measure of its prediction.
 """
 import dataclasses
 import math
@@ -12,7 +13,9 @@ from typing import Callable, Dict, Tuple
 
 import torch
 
-Shape = Tuple[int, int, int]
+from .bounds import Work
+
+Shape = Tuple[int, ...]  # three numbers, four for the families whose shape_meaning names four
 GRAN = 128  # the block recipe's granularity: A (1, 128), B (128, 128), fp32 scales
 
 
@@ -21,8 +24,12 @@ class Family:
     name: str
     description: str
     default: Shape
-    shape_meaning: str  # what M,N,K of --shapes stand for
-    build: Callable[[Shape], Tuple[Callable[[], object], float]]
+    shape_meaning: str  # what the numbers of a --shapes entry stand for (3 or 4 of them)
+    build: Callable[[Shape], Tuple[Callable[[], object], Work]]
+
+    @property
+    def dims(self) -> int:
+        return len(self.shape_meaning.split(","))
 
 
 def _randn(*shape, dtype=torch.bfloat16, seed=0):
@@ -35,7 +42,21 @@ def _bf16(shape: Shape):
 
     m, n, k = shape
     a, b, d = _randn(m, k), _randn(n, k, seed=1), torch.empty(m, n, dtype=torch.bfloat16)
-    return (lambda: bf16_gemm_nt(a, b, d)), 2.0 * m * n * k
+    return (lambda: bf16_gemm_nt(a, b, d)), Work(2.0 * m * n * k, "bf16", 2.0 * (m * k + n * k + m * n))
+
+
+def _operand_bytes(rows: int, k: int, side) -> float:
+    """HBM bytes of one quantised [rows, K] operand: its codes and its scales (float32, or UE8M0 bytes when
+    the side's K granule is the MX block of 32)."""
+    kind, gran_mn, gran_k = side
+    scales = math.ceil(rows / gran_mn) * math.ceil(k / gran_k)
+    return rows * k * (0.5 if kind == "fp4" else 1.0) + scales * (1 if gran_k == 32 else 4)
+
+
+def _promotion_bytes(rows: int, n: int, k: int, side_a) -> float:
+    """Vector bytes of a float32-scale promotion: each K block's fp32 partial product passes the vector cores
+    once (none for MX scales, which the cube applies)."""
+    return 0.0 if side_a[2] == 32 else 4.0 * rows * n * math.ceil(k / side_a[2])
 
 
 # FP8 x FP4 on the NPU: the MX cube, both operands with UE8M0 scales per 32 K values (the NPU kernels take
@@ -54,12 +75,16 @@ def _fp8(recipe):
         qa = Operand(_randn(m, k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
         qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
         d = torch.empty(m, n, dtype=torch.bfloat16)
-        return (lambda: fp8_fp4_gemm_nt(qa.stored, qb.stored, d, recipe_a=side_a[1:], recipe_b=side_b[1:])), \
-            2.0 * m * n * k
+        work = Work(2.0 * m * n * k, "fp8", _operand_bytes(m, k, side_a) + _operand_bytes(n, k, side_b) + 2.0 * m * n,
+                    _promotion_bytes(m, n, k, side_a))
+        return (lambda: fp8_fp4_gemm_nt(qa.stored, qb.stored, d, recipe_a=side_a[1:], recipe_b=side_b[1:])), work
     return build
 
 
 # ---- grouped GEMMs (one rank of DeepSeek-V3's MoE layer, as bench/moe.py) -----------------------------
+BLOCK_A, BLOCK_B = ("fp8", 1, GRAN), ("fp8", GRAN, GRAN)
+
+
 def _expert_weights(groups: int, n: int, k: int):
     """FP8 [G, N, K] weights with (128, 128) fp32 scales: one expert quantised, repeated (values do not matter)."""
     from ..utils.math import per_block_cast_to_fp8
@@ -68,38 +93,75 @@ def _expert_weights(groups: int, n: int, k: int):
     return q.unsqueeze(0).repeat(groups, 1, 1), sf.unsqueeze(0).repeat(groups, 1, 1)
 
 
+def _group_ids(loads):
+    from ..bench.moe import _align
+    from ..grouped_gemm import get_mk_alignment_for_contiguous_layout
+
+    align = get_mk_alignment_for_contiguous_layout()
+    return torch.tensor([e for g, s in enumerate(loads) for e in [g] * s + [-1] * (_align(s, align) - s)],
+                        dtype=torch.int32)
+
+
+def _grouped_work(loads, n: int, k: int, side_a, side_b) -> Work:
+    """The work of an M-grouped FP8 GEMM: every routed row once, the weights of every group with rows."""
+    rows, used = sum(loads), sum(1 for s in loads if s)
+    return Work(2.0 * rows * n * k, "fp8", _operand_bytes(rows, k, side_a) + used * _operand_bytes(n, k, side_b)
+                + 2.0 * rows * n, _promotion_bytes(rows, n, k, side_a))
+
+
 def _contiguous(shape: Shape):
-    from ..bench.moe import LOCAL_EXPERTS, _align, _loads
-    from ..grouped_gemm import get_mk_alignment_for_contiguous_layout, m_grouped_fp8_gemm_nt_contiguous
+    from ..bench.moe import LOCAL_EXPERTS, _loads
+    from ..grouped_gemm import m_grouped_fp8_gemm_nt_contiguous
     from ..utils.math import per_token_cast_to_fp8
 
     rows, n, k = shape
     loads = _loads(rows, LOCAL_EXPERTS, torch.Generator().manual_seed(0))
-    align = get_mk_alignment_for_contiguous_layout()
-    ids = torch.tensor([e for g, s in enumerate(loads) for e in [g] * s + [-1] * (_align(s, align) - s)],
-                       dtype=torch.int32)
+    ids = _group_ids(loads)
     a = per_token_cast_to_fp8(_randn(ids.numel(), k, dtype=torch.float32), False)
     b = _expert_weights(LOCAL_EXPERTS, n, k)
     d = torch.empty(ids.numel(), n, dtype=torch.bfloat16)
-    return (lambda: m_grouped_fp8_gemm_nt_contiguous(a, b, d, ids)), 2.0 * rows * n * k
+    return (lambda: m_grouped_fp8_gemm_nt_contiguous(a, b, d, ids)), _grouped_work(loads, n, k, BLOCK_A, BLOCK_B)
+
+
+def _equal_groups(recipe: str):
+    """M-grouped contiguous GEMMs over `groups` groups of equal rows: recipe 'bf16', 'mx' (MXFP8) or 'block'."""
+    def build(shape: Shape):
+        from ..bench.fp8 import RECIPES, Operand
+        from ..grouped_gemm import m_grouped_bf16_gemm_nt_contiguous, m_grouped_fp8_fp4_gemm_nt_contiguous
+
+        groups, per_group, n, k = shape
+        ids = _group_ids([per_group] * groups)
+        d = torch.empty(ids.numel(), n, dtype=torch.bfloat16)
+        if recipe == "bf16":
+            a, b = _randn(ids.numel(), k), _randn(n, k, seed=1).unsqueeze(0).repeat(groups, 1, 1)
+            rows = groups * per_group
+            work = Work(2.0 * rows * n * k, "bf16", 2.0 * (rows * k + groups * n * k + rows * n))
+            return (lambda: m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids)), work
+        side_a, side_b, ue8m0 = RECIPES[recipe]
+        qa = Operand(_randn(ids.numel(), k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
+        qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
+        b = tuple(t.unsqueeze(0).repeat(groups, *([1] * t.dim())) for t in qb.stored)
+        return (lambda: m_grouped_fp8_fp4_gemm_nt_contiguous(qa.stored, b, d, ids, recipe_a=side_a[1:],
+                                                             recipe_b=side_b[1:])), \
+            _grouped_work([per_group] * groups, n, k, side_a, side_b)
+    return build
 
 
 def _masked(shape: Shape):
-    from ..bench.moe import LOCAL_EXPERTS, _align
+    from ..bench.moe import _align
     from ..grouped_gemm import m_grouped_fp8_gemm_nt_masked
     from ..utils.math import per_token_cast_to_fp8
 
-    expected_m, n, k = shape
+    groups, expected_m, n, k = shape
     m_max = max(128, _align(expected_m + expected_m // 2, 16))
     lo, hi = max(1, (expected_m + 1) // 2), min(m_max, expected_m + expected_m // 2)
-    masked = torch.randint(lo, hi + 1, (LOCAL_EXPERTS,), generator=torch.Generator().manual_seed(3),
-                           dtype=torch.int32)
-    qa, sa = per_token_cast_to_fp8(_randn(LOCAL_EXPERTS * m_max, k, dtype=torch.float32), False)
-    a = (qa.view(LOCAL_EXPERTS, m_max, k), sa.view(LOCAL_EXPERTS, m_max, -1))
-    b = _expert_weights(LOCAL_EXPERTS, n, k)
-    d = torch.empty(LOCAL_EXPERTS, m_max, n, dtype=torch.bfloat16)
+    masked = torch.randint(lo, hi + 1, (groups,), generator=torch.Generator().manual_seed(3), dtype=torch.int32)
+    qa, sa = per_token_cast_to_fp8(_randn(groups * m_max, k, dtype=torch.float32), False)
+    a = (qa.view(groups, m_max, k), sa.view(groups, m_max, -1))
+    b = _expert_weights(groups, n, k)
+    d = torch.empty(groups, m_max, n, dtype=torch.bfloat16)
     return (lambda: m_grouped_fp8_gemm_nt_masked(a, b, d, masked, expected_m)), \
-        2.0 * int(masked.sum()) * n * k
+        _grouped_work(masked.tolist(), n, k, BLOCK_A, BLOCK_B)
 
 
 def _k_grouped(shape: Shape):
@@ -112,7 +174,8 @@ def _k_grouped(shape: Shape):
     a, b = _randn(sum(ks), m), _randn(sum(ks), n, seed=1)
     c, d = torch.zeros(KG_GROUPS, m, n), torch.empty(KG_GROUPS, m, n)
     ks_t = torch.tensor(ks, dtype=torch.int32)
-    return (lambda: k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_t, c=c)), 2.0 * rows * m * n
+    work = Work(2.0 * rows * m * n, "bf16", 2.0 * rows * (m + n) + 8.0 * KG_GROUPS * m * n)  # C read, D written
+    return (lambda: k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_t, c=c)), work
 
 
 # ---- MQA logits, HC pre-norm, Mega MoE ------------------------------------------------------------------
@@ -130,7 +193,10 @@ def _mqa(shape: Shape):
     ks = torch.zeros(s, dtype=torch.int32)  # causal ranges, as bench/mqa.py
     ke = (torch.arange(s, dtype=torch.int32) + max(skv - s, 0) + 1).clamp(max=skv).to(torch.int32)
     cost = int((ke - ks).sum())
-    return (lambda: fp8_fp4_mqa_logits((q, None), kv, w, ks, ke)), 2.0 * cost * h * HEAD_DIM
+    # Logits: every [S, SKV] value written; the vector cores pass each head's score of a live pair once.
+    work = Work(2.0 * cost * h * HEAD_DIM, "fp8", s * h * (HEAD_DIM + 4) + skv * (HEAD_DIM + 4) + 4.0 * s * skv,
+                4.0 * cost * h)
+    return (lambda: fp8_fp4_mqa_logits((q, None), kv, w, ks, ke)), work
 
 
 PAGED_NEXT_N, PAGED_BLOCK_KV = 2, 64
@@ -151,8 +217,11 @@ def _paged_mqa(shape: Shape):
     q = _randn(batch, PAGED_NEXT_N, h, HEAD_DIM, dtype=torch.float8_e4m3fn)
     w = _randn(batch * PAGED_NEXT_N, h, dtype=torch.float32, seed=1)
     meta = get_paged_mqa_logits_metadata(lens, PAGED_BLOCK_KV, get_num_ai_cores())
-    return (lambda: fp8_fp4_paged_mqa_logits((q, None), cache, w, lens, table, meta, ctx)), \
-        2.0 * batch * PAGED_NEXT_N * h * HEAD_DIM * ctx
+    rows = batch * PAGED_NEXT_N  # query rows; each reads its sequence's blocks
+    work = Work(2.0 * rows * h * HEAD_DIM * ctx, "fp8",
+                batch * pages * PAGED_BLOCK_KV * (HEAD_DIM + 4) + rows * h * (HEAD_DIM + 4) + 4.0 * rows * ctx,
+                4.0 * rows * h * ctx)
+    return (lambda: fp8_fp4_paged_mqa_logits((q, None), cache, w, lens, table, meta, ctx)), work
 
 
 def _hc(shape: Shape):
@@ -161,10 +230,13 @@ def _hc(shape: Shape):
     m, n, k = shape
     a, b = _randn(m, k), _randn(n, k, dtype=torch.float32, seed=1)
     d, sq = torch.empty(m, n), torch.empty(m)
-    return (lambda: tf32_hc_prenorm_gemm(a, b, d, sq)), 2.0 * m * n * k
+    # TF32-exact on the BF16 cube: B as a high and a low BF16 part, two products; the squares of A on the
+    # vector cores (one fp32 pass).
+    work = Work(2 * 2.0 * m * n * k, "bf16", 2.0 * m * k + 4.0 * n * k + 4.0 * m * (n + 1), 4.0 * m * k)
+    return (lambda: tf32_hc_prenorm_gemm(a, b, d, sq)), work
 
 
-MEGA_EXPERTS, MEGA_TOPK, MEGA_CLAMP = 32, 6, 10.0
+MEGA_EXPERTS, MEGA_TOPK, MEGA_CLAMP = 32, 8, 10.0  # one rank of EP8 over 256 experts, top-8
 
 
 def _mega_weights(experts: int, hidden: int, inter: int):
@@ -192,7 +264,13 @@ def _mega_moe(shape: Shape):
     tm.fill_buffer(buf, inp)
     y = torch.empty(tokens, hidden, dtype=torch.bfloat16)
     pairs = int((inp.topk_idx >= 0).sum())
-    return (lambda: fp8_fp4_mega_moe(y, l1, l2, buf, activation_clamp=MEGA_CLAMP)), 2.0 * pairs * hidden * inter * 3
+    used = int(torch.unique(inp.topk_idx[inp.topk_idx >= 0]).numel())
+    weights = used * 3 * hidden * inter * (0.5 + 1 / 32)  # FP4 codes and UE8M0 scales per 32, L1 (2x) and L2
+    # Tokens in (FP8 and their scales), y out (BF16); SwiGLU over each pair's 2 x intermediate fp32 values and the
+    # combine over each pair's hidden fp32 values on the vector cores.
+    work = Work(2.0 * pairs * hidden * inter * 3, "fp8", weights + tokens * hidden * (1 + 1 / 32) + 2.0 * tokens * hidden,
+                4.0 * pairs * (2 * inter + hidden))
+    return (lambda: fp8_fp4_mega_moe(y, l1, l2, buf, activation_clamp=MEGA_CLAMP)), work
 
 
 FAMILIES: Dict[str, Family] = {f.name: f for f in (
@@ -205,8 +283,14 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in (
            "M,N,K", _fp8(FP8XFP4_NPU)),
     Family("contiguous", "M-grouped contiguous FP8 GEMM (block scales), 32 experts", (4096, 4096, 7168),
            "routed rows,N,K", _contiguous),
-    Family("masked", "M-grouped masked FP8 GEMM (block scales), 32 experts", (32, 4096, 7168),
-           "expected_m,N,K", _masked),
+    Family("grouped-bf16", "M-grouped contiguous BF16 GEMM, equal groups", (8, 4096, 4096, 7168),
+           "groups,rows per group,N,K", _equal_groups("bf16")),
+    Family("grouped-mxfp8", "M-grouped contiguous FP8 GEMM, MX scales (1,1,32) UE8M0, equal groups",
+           (8, 4096, 4096, 7168), "groups,rows per group,N,K", _equal_groups("mx")),
+    Family("grouped-fp8", "M-grouped contiguous FP8 GEMM, block scales (1,128) x (128,128) fp32, equal groups",
+           (8, 4096, 4096, 7168), "groups,rows per group,N,K", _equal_groups("block")),
+    Family("masked", "M-grouped masked FP8 GEMM (block scales)", (32, 32, 4096, 7168),
+           "groups,expected_m,N,K", _masked),
     Family("k-grouped", "K-grouped BF16 GEMM tn, 8 experts, fp32 D += C", (2048, 7168, 2048),
            "routed rows,M,N", _k_grouped),
     Family("mqa", "MQA logits fp8_fp4_mqa_logits (FP8, causal ranges)", (4096, 4096, 64), "S,SKV,H", _mqa),

@@ -10,8 +10,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
+from .bounds import Work, bound
 from .families import FAMILIES, PUBLISHED, Shape
 from .report import read_reports, summarise
 
@@ -63,6 +64,9 @@ def run_case(family: str, shape: Shape, trace: Optional[str] = None) -> dict:
     row["predicted_us"] = sum(r["time_us"] for r in reports) if reports else None
     us = row["predicted_us"]
     row["tflops"] = row["flops"] / us / 1e6 if us and row["flops"] else None
+    # The bound of the call's work (bounds.py) and the fraction of it the prediction reaches.
+    row["bound"] = bound(Work(**result["work"])) if result.get("work") else None
+    row["of_bound"] = row["bound"]["bound_us"] / us if us and row["bound"] else None
     longest = max(row["launches"], key=lambda s: s["time_us"], default=None)
     row["critical"] = longest["critical"] if longest else None
     pub = PUBLISHED.get((family, tuple(shape)))
@@ -72,13 +76,18 @@ def run_case(family: str, shape: Shape, trace: Optional[str] = None) -> dict:
 
 def run_model(families: Sequence[str], shapes: Optional[Sequence[Shape]], trace: Optional[str] = None,
               progress=None) -> List[dict]:
-    """Rows of every family at its default shape, or at each of `shapes`."""
+    """Rows of every family at its default shape, or at each of `shapes` (those of its number of dimensions)."""
+    cases = [(f, tuple(s)) for f in families
+             for s in ([FAMILIES[f].default] if not shapes else [s for s in shapes if len(s) == FAMILIES[f].dims])]
+    return run_cases(cases, trace, progress)
+
+
+def run_cases(cases: Sequence[Tuple[str, Shape]], trace: Optional[str] = None, progress=None) -> List[dict]:
     rows = []
-    for family in families:
-        for shape in shapes or [FAMILIES[family].default]:
-            if progress:
-                progress(f"{family} {_shape_text(shape)} ...")
-            rows.append(run_case(family, tuple(shape), trace))
+    for family, shape in cases:
+        if progress:
+            progress(f"{family} {_shape_text(shape)} ...")
+        rows.append(run_case(family, shape, trace))
     return rows
 
 
@@ -91,16 +100,19 @@ def _shape_label(row: dict) -> str:
 def format_rows(rows: Sequence[dict]) -> str:
     width = max([len("shape")] + [len(_shape_label(r)) for r in rows])
     lines = [HEADER, "",
-             f"{'family':<11} {'shape':<{width}} {'predicted us':>12} {'TFLOPS':>7} {'launches':>8} {'critical':<8} "
-             f"{'published':<24} {'inputs s':>8} {'model s':>8}"]
+             f"{'family':<13} {'shape':<{width}} {'predicted us':>12} {'TFLOPS':>7} {'bound us':>9} {'by':<6} "
+             f"{'of bound':>8} {'launches':>8} {'critical':<8} {'published':<24} {'inputs s':>8} {'model s':>8}"]
     for r in rows:
         pub = r["published"]
         pub_text = f"{pub['us']:.1f} us = {pub['tflops']:.0f} TFLOPS" if pub else "-"
         us = f"{r['predicted_us']:.1f}" if r["predicted_us"] is not None else "-"
         tf = f"{r['tflops']:.1f}" if r["tflops"] else "-"
         secs = [f"{r[k]:.1f}" if r.get(k) is not None else "-" for k in ("inputs_s", "model_s")]
-        lines.append(f"{r['family']:<11} {_shape_label(r):<{width}} {us:>12} {tf:>7} {len(r['launches']):>8} "
-                     f"{r['critical'] or '-':<8} {pub_text:<24} {secs[0]:>8} {secs[1]:>8}")
+        b = r.get("bound")
+        bound_text = f"{b['bound_us']:>9.1f} {b['bound_by']:<6}" if b else f"{'-':>9} {'-':<6}"
+        frac = f"{r['of_bound']:.1%}" if r.get("of_bound") else "-"
+        lines.append(f"{r['family']:<13} {_shape_label(r):<{width}} {us:>12} {tf:>7} {bound_text} {frac:>8} "
+                     f"{len(r['launches']):>8} {r['critical'] or '-':<8} {pub_text:<24} {secs[0]:>8} {secs[1]:>8}")
         if len(r["launches"]) > 1:
             lines += [f"    {s['kernel']}: {s['time_us']:.1f} us, critical {s['critical']}" for s in r["launches"]]
         if r["status"] != "ok":

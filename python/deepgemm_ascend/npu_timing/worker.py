@@ -1,7 +1,8 @@
 """One family's call on the timing model, in a process of its own (`python -m deepgemm_ascend.npu_timing.worker
 FAMILY M,N,K REPORT_FILE [TRACE_PREFIX]`): a model error that ends the process (a checker's abort) then
-costs only that family. Prints one JSON line last: status, flops, and the wall seconds of building the
+costs only that family. Prints one JSON line last: status, flops, the call's work (bounds.Work), and the wall seconds of building the
 inputs and of the call; the launches' reports go to REPORT_FILE."""
+import dataclasses
 import json
 import sys
 import time
@@ -14,11 +15,11 @@ def run(family: str, shape, report_file: str, trace=None) -> dict:
 
     runtime.set_backend("npu-model")
     start = time.perf_counter()
-    call, flops = FAMILIES[family].build(tuple(shape))
+    call, work = FAMILIES[family].build(tuple(shape))
     built = time.perf_counter()
     with capture(report_file, timing_only=True, trace=trace):
         call()
-    return {"status": "ok", "flops": flops, "build_s": built - start, "run_s": time.perf_counter() - built}
+    return {"status": "ok", "flops": work.flops, "work": dataclasses.asdict(work), "build_s": built - start, "run_s": time.perf_counter() - built}
 
 
 def main(argv) -> int:
