@@ -62,6 +62,8 @@ def _promotion_bytes(rows: int, n: int, k: int, side_a) -> float:
 # FP8 x FP4 on the NPU: the MX cube, both operands with UE8M0 scales per 32 K values (the NPU kernels take
 # float32 scales for both operands or UE8M0 for both, so not the benchmark's fp8xfp4 recipe's (1, 128) A).
 FP8XFP4_NPU = (("fp8", 1, 32), ("fp4", 1, 32), True)
+# FP4 x FP4: the MX cube's fp4 mode, both operands e2m1 with UE8M0 scales per 32 K values.
+MXFP4_NPU = (("fp4", 1, 32), ("fp4", 1, 32), True)
 
 
 def _fp8(recipe):
@@ -75,7 +77,8 @@ def _fp8(recipe):
         qa = Operand(_randn(m, k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
         qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
         d = torch.empty(m, n, dtype=torch.bfloat16)
-        work = Work(2.0 * m * n * k, "fp8", _operand_bytes(m, k, side_a) + _operand_bytes(n, k, side_b) + 2.0 * m * n,
+        cube = "fp4" if side_a[0] == side_b[0] == "fp4" else "fp8"  # FP8 x FP4 widens its FP4 side to fp8
+        work = Work(2.0 * m * n * k, cube, _operand_bytes(m, k, side_a) + _operand_bytes(n, k, side_b) + 2.0 * m * n,
                     _promotion_bytes(m, n, k, side_a))
         return (lambda: fp8_fp4_gemm_nt(qa.stored, qb.stored, d, recipe_a=side_a[1:], recipe_b=side_b[1:])), work
     return build
@@ -281,6 +284,8 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in (
            _fp8("mx")),
     Family("fp8xfp4", "FP8 x FP4 dense GEMM fp8_fp4_gemm_nt, MX scales (1,1,32) UE8M0", (4096, 7168, 16384),
            "M,N,K", _fp8(FP8XFP4_NPU)),
+    Family("mxfp4", "FP4 x FP4 dense GEMM fp8_fp4_gemm_nt, MX scales (1,1,32) UE8M0", (4096, 7168, 16384),
+           "M,N,K", _fp8(MXFP4_NPU)),
     Family("contiguous", "M-grouped contiguous FP8 GEMM (block scales), 32 experts", (4096, 4096, 7168),
            "routed rows,N,K", _contiguous),
     Family("grouped-bf16", "M-grouped contiguous BF16 GEMM, equal groups", (8, 4096, 4096, 7168),
