@@ -128,6 +128,7 @@ __aicore__ inline void run_masked_gemm(const DgaMaskedGemmParams& p, const Tilin
   run<Elem, S>(p.gemm, t, problems);
 }
 
+// The runs of a group's chunks are as long as the tile (kernel/gemm_problems.hpp's run_window).
 template <class Elem, Scales S = Scales::kNone, class Tiling>
 __aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p, const Tiling& t) {
   const kernel::GemmProblem w = problem_of<Elem>(p.gemm);
@@ -136,11 +137,11 @@ __aicore__ inline void run_contiguous_gemm(const DgaContiguousGemmParams& p, con
   if (p.psum) {
     run<Elem, S>(p.gemm, t,
                   kernel::PsumProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids, w.scaling,
-                                               p.sfb_group});
+                                               p.sfb_group, int64_t(t.block_m)});
   } else {
     run<Elem, S>(p.gemm, t,
                   kernel::ContiguousProblems<GmRows>{w.a, w.b, w.epilogue, p.b_group, p.groups, p.align, ids,
-                                                     w.scaling, p.sfb_group});
+                                                     w.scaling, p.sfb_group, int64_t(t.block_m)});
   }
 }
 

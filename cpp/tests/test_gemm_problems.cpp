@@ -70,6 +70,45 @@ TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
   for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r / align * align)], a, b, n, k, n);
 }
 
+// Windows of `run` rows: a tile spans the chunks of one group up to the window's end, never two groups.
+TEST(GemmProblems, ContiguousRunsSpanAGroupsChunksWithinAWindow) {
+  const int64_t m = 640, n = 48, k = 64, groups = 2, align = 128;
+  std::vector<int32_t> ids(size_t(m), -1);
+  for (int64_t r = 0; r < 420; ++r) ids[size_t(r)] = 0;    // chunks 0-3, padding rows 420-511
+  for (int64_t r = 512; r < 601; ++r) ids[size_t(r)] = 1;  // chunk 4
+  const auto a = dga_test::random_bf16(size_t(m * k), 7), b = dga_test::random_bf16(size_t(groups * n * k), 8);
+  for (const auto& [window, rows] : {std::pair{int64_t(256), std::vector<int64_t>{256, 0, 256, 0, 128}},
+                                    std::pair{int64_t(384), std::vector<int64_t>{384, 0, 0, 128, 128}},
+                                    std::pair{int64_t(0), std::vector<int64_t>{128, 128, 128, 128, 128}}}) {
+    std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
+    const dga::kernel::ContiguousProblems<dga::kernel::HostRows> problems{
+        .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+        .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+        .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
+               .bits = 16}, DType::kBF16, {}, false},
+        .b_group = n * k, .groups = groups, .align = align, .ids = {ids.data()}, .run = window};
+    for (int64_t c = 0; c < problems.count(); ++c)
+      EXPECT_EQ(problems.get(c).a.rows, rows[size_t(c)]) << "run " << window << ", chunk " << c;
+    run(problems);
+    for (int64_t r = 0; r < m; ++r) expect_row(d, r, ids[size_t(r / align * align)], a, b, n, k, n);
+  }
+}
+
+TEST(GemmProblems, PsumRunsEndAtTheGroupOrTheWindow) {
+  const std::vector<int32_t> ends{200, 200, 380, 560};
+  const int64_t n = 16, k = 32;
+  const auto a = dga_test::random_bf16(size_t(600 * k), 9), b = dga_test::random_bf16(size_t(4 * n * k), 10);
+  std::vector<uint16_t> d(size_t(600 * n), kPoisonBf16);
+  const dga::kernel::PsumProblems<dga::kernel::HostRows> problems{
+      .a = {.base = a.data(), .origin = 0, .rows = 600, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+      .e = {{.base = d.data(), .origin = 0, .rows = 600, .cols = n, .row_stride = n, .col_stride = 1,
+             .bits = 16}, DType::kBF16, {}, false},
+      .b_group = n * k, .groups = 4, .align = 128, .ends = {ends.data()}, .run = 256};
+  const std::vector<int64_t> rows{200, 0, 124, 128, 48};  // group 3 splits at the window boundary 512
+  for (int64_t c = 0; c < problems.count(); ++c) EXPECT_EQ(problems.get(c).a.rows, rows[size_t(c)]) << c;
+}
+
 TEST(GemmProblems, MaskedGroupsReadTheirCountsWhenTheKernelRuns) {
   const int64_t g = 4, m = 70, n = 48, k = 64;
   const std::vector<int32_t> masked{70, 0, 33, 99};  // 99 > M is clamped to M by the source

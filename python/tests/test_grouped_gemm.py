@@ -71,6 +71,38 @@ def test_bf16_contiguous_psum_layout(ensure_zero_padding):
     assert torch.isnan(d[-16:].float()).all(), "rows beyond the last group are untouched"
 
 
+@pytest.mark.parametrize("psum", [False, True], ids=["ids", "psum"])
+def test_bf16_contiguous_groups_of_many_chunks(psum):
+    """Groups of many aligned chunks: the tiles are planned from the mean group (larger than a chunk), so a
+    tile spans several chunks of a group, starts at a group's start inside a window and ends at its end."""
+    torch.manual_seed(5)
+    sizes, n, k = [700, 0, 300, 1000, 129, 384], 128, 64
+    if psum:
+        starts, ends, m = psum_layout(sizes)
+        spans, layout = list(zip(starts, ends)), torch.tensor(ends, dtype=torch.int32)
+    else:
+        layout, spans = contiguous_layout(sizes)
+        m = layout.numel()
+    a, b = torch.randn(m, k).bfloat16(), torch.randn(len(sizes), n, k).bfloat16()
+    d = poison_(torch.empty(m, n, dtype=torch.bfloat16))
+    dg.m_grouped_bf16_gemm_nt_contiguous(a, b, d, layout, use_psum_layout=psum, ensure_zero_padding=False)
+    for gi, (s, e) in enumerate(spans):
+        if e > s:
+            assert calc_diff(d[s:e], a[s:e].double() @ b[gi].double().T) < 1e-5, f"group {gi}"
+
+
+def test_fp8_contiguous_groups_of_many_chunks():
+    torch.manual_seed(6)
+    sizes, n, k = [600, 130, 0, 900], 256, 256
+    ids, spans = contiguous_layout(sizes)
+    (qa, sa), (qb, sb), deq_a, deq_b, _, _ = fp8_operands(ids.numel(), len(sizes), n, k)
+    d = poison_(torch.empty(ids.numel(), n, dtype=torch.bfloat16))
+    dg.m_grouped_fp8_gemm_nt_contiguous((qa, sa), (qb, sb), d, ids)
+    for gi, (s, e) in enumerate(spans):
+        if e > s:
+            assert calc_diff(d[s:e], deq_a[s:e] @ deq_b[gi].T) < 1e-5, f"group {gi}"
+
+
 def fp8_operands(m, g, n, k):
     a, b = torch.randn(m, k), torch.randn(g, n, k)
     qa, sa = dg.per_token_cast_to_fp8(a, False)

@@ -172,11 +172,13 @@ int64_t widened_bytes(const NpuKernel& kern, int64_t a_values, int64_t b_values)
 }
 
 // The config of a launch on `arch` (the launch's device's: NpuDevice::arch).
+// Grouped GEMMs: `groups` groups of m expected rows each.
 heuristics::GemmConfig npu_config(const heuristics::NpuArch& arch, int64_t m, int64_t n, int64_t k, int d_bytes,
-                                  int cores, const NpuKernel& kern) {
+                                  int cores, const NpuKernel& kern, int64_t groups = 1) {
   namespace h = heuristics;
   h::GemmDesc desc = h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx);
   desc.promote_k = kern.promote_k;
+  desc.groups = groups;
   if (kern.promote_k > 0)
     desc.max_tile_values = arch.ub_bytes * 2 * arch.vector_cores_per_cube / kPromotionUbHalfBytesPerValue;
   return h::select_gemm_config(desc, arch.limits);
@@ -201,9 +203,11 @@ void npu_contiguous_gemm(const kernel::ContiguousProblems<kernel::HostRows>& pro
                  problems.a.col_stride == 1 && problems.b.col_stride == 1);
   if (problems.a.rows == 0) return;
   const int cores = dev.cube_cores();
-  // The groups' sizes are only known to the kernel: plan for chunks of the alignment.
+  // The groups' sizes are only known to the kernel: plan for groups of the mean rows (the rows are padded per
+  // group to the alignment, so a tile of at most the mean rows wastes little on the groups' tails).
+  const int64_t mean_rows = layout::align_up(layout::ceil_div(problems.a.rows, problems.groups), problems.align);
   const heuristics::GemmConfig cfg =
-      npu_config(dev.arch(), problems.align, problems.b.rows, problems.a.cols, 2, cores, kern);
+      npu_config(dev.arch(), mean_rows, problems.b.rows, problems.a.cols, 2, cores, kern, problems.groups);
   const int64_t k = problems.a.cols;
   const int64_t wide = widened_bytes(kern, problems.a.rows * k, problems.groups * problems.b.rows * k);
   void* ws = wide > 0 ? dev.workspace(size_t(wide)) : nullptr;
@@ -229,7 +233,8 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
   const int cores = dev.cube_cores();
   // The tiles depend on masked_m, which only the kernel reads: every core takes part.
   const heuristics::GemmConfig cfg =
-      npu_config(dev.arch(), expected_m, problems.b.rows, problems.a.cols, int(core::itemsize(d.dtype)), cores, kern);
+      npu_config(dev.arch(), expected_m, problems.b.rows, problems.a.cols, int(core::itemsize(d.dtype)), cores, kern,
+                 problems.groups);
   const int64_t k = problems.a.cols, g = problems.groups;
   void* ws = kern.widen_a || kern.widen_b
                  ? dev.workspace(size_t(widened_bytes(kern, g * problems.a.rows * k, g * problems.b.rows * k)))

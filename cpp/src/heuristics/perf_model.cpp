@@ -22,7 +22,8 @@ Prediction predict_gemm(const GemmDesc& d, const GemmTiling& t, const PerfModel&
   if (p.cores == 0 || d.m == 0 || d.n == 0 || d.k == 0) return r;
   const int64_t cores = std::max(1, std::min(d.num_cores, p.cores));
   const int64_t m_tiles = ceil_div(d.m, t.block_m), n_tiles = ceil_div(d.n, t.block_n);
-  const double waves = double(ceil_div(m_tiles * n_tiles, cores));
+  const int64_t groups = std::max<int64_t>(d.groups, 1);
+  const double waves = double(ceil_div(groups * m_tiles * n_tiles, cores));
   const double bm = double(align_up(std::min(t.block_m, align_up(d.m, kFractalRows)), kFractalRows));
   const double bn = double(align_up(std::min(t.block_n, align_up(d.n, kFractalRows)), kFractalRows));
   const double k = double(align_up(d.k, kFractalRows));
@@ -32,8 +33,8 @@ Prediction predict_gemm(const GemmDesc& d, const GemmTiling& t, const PerfModel&
   r.cube_cycles = waves * 2.0 * bm * bn * k / cube_rate(p, bits);
   r.mte2_cycles = waves * (a_bytes + b_bytes) / (p.l2_bytes_per_cycle / double(cores));
   r.mte1_cycles = waves * (a_bytes + b_bytes) / p.l1_to_l0_bytes_per_cycle;
-  const double unique = double(d.m) * d.k * d.a_bits / 8.0 + double(d.n) * d.k * d.b_bits / 8.0 +
-                        double(d.m) * d.n * d.d_bytes * (d.with_accumulation ? 2 : 1);
+  const double unique = double(groups) * (double(d.m) * d.k * d.a_bits / 8.0 + double(d.n) * d.k * d.b_bits / 8.0 +
+                                          double(d.m) * d.n * d.d_bytes * (d.with_accumulation ? 2 : 1));
   r.hbm_floor_cycles = unique / p.hbm_bytes_per_cycle;
   // Pipeline fill: the first K step of the first tile is copied before the cube starts.
   const double fill = (bm + bn) * double(std::min<int64_t>(t.block_k, d.k)) * bits / 8.0 / (p.l2_bytes_per_cycle / cores);
@@ -44,7 +45,7 @@ Prediction predict_gemm(const GemmDesc& d, const GemmTiling& t, const PerfModel&
             : per_core - fill == r.mte2_cycles     ? "mte2"
                                                     : "mte1";
   r.seconds = cycles / (p.clock_ghz * 1e9);
-  r.tflops = 2.0 * double(d.m) * double(d.n) * double(d.k) / r.seconds / 1e12;
+  r.tflops = 2.0 * double(groups) * double(d.m) * double(d.n) * double(d.k) / r.seconds / 1e12;
   return r;
 }
 

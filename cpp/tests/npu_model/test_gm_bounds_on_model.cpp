@@ -141,6 +141,44 @@ TEST(NpuBoundsOnModel, ContiguousGemmSkipsIdsOutsideTheGroups) {
   EXPECT_TRUE(o.guards_intact() && ids.guards_intact());
 }
 
+// Tiles of 96 rows over chunks of 32: a tile spans a group's chunks up to the 96-row window's end, and a
+// group that starts inside a window starts a tile there (the run windows of kernel/gemm_problems.hpp).
+TEST(NpuBoundsOnModel, ContiguousTilesSpanAGroupsChunksNeverTwoGroups) {
+  const int64_t g = 3, align = 32, chunks = 8, m = chunks * align;
+  Operands o(m, 40, 64, g, m, 15);
+  Guarded<int32_t> ids("grouped_layout", size_t(m));
+  const int32_t of_chunk[chunks] = {0, 1, 1, 1, 1, -1, 2, 2};
+  for (int64_t r = 0; r < m; ++r) ids[size_t(r)] = of_chunk[r / align];
+  DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
+                            .sfb_group = 0, .grouped_layout = ids.addr(), .psum = 0};
+  p.gemm.block_m = 96;
+  runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
+                            {o.a.region(), o.b.region(), o.d16.region(), ids.region()});
+  for (int64_t r = 0; r < m; ++r) {
+    const int32_t gi = of_chunk[r / align];
+    EXPECT_TRUE(gi >= 0 ? o.row_is(r, r, gi) : o.row_poisoned(r)) << "row " << r;
+  }
+  EXPECT_TRUE(o.guards_intact() && ids.guards_intact());
+}
+
+TEST(NpuBoundsOnModel, PsumTilesEndAtTheGroupsEnd) {
+  const int64_t g = 3, align = 32, m = 8 * align;
+  Operands o(m, 40, 64, g, m, 16);
+  Guarded<int32_t> ends("grouped_layout", size_t(g));
+  const int32_t end_of[g] = {40, 200, 230};  // group 1 from 64, group 2 from 224; the rest are gaps
+  for (int64_t i = 0; i < g; ++i) ends[size_t(i)] = end_of[i];
+  DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
+                            .sfb_group = 0, .grouped_layout = ends.addr(), .psum = 1};
+  p.gemm.block_m = 96;
+  runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
+                            {o.a.region(), o.b.region(), o.d16.region(), ends.region()});
+  for (int64_t r = 0; r < m; ++r) {
+    const int gi = r < 40 ? 0 : r >= 64 && r < 200 ? 1 : r >= 224 && r < 230 ? 2 : -1;
+    EXPECT_TRUE(gi >= 0 ? o.row_is(r, r, gi) : o.row_poisoned(r)) << "row " << r;
+  }
+  EXPECT_TRUE(o.guards_intact() && ends.guards_intact());
+}
+
 // Psum end offsets that are not non-decreasing, negative or past M: no access outside the tensors, and
 // every row the kernel writes is its A row times one group's B.
 TEST(NpuBoundsOnModel, PsumGemmStaysInsideOnGarbageEnds) {

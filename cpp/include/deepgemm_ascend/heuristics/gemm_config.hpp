@@ -22,6 +22,9 @@ struct GemmDesc {
   bool mx_scales = false;
   // block_m * block_n at most this (0: no limit), e.g. the vector cores' UB of a promoted NPU GEMM.
   int64_t max_tile_values = 0;
+  // Grouped GEMMs: `groups` problems of m x n x k each (m: a group's expected rows; each group has its own B):
+  // the tiles of all groups share the cores.
+  int64_t groups = 1;
 };
 
 // The kernel's vocabulary (kernel/tiling.hpp), under the names the heuristics' callers use.

@@ -72,11 +72,16 @@ DGA_HOST_DEVICE GemmProblem chunk_problem(const layout::MatrixRef& a, const layo
   return p;
 }
 
+// The rows of an M-grouped contiguous GEMM are cut into windows of `run` rows (a multiple of `align`; 0:
+// `align`), and each window into runs of consecutive aligned chunks of one group: one problem per run, listed
+// at the index of its first chunk (the indices of its other chunks are empty problems). So a tile may span
+// several chunks of a group (planned from the whole problem, not from the alignment) and never two groups.
+DGA_HOST_DEVICE int64_t run_window(int64_t run, int64_t align) { return run > align ? run / align * align : align; }
+
 // M-grouped contiguous GEMM with per-row group ids (-1: padding; every group starts at a multiple of
-// `align`): one problem per aligned chunk of `align` rows, which holds the rows of one group followed by
-// padding (or only padding); the group's rows of chunk c multiply A by B[ids(c * align)] into D. The end
-// of the group's rows in a chunk is found by binary search, so the layout is read, not scanned, when the
-// kernel runs. `Ids` reads grouped_layout: a host pointer, or a GM tensor on the NPU.
+// `align`): a run multiplies its rows (the group's padding rows too, as upstream computes whole aligned
+// chunks) by B[ids(first row)] into D; a chunk whose first id is outside [0, groups) is empty. `Ids` reads
+// grouped_layout: a host pointer, or a GM tensor on the NPU (a run reads the id of each of its chunks).
 template <class Ids>
 struct ContiguousProblems {
   layout::MatrixRef a;       // [M, K]
@@ -88,21 +93,25 @@ struct ContiguousProblems {
   Ids ids;
   block::Scaling scaling{};  // A's scales by row of A, group 0's scales of B, if enabled
   int64_t sfb_group = 0;     // bytes from one group's B scales to the next
+  int64_t run = 0;           // rows of a window (run_window)
 
   DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
-  // The chunk's every row with the group of its first row (its padding rows too, as upstream computes whole
-  // aligned blocks); a chunk whose first id is outside [0, groups) is empty.
   DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
-    const int64_t r0 = c * align, end = layout::imin(r0 + align, a.rows);
+    const int64_t r0 = c * align, window = run_window(run, align);
     const int64_t g = int64_t(ids(r0));
     const bool valid = g >= 0 && g < groups;
-    return chunk_problem(a, b, e, scaling, r0, valid ? end - r0 : 0, valid ? g : 0, b_group, sfb_group);
+    const bool first = r0 % window == 0 || int64_t(ids(r0 - align)) != g;
+    if (!valid || !first) return chunk_problem(a, b, e, scaling, r0, 0, 0, b_group, sfb_group);
+    const int64_t w_end = layout::imin((r0 / window + 1) * window, a.rows);
+    int64_t end = layout::imin(r0 + align, a.rows);
+    while (end < w_end && int64_t(ids(end)) == g) end = layout::imin(end + align, a.rows);
+    return chunk_problem(a, b, e, scaling, r0, end - r0, g, b_group, sfb_group);
   }
 };
 
 // M-grouped contiguous GEMM with the psum layout: `ends` reads the G end offsets (non-decreasing); group
-// g owns rows [align_up(end(g - 1), align), end(g)). One problem per aligned chunk of `align` rows: the
-// group covering the chunk's first row (binary search over the ends), or none (a gap).
+// g owns rows [align_up(end(g - 1), align), end(g)). Runs as ContiguousProblems'; a chunk's group is found by
+// binary search over the ends, and a chunk of no group (a gap) is empty.
 template <class Ends>
 struct PsumProblems {
   layout::MatrixRef a;       // [M, K]
@@ -114,10 +123,11 @@ struct PsumProblems {
   Ends ends;
   block::Scaling scaling{};  // as ContiguousProblems
   int64_t sfb_group = 0;
+  int64_t run = 0;           // rows of a window (run_window)
 
   DGA_HOST_DEVICE int64_t count() const { return layout::ceil_div(a.rows, align); }
   DGA_HOST_DEVICE GemmProblem get(int64_t c) const {
-    const int64_t r0 = c * align;
+    const int64_t r0 = c * align, window = run_window(run, align);
     int64_t lo = 0, hi = groups;  // the first group whose end lies beyond r0, else groups
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
@@ -125,8 +135,10 @@ struct PsumProblems {
       else lo = mid + 1;
     }
     const int64_t g = lo;
-    const bool owned = g < groups && (g == 0 || layout::align_up(int64_t(ends(g - 1)), align) <= r0);
-    const int64_t rows = owned ? layout::imin(layout::imin(int64_t(ends(g)), r0 + align), a.rows) - r0 : 0;
+    const int64_t start = g == 0 || g >= groups ? 0 : layout::align_up(int64_t(ends(g - 1)), align);
+    const bool owned = g < groups && start <= r0 && (r0 % window == 0 || r0 == start);
+    const int64_t w_end = layout::imin((r0 / window + 1) * window, a.rows);
+    const int64_t rows = owned ? layout::imin(int64_t(ends(g)), w_end) - r0 : 0;
     return chunk_problem(a, b, e, scaling, r0, layout::imax(rows, 0), owned ? g : 0, b_group, sfb_group);
   }
 };
