@@ -151,8 +151,10 @@ __aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p, const 
   GmRows ends;
   ends.counts.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(uintptr_t(p.ends)));
   // C was copied into D: the kernel accumulates into D[g] (the epilogue's C is not read on the NPU).
+  const layout::MatrixRef b2 = p.b2.addr != 0 ? matrix(p.b2, w.b.bits) : layout::MatrixRef{};
   run<Elem, S>(p.gemm, t,
-                kernel::KGroupedProblems<GmRows>{w.a, w.b, w.epilogue, p.d_group, 0, p.groups, p.align, ends, w.scaling});
+                kernel::KGroupedProblems<GmRows>{w.a, w.b, w.epilogue, p.d_group, 0, p.groups, p.align, ends, w.scaling,
+                                                 b2});
 }
 
 // The grouped entries with the launch's run-time tiling (the precompiled kernels; the JIT passes a

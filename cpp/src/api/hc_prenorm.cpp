@@ -60,8 +60,9 @@ DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const
           kKBlock};
 }
 
-// On the NPU target: the vector pass, then the hi and lo products as two K-grouped BF16 launches (one
-// group per split, the ends read on the device) that add onto the zeroed D; no host sync.
+// On the NPU target: the vector pass, then the hi and lo products in one K-grouped BF16 launch (one group
+// per split, the ends read on the device; each tile's A is multiplied by hi and by lo into one L0C tile)
+// that adds onto the zeroed D; no host sync.
 void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
                     int64_t splits, bool split_d) {
   const api::NpuDevice dev(d, "d");
@@ -79,24 +80,21 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   ends_view.data = ends, ends_view.offset = 0, ends_view.dtype = DType::kInt32, ends_view.ndim = 1;
   ends_view.shape[0] = splits, ends_view.strides[0] = 1;
   const TensorView d0 = slice(d, split_d ? 0 : -1);
-  for (int64_t i = 0; i < 2; ++i) {
-    const layout::MatrixRef bm{.base = ws + size_t(i) * part,
-                               .origin = 0,
-                               .rows = n,
-                               .cols = k,
-                               .row_stride = k,
-                               .col_stride = 1,
-                               .bits = core::kBf16Bits};
-    const kernel::KGroupedProblems<kernel::HostRows> problems{api::matrix(a, core::kBf16Bits, false),
-                                                              bm,
-                                                              api::epilogue(d0, &d0),
-                                                              split_d ? d.stride(0) : 0,
-                                                              split_d ? d.stride(0) : 0,
-                                                              splits,
-                                                              kKBlock,
-                                                              {}};
-    api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
-  }
+  const auto term = [&](size_t i) {  // hi (0) or lo (1): bf16 [N, K]
+    return layout::MatrixRef{.base = ws + i * part, .origin = 0, .rows = n, .cols = k, .row_stride = k,
+                             .col_stride = 1, .bits = core::kBf16Bits};
+  };
+  const int64_t d_split = split_d ? d.stride(0) : 0;
+  const kernel::KGroupedProblems<kernel::HostRows> problems{.a = api::matrix(a, core::kBf16Bits, false),
+                                                            .b = term(0),
+                                                            .e = api::epilogue(d0, &d0),
+                                                            .d_group = d_split,
+                                                            .c_group = d_split,
+                                                            .groups = splits,
+                                                            .align = kKBlock,
+                                                            .ends = {},
+                                                            .b2 = term(1)};
+  api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
 }
 
 // The validated call: d [M, N] = a [M, K] @ b [N, K]^T in `splits` K splits (split_d: d and sqr_sum

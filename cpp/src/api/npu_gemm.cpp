@@ -269,9 +269,11 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   const heuristics::GemmConfig cfg =
       npu_config(dev.arch(), m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores,
                  kern);
+  const DgaMatrix none{0, 0, 0, 0, 0};
   const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
                                 problems.d_group, problems.groups, problems.align,
-                                uint64_t(reinterpret_cast<uintptr_t>(ends.ptr()))};
+                                uint64_t(reinterpret_cast<uintptr_t>(ends.ptr())),
+                                problems.b2.base != nullptr ? device_matrix("b", problems.b2) : none};
   dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, kernel::NpuGemmKind::k_grouped,
                   m * n * problems.a.cols);
 }

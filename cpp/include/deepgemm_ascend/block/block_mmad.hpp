@@ -76,9 +76,11 @@ class BlockMmad {
         l0_(ctx, {{tile::Pos::kL0A, uint32_t(carve_.l0a)}, {tile::Pos::kL0B, uint32_t(carve_.l0b)}}, "l0") {}
 
   // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the rows of a and b in
-  // the scale tensors of `scaling` (ignored when not enabled; required with MX scales).
+  // the scale tensors of `scaling` (ignored when not enabled; required with MX scales). accumulate: the
+  // product is added to the tile in l0c (an earlier call's) instead of replacing it.
   DGA_DEVICE void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling,
-                             int64_t m0, int64_t n0, const Tile& l0c, const tile::L0CGeometry& c_g) {
+                             int64_t m0, int64_t n0, const Tile& l0c, const tile::L0CGeometry& c_g,
+                             bool accumulate = false) {
     const Tile_ cur{.a = a, .b = b, .scaling = scaling, .m0 = m0, .n0 = n0, .l0c = l0c, .c_g = c_g};
     L1Step next = issue_l1(cur, 0);
     for (int64_t k0 = 0; k0 < a.cols; k0 += t_.block_k) {
@@ -87,7 +89,7 @@ class BlockMmad {
       // Prefetch: the next K step goes GM -> L1 before the current one is computed (into another stage);
       // a ring of one stage loads it once the current one is released.
       if (kPrefetch && more) next = issue_l1(cur, k0 + t_.block_k);
-      compute_l1(cur, step, l1_.consume(), k0 == 0);
+      compute_l1(cur, step, l1_.consume(), k0 == 0 && !accumulate);
       l1_.release();
       if (!kPrefetch && more) next = issue_l1(cur, k0 + t_.block_k);
     }

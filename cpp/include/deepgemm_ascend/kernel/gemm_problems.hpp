@@ -14,6 +14,9 @@ struct GemmProblem {
   layout::MatrixRef b;
   block::EpilogueArgs epilogue;
   block::Scaling scaling{};
+  // A second B of b's shape (unscaled problems; base null: none): the tile is A @ B^T + A @ B2^T, both
+  // accumulated in L0C, so A's tile is read once from HBM for both (the HC pre-norm's hi and lo terms).
+  layout::MatrixRef b2{};
 };
 
 // Problems built before the launch.
@@ -159,6 +162,7 @@ struct KGroupedProblems {
   int64_t align = 1;
   Ends ends;
   block::Scaling scaling{};
+  layout::MatrixRef b2{};  // [N, sum K] (GemmProblem::b2), split along K as B; base null: none
 
   DGA_HOST_DEVICE int64_t count() const { return groups; }
   DGA_HOST_DEVICE GemmProblem get(int64_t g) const {
@@ -169,6 +173,7 @@ struct KGroupedProblems {
     const int64_t kg = layout::imax(layout::imin(int64_t(ends(g)), a.cols) - start, 0);
     const int64_t rows = kg > 0 ? a.rows : 0;  // no K: no tiles
     GemmProblem p{a.block(0, start, rows, kg), b.block(0, start, b.rows, kg), e, scaling};
+    if (b2.base != nullptr) p.b2 = b2.block(0, start, b2.rows, kg);
     p.epilogue.d.origin += g * d_group;
     p.epilogue.c.origin += g * c_group;
     if (scaling.enabled) {

@@ -68,6 +68,7 @@ struct DgaKGroupedGemmParams {
   DgaGemmParams gemm;
   int64_t d_group, groups, align;
   uint64_t ends;
+  DgaMatrix b2;  // a second B ([N, sum K] as gemm.b; addr 0: none): D[g] += A_g B_g^T + A_g B2_g^T
 };
 
 // The vector pass of the HyperConnection pre-norm GEMM (kernel/hc_prenorm.hpp): B (fp32 [N, K], K-major)
