@@ -33,6 +33,7 @@ bash scripts/check_catlass_planted.sh "$build"
 # shapes, timing only): every prediction within 0.75x-1.33x, and the faster of each pair predicted faster.
 step "timing model against CATLASS's measured 950 times"
 python scripts/timing/test_check_timing_catlass.py
+python scripts/timing/test_catlass_side_by_side.py
 python scripts/check_timing_catlass.py --build "$build" --timing-only
 
 # The NPU compile step: every NPU translation unit with g++ and clang++ against the AscendC headers

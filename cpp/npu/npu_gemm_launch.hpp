@@ -67,10 +67,11 @@ struct GmRows {
   __aicore__ inline int32_t operator()(int64_t g) const { return all >= 0 ? all : counts.GetValue(uint64_t(g)); }
 };
 
-__aicore__ inline kernel::GemmArgs args_of(const DgaGemmParams& p, OperandFormat fmt, bool scaled) {
+__aicore__ inline kernel::GemmArgs args_of(const DgaGemmParams& p, OperandFormat fmt, bool scaled,
+                                           bool second_b = false) {
   kernel::GemmArgs args{};
   args.config.swizzle = {p.swizzle_band, p.swizzle_along_m != 0};
-  args.operands = {fmt, fmt};
+  args.operands = {fmt, fmt, second_b};
   args.scaled = scaled;
   return args;
 }
@@ -79,14 +80,14 @@ __aicore__ inline kernel::GemmArgs args_of(const DgaGemmParams& p, OperandFormat
 // 950's buffers is checked at compile time), on the cube core; S: how scaled operands are handled.
 // Promoted (a mix kernel): the cube core runs the GEMM kernel, its vector cores the promotion.
 template <class Elem, Scales S, class Tiling, class Problems>
-__aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems) {
+__aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Problems& problems, bool second_b = false) {
   using T = Target<Elem, S>;
   if constexpr (!AscendC::IsSameType<Tiling, kernel::GemmTiling>::value) {
     constexpr int kBits = int(value_bits<Elem>());
     static_assert(kernel::tiling_fits<typename T::Arch, Tiling, kBits, kBits, kBits, T::kMxScales>(),
                   "the tiling's stages do not fit the Ascend 950's L1 / L0 buffers");
   }
-  const kernel::GemmArgs args = args_of(p, operand_format<Elem>(), S != Scales::kNone);
+  const kernel::GemmArgs args = args_of(p, operand_format<Elem>(), S != Scales::kNone, second_b);
   if constexpr (S == Scales::kPromoted) {
     if ASCEND_IS_AIC {
       typename T::Ctx ctx(t.block_m, t.block_n);
@@ -154,7 +155,8 @@ __aicore__ inline void run_k_grouped_gemm(const DgaKGroupedGemmParams& p, const 
   const layout::MatrixRef b2 = p.b2.addr != 0 ? matrix(p.b2, w.b.bits) : layout::MatrixRef{};
   run<Elem, S>(p.gemm, t,
                 kernel::KGroupedProblems<GmRows>{w.a, w.b, w.epilogue, p.d_group, 0, p.groups, p.align, ends, w.scaling,
-                                                 b2});
+                                                 b2},
+                S == Scales::kNone && p.b2.addr != 0);
 }
 
 // The grouped entries with the launch's run-time tiling (the precompiled kernels; the JIT passes a

@@ -173,12 +173,14 @@ int64_t widened_bytes(const NpuKernel& kern, int64_t a_values, int64_t b_values)
 
 // The config of a launch on `arch` (the launch's device's: NpuDevice::arch).
 // Grouped GEMMs: `groups` groups of m expected rows each.
+// second_b: each tile also multiplies A by a second B (GemmProblem::b2).
 heuristics::GemmConfig npu_config(const heuristics::NpuArch& arch, int64_t m, int64_t n, int64_t k, int d_bytes,
-                                  int cores, const NpuKernel& kern, int64_t groups = 1) {
+                                  int cores, const NpuKernel& kern, int64_t groups = 1, bool second_b = false) {
   namespace h = heuristics;
   h::GemmDesc desc = h::npu_gemm_desc(m, n, k, kern.bits, kern.bits, d_bytes, cores, kern.mx);
   desc.promote_k = kern.promote_k;
   desc.groups = groups;
+  desc.second_b = second_b;
   if (kern.promote_k > 0)
     desc.max_tile_values = arch.ub_bytes * 2 * arch.vector_cores_per_cube / kPromotionUbHalfBytesPerValue;
   return h::select_gemm_config(desc, arch.limits);
@@ -268,7 +270,7 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
   // The groups' K sizes are only known to the kernel: plan for the mean.
   const heuristics::GemmConfig cfg =
       npu_config(dev.arch(), m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores,
-                 kern);
+                 kern, 1, problems.b2.base != nullptr);
   const DgaMatrix none{0, 0, 0, 0, 0};
   const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
                                 problems.d_group, problems.groups, problems.align,

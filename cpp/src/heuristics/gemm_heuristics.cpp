@@ -29,7 +29,7 @@ constexpr double kModelTie = 0.01;  // predicted times closer than 1 % are a tie
 
 BufferUsage buffer_usage(const GemmTiling& t, const GemmDesc& d) {
   // The kernel's own carving (BlockMmad carves its buffers by it), with both L0 operands at l0_bits.
-  const kernel::Carving c = kernel::carving(t, {d.a_bits, d.b_bits, d.l0_bits, d.l0_bits, d.mx_scales});
+  const kernel::Carving c = kernel::carving(t, {d.a_bits, d.b_bits, d.l0_bits, d.l0_bits, d.mx_scales, d.second_b});
   return {uint64_t(c.l1_total()), uint64_t(c.l0a_total()), uint64_t(c.l0b_total()), uint64_t(c.l0c)};
 }
 

@@ -33,6 +33,7 @@ namespace deepgemm_ascend::block {
 struct Operands {
   tile::OperandFormat a = tile::OperandFormat::kBF16;
   tile::OperandFormat b = tile::OperandFormat::kBF16;
+  bool second_b = false;  // unscaled: each tile also multiplies A by a second B (operator()'s b2)
 };
 
 // Per-K-block scales; `enabled` false for unscaled GEMMs.
@@ -51,7 +52,7 @@ using Mx = arch::MxFormat;
 template <class Target, class Tiling>
 DGA_DEVICE kernel::Carving carving_of(const Tiling& t, const Operands& ops) {
   return kernel::carving(t, {tile::operand_bits(ops.a), tile::operand_bits(ops.b), Target::l0_bits(ops.a),
-                             Target::l0_bits(ops.b), Target::kMxScales});
+                             Target::l0_bits(ops.b), Target::kMxScales, ops.second_b});
 }
 
 // Tiling: kernel::GemmTiling (run-time config) or a kernel::StaticTiling (compile-time).
@@ -76,12 +77,12 @@ class BlockMmad {
         l0_(ctx, {{tile::Pos::kL0A, uint32_t(carve_.l0a)}, {tile::Pos::kL0B, uint32_t(carve_.l0b)}}, "l0") {}
 
   // l0c must hold an align16(a.rows) x align16(b.rows) fp32 tile; m0 / n0 are the rows of a and b in
-  // the scale tensors of `scaling` (ignored when not enabled; required with MX scales). accumulate: the
-  // product is added to the tile in l0c (an earlier call's) instead of replacing it.
+  // the scale tensors of `scaling` (ignored when not enabled; required with MX scales). b2 (Operands::
+  // second_b, unscaled): a second B of b's shape; the tile is a b^T + a b2^T, each K step of A copied once.
   DGA_DEVICE void operator()(const layout::MatrixRef& a, const layout::MatrixRef& b, const Scaling& scaling,
                              int64_t m0, int64_t n0, const Tile& l0c, const tile::L0CGeometry& c_g,
-                             bool accumulate = false) {
-    const Tile_ cur{.a = a, .b = b, .scaling = scaling, .m0 = m0, .n0 = n0, .l0c = l0c, .c_g = c_g};
+                             const layout::MatrixRef* b2 = nullptr) {
+    const Tile_ cur{.a = a, .b = b, .scaling = scaling, .m0 = m0, .n0 = n0, .l0c = l0c, .c_g = c_g, .b2 = b2};
     L1Step next = issue_l1(cur, 0);
     for (int64_t k0 = 0; k0 < a.cols; k0 += t_.block_k) {
       const L1Step step = next;
@@ -89,7 +90,7 @@ class BlockMmad {
       // Prefetch: the next K step goes GM -> L1 before the current one is computed (into another stage);
       // a ring of one stage loads it once the current one is released.
       if (kPrefetch && more) next = issue_l1(cur, k0 + t_.block_k);
-      compute_l1(cur, step, l1_.consume(), k0 == 0 && !accumulate);
+      compute_l1(cur, step, l1_.consume(), k0 == 0);
       l1_.release();
       if (!kPrefetch && more) next = issue_l1(cur, k0 + t_.block_k);
     }
@@ -103,6 +104,7 @@ class BlockMmad {
     int64_t m0, n0;
     const Tile& l0c;
     const tile::L0CGeometry& c_g;
+    const layout::MatrixRef* b2;
   };
   struct L1Step {
     layout::NzGeometry a_g, b_g;
@@ -116,8 +118,8 @@ class BlockMmad {
     s.a_g.cols_pad = s.b_g.cols_pad = layout::imax(s.a_g.cols_pad, s.b_g.cols_pad);
     const Tile& l1 = l1_.acquire();
     Target::copy_gm_to_l1(ctx_, l1_a(l1), s.a_g, c.a.block(0, k0, c.a.rows, kn));
-    Target::copy_gm_to_l1b(ctx_, l1_b(l1), s.b_g,
-                          c.b.block(0, k0, c.b.rows, kn));
+    Target::copy_gm_to_l1b(ctx_, l1_b(l1), s.b_g, c.b.block(0, k0, c.b.rows, kn));
+    if (c.b2 != nullptr) Target::copy_gm_to_l1b(ctx_, l1_b2(l1), s.b_g, c.b2->block(0, k0, c.b2->rows, kn));
     if constexpr (kMx) {
       const int64_t pairs = layout::ceil_div(kn, int64_t(Mx::kMxBaseK)), kb = k0 / Mx::kMxBlockK;
       Target::copy_scales_gm_to_l1(ctx_, scales_a(l1), l1_pairs(), c.scaling.a.shifted(c.m0, kb), c.a.rows, pairs);
@@ -135,6 +137,9 @@ class BlockMmad {
   }
   DGA_DEVICE Tile scales_b(const Tile& l1) const {
     return Target::sub(l1, uint32_t(carve_.l1_a + carve_.l1_b + carve_.l1_sa), uint32_t(carve_.l1_sb));
+  }
+  DGA_DEVICE Tile l1_b2(const Tile& l1) const {
+    return Target::sub(l1, uint32_t(carve_.l1_stage() - carve_.l1_b2), uint32_t(carve_.l1_b2));
   }
   // MX: the scale pairs along K each scale tile holds per 16-row block.
   DGA_DEVICE int64_t l1_pairs() const { return layout::ceil_div(int64_t(t_.block_k), int64_t(Mx::kMxBaseK)); }
@@ -169,6 +174,21 @@ class BlockMmad {
       const bool hand = c.scaling.enabled && !fold && (kMx ? Target::kMxHandOff && last : true);
       Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, first && k == 0,
                    hand ? &promo : nullptr);
+      l0_.release();
+      if (c.b2 != nullptr) mmad_second_b(c, s, l1, l1a, k, kp);
+    }
+  }
+
+  // The second B's product of the L0 step [k, k + kp), added to the tile (A's step loaded into L0A again).
+  DGA_DEVICE void mmad_second_b(const Tile_& c, const L1Step& s, const Tile& l1, const Tile& l1a, int64_t k,
+                                int64_t kp) {
+    if constexpr (!kMx) {  // unscaled operands only
+      const auto& w = l0_.acquire();
+      Target::load_l1_to_l0a(ctx_, w.part[0], l1a, s.a_g, c.a.rows, k, kp, ops_.a, nullptr);
+      Target::load_l1_to_l0b(ctx_, w.part[1], l1_b2(l1), s.b_g, c.b.rows, k, kp, ops_.b, nullptr);
+      l0_.commit();
+      const auto& r = l0_.consume();
+      Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, false, nullptr);
       l0_.release();
     }
   }

@@ -25,6 +25,7 @@ struct GemmDesc {
   // Grouped GEMMs: `groups` problems of m x n x k each (m: a group's expected rows; each group has its own B):
   // the tiles of all groups share the cores.
   int64_t groups = 1;
+  bool second_b = false;  // a second B tile in each L1 stage (kernel::OperandBits::second_b)
 };
 
 // The kernel's vocabulary (kernel/tiling.hpp), under the names the heuristics' callers use.

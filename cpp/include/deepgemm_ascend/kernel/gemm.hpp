@@ -40,10 +40,9 @@ DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tili
     const GemmProblem pr = problems.get(p);
     for (walk.begin(pr.a.rows, pr.b.rows); walk.more(); walk.next()) {
       const block::TileSpan sp = walk.span();
-      const layout::MatrixRef a = pr.a.block(sp.m0, 0, sp.rows, pr.a.cols);
-      const auto& c = l0c.acquire();
-      mmad(a, pr.b.block(sp.n0, 0, sp.cols, pr.b.cols), pr.scaling, sp.m0, sp.n0, c, sp.c_g);
-      if (pr.b2.base != nullptr) mmad(a, pr.b2.block(sp.n0, 0, sp.cols, pr.b2.cols), pr.scaling, sp.m0, sp.n0, c, sp.c_g, true);
+      const layout::MatrixRef b2 = pr.b2.block(sp.n0, 0, sp.cols, pr.b2.cols);
+      mmad(pr.a.block(sp.m0, 0, sp.rows, pr.a.cols), pr.b.block(sp.n0, 0, sp.cols, pr.b.cols), pr.scaling, sp.m0,
+           sp.n0, l0c.acquire(), sp.c_g, args.operands.second_b && pr.b2.base != nullptr ? &b2 : nullptr);
       l0c.commit();
       block::store_tile<Target>(ctx, pr.epilogue, sp.m0, sp.n0, sp.rows, sp.cols, l0c.consume(), sp.c_g);
       l0c.release();

@@ -14,8 +14,9 @@ struct GemmProblem {
   layout::MatrixRef b;
   block::EpilogueArgs epilogue;
   block::Scaling scaling{};
-  // A second B of b's shape (unscaled problems; base null: none): the tile is A @ B^T + A @ B2^T, both
-  // accumulated in L0C, so A's tile is read once from HBM for both (the HC pre-norm's hi and lo terms).
+  // A second B of b's shape (unscaled problems with block::Operands::second_b; base null: none): the tile is
+  // A @ B^T + A @ B2^T, both accumulated in L0C from one copy of each K step of A (the HC pre-norm's hi and
+  // lo terms).
   layout::MatrixRef b2{};
 };
 

@@ -50,6 +50,7 @@ struct OperandBits {
   int a = 16, b = 16;
   int l0a = 16, l0b = 16;
   bool mx = false;
+  bool second_b = false;  // a second B tile in each L1 stage (GemmProblem::b2)
 };
 
 // Bytes of the UE8M0 scales of `rows` x k values in L1 or L0: per 16-row block, one 32 B unit (16 rows x
@@ -65,15 +66,16 @@ DGA_HOST_DEVICE constexpr int64_t l0_tile_bytes(int64_t rows, int64_t k, int bit
 }
 
 // The cube core's buffers as a GEMM carves them: one L1 stage holds the A tile (Nz), the B tile, then
-// (MX) the scales of A and of B; one L0 stage an L0A and an L0B tile; L0C one fp32 output tile. Padding
-// to whole fractals included.
+// (MX) the scales of A and of B, then (second_b) the second B tile; one L0 stage an L0A and an L0B tile;
+// L0C one fp32 output tile. Padding to whole fractals included.
 struct Carving {
   int64_t l1_a = 0, l1_b = 0, l1_sa = 0, l1_sb = 0;  // one L1 stage
   int64_t l0a = 0, l0b = 0;                          // one L0 stage
   int64_t l0c = 0;
   int l1_stages = kL1Stages, l0_stages = kL0Stages;
+  int64_t l1_b2 = 0;  // one L1 stage's second B tile
 
-  DGA_HOST_DEVICE constexpr int64_t l1_stage() const { return l1_a + l1_b + l1_sa + l1_sb; }
+  DGA_HOST_DEVICE constexpr int64_t l1_stage() const { return l1_a + l1_b + l1_sa + l1_sb + l1_b2; }
   DGA_HOST_DEVICE constexpr int64_t l1_total() const { return l1_stages * l1_stage(); }
   DGA_HOST_DEVICE constexpr int64_t l0a_total() const { return l0_stages * l0a; }
   DGA_HOST_DEVICE constexpr int64_t l0b_total() const { return l0_stages * l0b; }
@@ -93,7 +95,8 @@ DGA_HOST_DEVICE constexpr Carving carving(Tiling t, OperandBits bits) {
           l0_tile_bytes(t.block_n, t.l0_k, bits.l0b),
           m * n * acc_bytes,
           t.l1_stages,
-          t.l0_stages};
+          t.l0_stages,
+          bits.second_b ? layout::NzGeometry::fit(t.block_n, t.block_k, bits.b).bytes() : 0};
 }
 
 // Whether `c` fits the buffers of `Arch`.
