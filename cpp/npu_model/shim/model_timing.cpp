@@ -148,6 +148,8 @@ nm::CoreTiming* core_timing(const std::string& core_name) {
   return l->cores.back().timing.get();
 }
 
+bool timing_on() { return g_launch_timing != nullptr; }
+
 bool timing_only() { return g_launch_timing != nullptr && g_launch_timing->only; }
 
 }  // namespace dga_model
