@@ -23,7 +23,7 @@ TimingConstants constants() {
           .mte1_transposed_l0b_bytes_per_cycle = 128, .mte1_mx_scale_bytes_per_cycle = 32, .mte1_fixed_cycles = 0,
           .fix_bytes_per_cycle = 128, .fix_ub_bytes_per_cycle = 128, .fix_fixed_cycles = 0, .vector_cycles_per_op = 1,
           .dma_core_bytes_per_cycle = 100, .gm_read_latency_cycles = 0, .gm_write_latency_cycles = 0,
-          .dma_granule_bytes = 32, .fix_gm_granule_bytes = 512, .hbm_bytes_per_cycle = 100,
+          .dma_granule_bytes = 32, .fix_gm_granule_bytes = 512, .fix_gm_min_request_bytes = 128, .hbm_bytes_per_cycle = 100,
           .l2_bytes_per_cycle = 1000, .l2_bytes = 1 << 20, .l2_line_bytes = 128, .issue_cycles = 0, .launch_us = 0,
           .core_start_us = 0, .unit_flag_bytes = 512};
 }
