@@ -63,8 +63,8 @@ function(dga_add_npu_model)
   target_precompile_headers(dga_npu_model_kernels PRIVATE <kernel_operator.h>)
   set_source_files_properties(${model_dir}/cpu_debug_runtime.cpp ${DGA_ASC_DEVKIT}/cpudebug/src/acl_stub/kernel_fp16.cpp
                               TARGET_DIRECTORY dga_npu_model_kernels PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
-  add_library(dga_npu_model SHARED ${model_dir}/model_glue.cpp ${model_dir}/model_group.cpp ${model_dir}/model_reached.cpp ${model_dir}/model_timing.cpp
-              ${model_dir}/model_vector.cpp
+  add_library(dga_npu_model SHARED ${model_dir}/model_glue.cpp ${model_dir}/model_group.cpp ${model_dir}/model_lockstep.cpp
+              ${model_dir}/model_reached.cpp ${model_dir}/model_timing.cpp ${model_dir}/model_vector.cpp
               $<TARGET_OBJECTS:dga_npu_model_kernels> $<TARGET_OBJECTS:dga_layer_npu_model>)
   target_include_directories(dga_npu_model PRIVATE ${model_dir} ${PROJECT_SOURCE_DIR}/cpp/npu_model/include)
   target_compile_options(dga_npu_model PRIVATE -Wall -Wextra)

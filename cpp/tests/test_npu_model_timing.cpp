@@ -23,7 +23,7 @@ TimingConstants constants() {
           .mte1_transposed_l0b_bytes_per_cycle = 128, .mte1_mx_scale_bytes_per_cycle = 32, .mte1_fixed_cycles = 0,
           .fix_bytes_per_cycle = 128, .fix_ub_bytes_per_cycle = 128, .fix_fixed_cycles = 0, .vector_cycles_per_op = 1,
           .dma_core_bytes_per_cycle = 100, .gm_read_latency_cycles = 0, .gm_write_latency_cycles = 0,
-          .dma_granule_bytes = 32, .fix_gm_granule_bytes = 512, .hbm_bytes_per_cycle = 100,
+          .dma_granule_bytes = 32, .fix_gm_granule_bytes = 512, .fix_gm_min_request_bytes = 128, .hbm_bytes_per_cycle = 100,
           .l2_bytes_per_cycle = 1000, .l2_bytes = 1 << 20, .l2_line_bytes = 128, .issue_cycles = 0, .launch_us = 0,
           .core_start_us = 0, .unit_flag_bytes = 512};
 }
@@ -146,9 +146,39 @@ TEST(NpuModelTiming, UnalignedRowsCountWholeGranules) {
   // A 1024 B row 8 B past a 512 B boundary: three 512 B granules for the Fixpipe, 33 blocks of 32 B for a DMA.
   const nm::GmSpan row{.p = gm.at(8), .row_bytes = 1024, .write = true};
   mem.transfer(0, row, 512, 1000);
-  EXPECT_EQ(mem.stats().hbm_write, 1536u);
+  EXPECT_EQ(mem.stats().l2_write, 1536u);
   mem.transfer(0, row, 0, 1000);
-  EXPECT_EQ(mem.stats().hbm_write, 1536u + 1056u);
+  EXPECT_EQ(mem.stats().l2_write, 1536u + 1056u);
+}
+
+TEST(NpuModelTiming, WritesStayInTheL2UntilEvicted) {
+  const TimingConstants k = constants();
+  const Gm gm(4 << 20);
+  const nm::GmSpan out{.p = gm.at(0), .row_bytes = 10240, .write = true};
+  const nm::GmSpan in{.p = gm.at(1 << 20), .row_bytes = 1 << 20}, more{.p = gm.at(3 << 20), .row_bytes = 10240};
+  // 10 KiB written twice: the L2 takes it at the core's rate, HBM nothing (the dirty lines stay).
+  nm::MemoryTiming mem(k);
+  EXPECT_NEAR(mem.transfer(0, out, 0, 100), 102.4, 1e-9);
+  mem.transfer(200, out, 0, 100);
+  EXPECT_EQ(mem.stats().l2_write, 20480u);
+  EXPECT_EQ(mem.stats().hbm_write, 0u);
+  // Reading 1 MiB more evicts them: each dirty line is written back once, its HBM bandwidth taken from then
+  // on, so that another read at the same time ends later than without the writes.
+  mem.transfer(400, in, 0, 100);
+  EXPECT_EQ(mem.stats().hbm_write, 10240u);
+  nm::MemoryTiming clean(k);
+  clean.transfer(400, in, 0, 100);
+  EXPECT_EQ(clean.stats().hbm_write, 0u);
+  EXPECT_GT(mem.transfer(400, more, 0, 100), clean.transfer(400, more, 0, 100) + 50);
+}
+
+TEST(NpuModelTiming, WriteRequestsAreAlignedBlocks) {
+  // 1024 B 512 B aligned: two 512 B requests; 256 B past: 256 + 512 + 256; 8 B past: 128 (rounded up), 128,
+  // 256, 512, 128 (rounded up).
+  EXPECT_EQ(nm::write_requests(4096, 1024, 512, 128), 2u);
+  EXPECT_EQ(nm::write_requests(4096 + 256, 1024, 512, 128), 3u);
+  EXPECT_EQ(nm::write_requests(4096 + 8, 1024, 512, 128), 5u);
+  EXPECT_EQ(nm::write_requests(4096, 100, 512, 128), 1u);
 }
 
 TEST(NpuModelTiming, AReadLatencyDelaysCompletionNotThePipe) {

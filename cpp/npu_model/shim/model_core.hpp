@@ -13,6 +13,7 @@
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/npu_model/access.hpp"
 #include "deepgemm_ascend/npu_model/events.hpp"
+#include "deepgemm_ascend/npu_model/group.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "deepgemm_ascend/npu_model/unit_flag.hpp"
 #include "deepgemm_ascend/npu_model/vector.hpp"
@@ -46,6 +47,10 @@ struct Core {
   nm::Hazards hazards;
   nm::UnitFlags unit_flags;  // a cube core's L0C unit flags
   nm::CoreTiming* timing = nullptr;  // the timing mode's clocks (model_timing.hpp), null when it is off
+  // The timing mode's scheduler of the launch's cores and this core's slot in it: after each timed
+  // instruction the core hands over once it has reached the epoch (npu_model/group.hpp).
+  nm::GroupScheduler* scheduler = nullptr;
+  int slot = 0;
   std::string error;  // the first model error (instructions also run in destructors: no throwing)
   deepgemm_ascend::core::ErrorKind error_kind = deepgemm_ascend::core::ErrorKind::kRuntime;
 };
@@ -81,6 +86,12 @@ void guard(const char* instr, F&& f) {
   }
 }
 
+// In the timing mode, after a timed instruction: the core hands over to the launch's other cores once its
+// latest instruction has started at or past the scheduler's epoch.
+inline void at_epoch(Core& c) {
+  if (c.scheduler != nullptr) c.scheduler->at_cycle(c.slot, c.timing->last_start());
+}
+
 // What an instruction costs in the timing mode (model_timing.hpp): its on-chip cycles, for a DMA the
 // granule its GM side is counted in (0: the DMA granule) and, when the timing-only mode may skip it, its GM
 // side as a span (the GM runs it notes otherwise); an Mmad's or Fixpipe's L0C bytes for its unit flag.
@@ -105,7 +116,10 @@ void run(const char* instr, int pipe, F&& f, int unit_flag = 0, Timed t = {}) {
     Core& c = current();
     nm::Work w{.cycles = t.cycles, .gm = t.gm, .runs = nullptr, .gm_granule = t.granule, .unit_flag = unit_flag,
                .l0c = static_cast<const uint8_t*>(t.l0c), .l0c_bytes = t.l0c_bytes};
-    if (c.timing != nullptr && t.skippable && timing_only()) return c.timing->instruction(pipe, instr, w);
+    if (c.timing != nullptr && t.skippable && timing_only()) {
+      c.timing->instruction(pipe, instr, w);
+      return at_epoch(c);
+    }
     nm::Accesses acc;
     f(&acc);
     c.unit_flags.before(pipe, unit_flag, acc, c.hazards);
@@ -114,6 +128,7 @@ void run(const char* instr, int pipe, F&& f, int unit_flag = 0, Timed t = {}) {
     if (c.timing == nullptr) return;
     w.gm = nullptr, w.runs = &acc;
     c.timing->instruction(pipe, instr, w);
+    at_epoch(c);
   });
 }
 

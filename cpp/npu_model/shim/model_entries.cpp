@@ -3,7 +3,7 @@
 // compiler against the devkit headers in CPU-debug mode (mix mode: the core type is chosen at run time), run
 // with the model's checks: a cube-only kernel's cores one after the other, a mix kernel's groups (the cube
 // core and its two vector cores, which exchange cross-core flags) all together, every core a thread, the
-// threads taking turns. Our reading of the documentation, not the 950.
+// threads taking turns. In the timing mode every launch's cores run together, in epochs of simulated time. Our reading of the documentation, not the 950.
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -81,9 +81,28 @@ void use_buffers(AscendC::ConstDefiner& cd, const CpuBuffers& b) {
     cd.hardwareCpuBufferMap[hw] = p;
 }
 
+// The devkit's block-local state that a core's code may leave between two of its instructions (its TPipe,
+// the simulated CMPMASK, the mask count, the dequantisation scales, the repeat config), kept per core while
+// the cores of a launch take turns.
+struct BlockLocals {
+  AscendC::TPipe* pipe = nullptr;
+  uint64_t mask_count = 0, cmp_low = 0, cmp_high = 0, deq_scale = 0, rpt = 0;
+  half deq_value{};
+  static BlockLocals save() {
+    namespace in = AscendC::Internal;
+    return {g_tPipePtr, g_maskCount, in::g_cmpMaskLow, in::g_cmpMaskHigh, in::g_deqScale, in::g_rptConfig,
+            in::g_deqValue};
+  }
+  void restore() const {
+    namespace in = AscendC::Internal;
+    g_tPipePtr = pipe, g_maskCount = mask_count, in::g_cmpMaskLow = cmp_low, in::g_cmpMaskHigh = cmp_high;
+    in::g_deqScale = deq_scale, in::g_rptConfig = rpt, in::g_deqValue = deq_value;
+  }
+};
+
 // The devkit's per-core globals, swapped when the model switches between the cores of the launch: the
 // core type and indices (GetBlockIdx on an AIV is block_idx * g_taskRation + sub_block_idx), the core's
-// TPipe, and its group's buffers.
+// block-local state, and its group's buffers.
 void run_mix(const std::string& kernel, unsigned groups, const std::function<void(int)>& body) {
   constexpr int kSlots = GroupBuffers::kSlots, kSubBlocks = 2;
   auto& cd = AscendC::ConstDefiner::Instance();
@@ -103,11 +122,11 @@ void run_mix(const std::string& kernel, unsigned groups, const std::function<voi
       g_coreType = AscendC::AIC, g_taskRation = 1, sub_block_idx = 0, g_tPipePtr = nullptr;
     }
   } restore{cpu_buffers(cd)};
-  std::vector<std::array<AscendC::TPipe*, kSlots>> pipes(groups);
+  std::vector<std::array<BlockLocals, kSlots>> locals(groups);
   std::pair<int, int> last{-1, -1};
   const auto switch_core = [&](int g, int s) {
-    if (last.first >= 0) pipes[size_t(last.first)][size_t(last.second)] = g_tPipePtr;
-    g_tPipePtr = pipes[size_t(g)][size_t(s)];
+    if (last.first >= 0) locals[size_t(last.first)][size_t(last.second)] = BlockLocals::save();
+    locals[size_t(g)][size_t(s)].restore();
     block_idx = int64_t(g), sub_block_idx = s == 0 ? 0 : s - 1;
     g_coreType = s == 0 ? AscendC::AIC : AscendC::AIV;
     GroupBuffers& b = *buffers[size_t(g)];
@@ -115,6 +134,36 @@ void run_mix(const std::string& kernel, unsigned groups, const std::function<voi
     last = {g, s};
   };
   dga_model::run_groups(kernel, int(groups), bases, switch_core, body);
+}
+
+// The timing mode's cube-only (vector: vector-only) launch: its cores take turns (run_lockstep), so each
+// has its own buffers and block-local state, swapped in like run_mix's.
+void run_interleaved(const std::string& kernel, unsigned blocks, bool vector, const std::function<void(int)>& body) {
+  auto& cd = AscendC::ConstDefiner::Instance();
+  std::vector<std::unique_ptr<GroupBuffers>> buffers;
+  for (unsigned k = 0; k < blocks; ++k) buffers.push_back(std::make_unique<GroupBuffers>(cd));
+  struct Restore {
+    CpuBuffers process;
+    ~Restore() {
+      use_buffers(AscendC::ConstDefiner::Instance(), process);
+      g_coreType = AscendC::AIC, g_tPipePtr = nullptr;
+    }
+  } restore{cpu_buffers(cd)};
+  g_coreType = vector ? AscendC::AIV : AscendC::AIC;
+  g_taskRation = 1, sub_block_idx = 0;
+  block_num = int64_t(blocks);
+  std::vector<BlockLocals> locals(blocks);
+  int last = -1;
+  const auto switch_core = [&](int k) {
+    if (last >= 0) locals[size_t(last)] = BlockLocals::save();
+    locals[size_t(k)].restore();
+    block_idx = int64_t(k);
+    GroupBuffers& b = *buffers[size_t(k)];
+    use_buffers(cd, {b.ub[vector ? 1 : 0].p, b.l1.p, b.l0a.p, b.l0b.p, b.l0c.p, b.bias.p, b.fixbuf.p, b.l0a_mx.p,
+                     b.l0b_mx.p});
+    last = k;
+  };
+  dga_model::run_lockstep(kernel, int(blocks), vector, switch_core, body);
 }
 
 // The launch's GM regions for every core's checker, cleared when the launch ends.
@@ -147,13 +196,15 @@ int report(char* err, size_t len, const std::string& msg, int rc) {
 }  // namespace
 
 // Every core of a cube-only or vector-only kernel one after the other, each with a fresh TPipe and (vector)
-// the UB aligned like the mix kernels'; a mix kernel's groups with run_mix.
+// the UB aligned like the mix kernels' (in the timing mode together, run_interleaved); a mix kernel's groups
+// with run_mix.
 void dga_model::run_cores(const std::string& kernel, unsigned blocks, Cores cores,
                           const std::function<void(int)>& body) {
   const dga_model::TimingScope timing(kernel, blocks);
   if (cores == Cores::kMix) return run_mix(kernel, blocks, body);
   // An AIV-only kernel's cores are vector cores (GetBlockIdx counts them: one per block).
   const bool vector = cores == Cores::kVector;
+  if (dga_model::timing_on()) return run_interleaved(kernel, blocks, vector, body);
   auto& cd = AscendC::ConstDefiner::Instance();
   CpuBuffer ub(cd.bufferInitLen.at(AscendC::Hardware::UB));
   struct Restore {

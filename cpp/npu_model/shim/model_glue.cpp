@@ -15,6 +15,7 @@
 #include "deepgemm_ascend/npu_model/fixpipe.hpp"
 #include "deepgemm_ascend/npu_model/hazards.hpp"
 #include "deepgemm_ascend/npu_model/load2d.hpp"
+#include "deepgemm_ascend/npu_model/memory_timing.hpp"
 #include "model_core.hpp"
 #include "model_runner.hpp"
 
@@ -63,6 +64,13 @@ double mte1_cycles(double bytes, double rate = kT.mte1_bytes_per_cycle) { return
 // The Fixpipe's cycles for m x n values out of L0C into elements of out_bytes.
 double fix_cycles(uint64_t m, uint64_t n, int out_bytes) {
   return kT.fix_fixed_cycles + double(m * n) * double(std::max(out_bytes, 2)) / kT.fix_bytes_per_cycle;
+}
+// The Fixpipe's cycles writing `gm` from L0C: its values' cycles, or, when more, its GM write requests', each
+// taking the port as long as a full request does (fix_gm_granule_bytes at fix_bytes_per_cycle).
+double fix_gm_cycles(double value_cycles, const nm::GmSpan& gm) {
+  const uint64_t requests = nm::write_requests(gm, kT.fix_gm_granule_bytes, kT.fix_gm_min_request_bytes);
+  const double request_cycles = double(kT.fix_gm_granule_bytes) / kT.fix_bytes_per_cycle;
+  return std::max(value_cycles, kT.fix_fixed_cycles + double(requests) * request_cycles);
 }
 bool in_l0b(const void* p) {
   for (const nm::BufferPos& b : buffer_positions(false))
@@ -195,8 +203,8 @@ void fixpipe_out(void* dst, int dst_bytes, const float* src, uint64_t n, uint64_
                                            .rows = m, .row_stride = ds * uint64_t(dst_bytes), .write = true}
                               : nm::GmSpan{.p = static_cast<const uint8_t*>(dst),
                                            .row_bytes = ceil_div(n, 16) * m * 16 * uint64_t(dst_bytes), .write = true};
-  const Timed t{.cycles = fix_cycles(m, n, dst_bytes), .skippable = true, .gm = &gm,
-                .granule = kT.fix_gm_granule_bytes, .l0c = src, .l0c_bytes = l0c_bytes(m, n)};
+  const Timed t{.cycles = fix_gm_cycles(fix_cycles(m, n, dst_bytes), gm), .skippable = true, .gm = &gm,
+                .granule = kT.fix_gm_min_request_bytes, .l0c = src, .l0c_bytes = l0c_bytes(m, n)};
   run("copy_matrix_cc_to_gm", kPipeFix, [&](nm::Accesses* acc) {
     nm::Fixpipe op;
     op.n = uint16_t(n), op.m = uint16_t(m), op.src_stride = uint16_t(ss), op.dst_stride = uint32_t(ds), op.nz2nd = nz2nd;

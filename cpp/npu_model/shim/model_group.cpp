@@ -1,6 +1,6 @@
 // The cores of a mix kernel's launch on the model: every group's AIC and two AIVs run as threads one at a
 // time (npu_model/group.hpp), all groups of the launch together, so that a core may wait for cores of other
-// groups. The cross-core flags of modes 0, 1 and 2 (ffts_cross_core_sync / wait_flag_dev as the devkit's
+// groups; in the timing mode a core also hands over at each epoch of simulated time. The cross-core flags of modes 0, 1 and 2 (ffts_cross_core_sync / wait_flag_dev as the devkit's
 // CPU-debug headers issue CrossCoreSetFlag / CrossCoreWaitFlag, impl/basic_api/dav_3510/
 // kernel_operator_sync_impl.h) and of mode 4 (set_intra_block / wait_intra_block), and the Fixpipe from the
 // AIC's L0C into its AIVs' UBs. A cross-core flag also orders the cores' accesses for the access checker.
@@ -176,6 +176,14 @@ void run_groups(const std::string& kernel, int groups, const std::vector<std::ar
     select(g_group->cores[size_t(s)].get());
   });
   l.scheduler = &scheduler;
+  if (timing_on()) {  // the cores advance through simulated time together (model_timing.hpp)
+    scheduler.use_epochs(kEpochCycles);
+    for (auto& g : l.groups)
+      for (int s = 0; s < kSlots; ++s) {
+        Core& c = *g->cores[size_t(s)];
+        c.scheduler = &scheduler, c.slot = scheduler_slot(*g, s);
+      }
+  }
   std::string error;
   auto kind = deepgemm_ascend::core::ErrorKind::kRuntime;
   try {

@@ -1,7 +1,8 @@
 // Running NPU kernel code on the instruction model. A cube-only (or vector-only) kernel's cores run one
 // after the other (they do not wait on each other): begin_core sets the core's instruction state and fresh checkers,
-// end_core checks that every flag the core set was waited and throws the core's first model error. A mix
-// kernel's groups (each an AIC and its two AIVs) run together with run_groups.
+// end_core checks that every flag the core set was waited and throws the core's first model error; in the
+// timing mode they run together instead, in epochs of simulated time (run_lockstep). A mix kernel's groups
+// (each an AIC and its two AIVs) run together with run_groups (in the timing mode in epochs too).
 #pragma once
 
 #include <array>
@@ -24,6 +25,11 @@ void begin_core(const std::string& kernel, int core, bool vector = false);
 void end_core();
 // Drops the running core after an exception left its kernel mid-way (no end-of-kernel checks).
 void abandon_core();
+// The timing mode's cores of a cube-only (vector: vector-only) launch as threads, one at a time, each
+// handing over once it reaches the epoch: switch_core(core) makes the devkit's per-core globals and buffers
+// those of that core, body(slot) runs the kernel on it. Throws the first core's error (in core order).
+void run_lockstep(const std::string& kernel, int cores, bool vector, const std::function<void(int)>& switch_core,
+                  const std::function<void(int)>& body);
 // The cores of every group of a mix launch (slots 0 AIC, 1 AIV0, 2 AIV1) as threads, one at a time, all
 // groups together (a core may wait for other groups' cores, cross-core mode 0): switch_core(group, slot)
 // makes the devkit's per-core globals and buffers those of that core, body(slot) runs the kernel on it.

@@ -99,10 +99,11 @@ void write_report(const LaunchTiming& l) {
   const nm::MemoryStats& m = l.memory.stats();
   std::fprintf(f, "{\"kernel\":\"%s\",\"blocks\":%u,\"time_us\":%.4f,\"cycles\":%.1f,\"clock_ghz\":%.4f,"
                   "\"launch_us\":%.3f,\"timing_only\":%s,\"memory\":{\"hbm_read_bytes\":%llu,\"hbm_write_bytes\":%llu,"
-                  "\"l2_hit_bytes\":%llu},\"cores\":[",
+                  "\"l2_hit_bytes\":%llu,\"l2_write_bytes\":%llu},\"cores\":[",
                escape(l.kernel).c_str(), l.blocks, cycles * us + k.launch_us, cycles, k.clock_ghz, k.launch_us,
                l.only ? "true" : "false", static_cast<unsigned long long>(m.hbm_read),
-               static_cast<unsigned long long>(m.hbm_write), static_cast<unsigned long long>(m.l2_hit));
+               static_cast<unsigned long long>(m.hbm_write), static_cast<unsigned long long>(m.l2_hit),
+               static_cast<unsigned long long>(m.l2_write));
   for (size_t i = 0; i < l.cores.size(); ++i) {
     if (i > 0) std::fputc(',', f);
     write_core(f, l.cores[i], us);
@@ -147,6 +148,8 @@ nm::CoreTiming* core_timing(const std::string& core_name) {
   l->cores.push_back({core_name, std::make_unique<nm::CoreTiming>(Ascend950::kTiming, &l->memory, trace)});
   return l->cores.back().timing.get();
 }
+
+bool timing_on() { return g_launch_timing != nullptr; }
 
 bool timing_only() { return g_launch_timing != nullptr && g_launch_timing->only; }
 

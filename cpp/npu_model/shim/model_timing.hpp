@@ -29,6 +29,13 @@ class TimingScope {
   TimingScope& operator=(const TimingScope&) = delete;
 };
 
+// The cores of a launch in the timing mode run in epochs of this many cycles (npu_model/group.hpp): a core
+// hands over once its latest instruction starts at or past the epoch's end. A simulation parameter (4 of
+// the memory calendars' 256-cycle buckets): within an epoch the cores still claim bandwidth in run order.
+constexpr double kEpochCycles = 1024;
+
+// Whether the launch runs in the timing mode.
+bool timing_on();
 // A new core's timing (owned by the launch), nullptr when timing is off.
 nm::CoreTiming* core_timing(const std::string& core_name);
 // Whether the launch runs in timing-only mode.

@@ -1,5 +1,7 @@
 #include "deepgemm_ascend/npu_model/group.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <exception>
 #include <thread>
 
@@ -9,7 +11,12 @@ namespace deepgemm_ascend::npu_model {
 
 GroupScheduler::GroupScheduler(int cores, std::function<void(int)> on_switch)
     : on_switch_(std::move(on_switch)), cvs_(size_t(cores)), state_(size_t(cores), State::kRunnable),
-      ready_(size_t(cores)), what_(size_t(cores)) {}
+      ready_(size_t(cores)), what_(size_t(cores)), clock_(size_t(cores), 0.0) {}
+
+void GroupScheduler::use_epochs(double step) {
+  DGA_REQUIRE(step > 0, kValue, "step", "an epoch must last a positive number of cycles");
+  step_ = step, epoch_ = step;
+}
 
 void GroupScheduler::hand_to(int core) {
   current_ = core;
@@ -32,6 +39,8 @@ void GroupScheduler::pass_from(int core, std::unique_lock<std::mutex>&) {
       return;
     }
   }
+  // Nobody can run before the epoch: the cores at it go on into the next one.
+  if (advance_epoch()) return;
   // Nobody can run: every core left is waiting for a flag no core will set.
   bool any = false;
   for (int c = 0; c < n; ++c)
@@ -47,6 +56,36 @@ void GroupScheduler::pass_from(int core, std::unique_lock<std::mutex>&) {
       return;
     }
   }
+}
+
+bool GroupScheduler::advance_epoch() {
+  const int n = int(state_.size());
+  double earliest = -1;
+  for (int c = 0; c < n; ++c)
+    if (state_[size_t(c)] == State::kAtEpoch && (earliest < 0 || clock_[size_t(c)] < earliest)) earliest = clock_[size_t(c)];
+  if (earliest < 0) return false;
+  // The first whole step past the earliest core at the epoch (cores may jump ahead, after a wait).
+  epoch_ = std::max(epoch_ + step_, (std::floor(earliest / step_) + 1) * step_);
+  for (int c = 0; c < n; ++c)
+    if (state_[size_t(c)] == State::kAtEpoch && clock_[size_t(c)] < epoch_) state_[size_t(c)] = State::kRunnable;
+  // Each epoch starts at another core, so that no core claims the shared bandwidth first every time.
+  const int from = int(advances_++ % uint64_t(n));
+  for (int step = 0; step < n; ++step) {
+    const int next = (from + step) % n;
+    if (state_[size_t(next)] == State::kRunnable) {
+      hand_to(next);
+      return true;
+    }
+  }
+  return false;  // unreachable: the earliest core is runnable
+}
+
+void GroupScheduler::yield_at_epoch(int core, double cycle) {
+  std::unique_lock<std::mutex> lock(mu_);
+  state_[size_t(core)] = State::kAtEpoch;
+  clock_[size_t(core)] = cycle;
+  pass_from(core, lock);
+  take(core, lock);
 }
 
 bool GroupScheduler::wait_until(int core, const std::function<bool()>& ready, const std::string& what) {

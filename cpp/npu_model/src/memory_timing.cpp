@@ -52,45 +52,91 @@ double MemoryTiming::Calendar::serve(double t, double bytes, double cap) {
   }
 }
 
-MemoryTiming::MemoryTiming(const arch::TimingConstants& k) : k_(k), hbm_(k.hbm_bytes_per_cycle), l2_(k.l2_bytes_per_cycle) {}
+void MemoryTiming::Calendar::note(double t, double bytes) {
+  const auto b = size_t(t / kBucket);
+  grow(b);
+  add(b, bytes);
+}
 
-bool MemoryTiming::hit(uint64_t line, double t) {
-  const auto [it, fresh] = lines_.try_emplace(line, t);
-  if (fresh) return false;
-  const double t0 = std::min(it->second, t), t1 = std::max(it->second, t);
-  it->second = t1;
-  return hbm_.between(t0, t1) < double(k_.l2_bytes);
+uint64_t write_requests(uintptr_t at, uint64_t bytes, uint64_t max_request, uint64_t min_request) {
+  const uint64_t end = (at + bytes + min_request - 1) / min_request * min_request;
+  uint64_t p = at, n = 0;
+  while (p < end) {
+    uint64_t size = max_request;
+    while (size > min_request && (p % size != 0 || p + size > end)) size /= 2;
+    p = p / min_request * min_request + size, ++n;  // an unaligned head: up to the next min_request
+  }
+  return n;
+}
+
+uint64_t write_requests(const GmSpan& s, uint64_t max_request, uint64_t min_request) {
+  uint64_t n = 0;
+  for (uint64_t m = 0; m < s.mats; ++m)
+    for (uint64_t r = 0; r < s.rows; ++r)
+      n += write_requests(reinterpret_cast<uintptr_t>(s.p) + m * s.mat_stride + r * s.row_stride, s.row_bytes,
+                          max_request, min_request);
+  return n;
+}
+
+MemoryTiming::MemoryTiming(const arch::TimingConstants& k)
+    : k_(k), hbm_(k.hbm_bytes_per_cycle), l2_(k.l2_bytes_per_cycle), fills_(0) {}
+
+// In the L2: touched before, and less than the L2's size allocated between the two touches.
+bool MemoryTiming::hit(Line& l, double t) const {
+  const double t0 = std::min(l.last, t), t1 = std::max(l.last, t);
+  l.last = t1;
+  return fills_.between(t0, t1) < double(k_.l2_bytes);
+}
+
+// `bytes` allocated in the L2 at cycle t: the dirty lines that were used before the last l2_bytes
+// allocated are evicted, and HBM writes them back from t on (in the background: no core waits).
+void MemoryTiming::allocate(double t, double bytes) {
+  fills_.note(t, bytes);
+  allocated_ += uint64_t(bytes);
+  while (!dirty_.empty() && dirty_.front().first + k_.l2_bytes <= allocated_) {
+    const auto [used, line] = dirty_.front();
+    dirty_.pop_front();
+    Line& l = lines_[line];
+    if (!l.dirty || l.used != used) continue;  // written back already, or used again since
+    l.dirty = false;
+    stats_.hbm_write += k_.l2_line_bytes;
+    hbm_.serve(t, double(k_.l2_line_bytes), k_.hbm_bytes_per_cycle);
+  }
+}
+
+// A use of a line: the most recently used now; a write makes it dirty.
+void MemoryTiming::touch(uint64_t line, Line& l, bool write) {
+  l.used = allocated_;
+  l.dirty = l.dirty || write;
+  if (l.dirty) dirty_.emplace_back(l.used, line);
 }
 
 void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, double t, uint64_t g, Count& c) {
   const uint64_t line = k_.l2_line_bytes;
   const uint64_t lo = at / g * g, hi = (at + bytes + g - 1) / g * g;
-  c.write = c.write || write;
   for (uint64_t l = lo / line; l * line < hi; ++l) {
     const double part = double(std::min(hi, (l + 1) * line) - std::max(lo, l * line));
+    const auto [it, fresh] = lines_.try_emplace(l, Line{.last = t});
+    const bool in_l2 = !fresh && hit(it->second, t);
+    if (!in_l2) allocate(t, double(line));
     if (write) {
-      double& last = lines_[l];
-      last = std::max(last, t);
-      c.misses += part;
-    } else if (hit(l, t)) {
-      c.hits += part;
+      c.writes += part;
     } else {
-      c.misses += part;
+      (in_l2 ? c.hits : c.misses) += part;
     }
+    touch(l, it->second, write);
   }
 }
 
-// Reads: hits from the L2, misses from HBM, each at its share of the core's rate. Writes: into the L2 (write
-// back), whose later write-back to HBM takes HBM bandwidth from then on without holding the writer.
+// Reads: hits from the L2, misses from HBM, each at its share of the core's rate. Writes: into the L2 at the
+// core's rate (their lines' write-back is allocate()'s).
 double MemoryTiming::finish(double t, const Count& c, double rate) {
+  if (c.writes > 0) {
+    stats_.l2_write += uint64_t(c.writes);
+    return l2_.serve(t, c.writes, rate);
+  }
   const double total = c.hits + c.misses;
   if (total == 0) return t;
-  if (c.write) {
-    stats_.hbm_write += uint64_t(c.misses);
-    const double end = l2_.serve(t, c.misses, rate);
-    hbm_.serve(t, c.misses, k_.hbm_bytes_per_cycle);
-    return end;
-  }
   stats_.hbm_read += uint64_t(c.misses), stats_.l2_hit += uint64_t(c.hits);
   const double end_hbm = c.misses > 0 ? hbm_.serve(t, c.misses, rate * c.misses / total) : t;
   const double end_l2 = c.hits > 0 ? l2_.serve(t, c.hits, rate * c.hits / total) : t;

@@ -60,6 +60,7 @@ void CoreTiming::instruction(int pipe, const char* name, const Work& w) {
     latency = memory_->latency(gm_writes(w));
   }
   end = std::max(end, min_end);
+  last_start_ = start;
   s.busy += end - start;
   ++s.instructions;
   free_[p] = end;

@@ -140,7 +140,8 @@ def format_report(report: dict, index: Optional[int] = None) -> str:
     m = s["memory"]
     if m:
         lines.append(f"  memory: HBM read {_bytes(m.get('hbm_read_bytes', 0))}, HBM write "
-                     f"{_bytes(m.get('hbm_write_bytes', 0))}, L2 hits {_bytes(m.get('l2_hit_bytes', 0))}")
+                     f"{_bytes(m.get('hbm_write_bytes', 0))} (dirty lines evicted), L2 hits {_bytes(m.get('l2_hit_bytes', 0))}, "
+                     f"L2 writes {_bytes(m.get('l2_write_bytes', 0))}")
     traced = [t["name"] for t in report.get("trace", [])]
     by_name = {c["name"]: c for c in report["cores"]}
     lines.append("traced cores: " + (", ".join(traced) if traced else "none (no core matched the trace prefix)"))

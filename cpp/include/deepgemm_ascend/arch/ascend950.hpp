@@ -74,9 +74,15 @@ struct Ascend950 : CubeFormat, MxFormat {
       .gm_read_latency_cycles = 800,  // assumed: about 0.5 us, a DMA read's first byte (no document)
       .gm_write_latency_cycles = 0,   // assumed: writes are posted
       .dma_granule_bytes = 32,        // a DataCopy block
-      // assumed: the Fixpipe writes GM in 512 B requests, an unaligned row's partial ones rounded up (the
-      // 2201 constraint page's GM rule; CATLASS example 46's page: Fixpipe writes with N unaligned are slow).
+      // The Fixpipe's GM write requests. The 2201 hardware-constraint page (硬件约束/NPU架构版本2201.md, no 3510
+      // page exists): GM transfers are split into 128 B / 256 B / 512 B requests, an unaligned one rounded up;
+      // the FlashAttention tuning case (优秀实践/FlashAttention算子性能调优案例.md): a Fixpipe writing a GM
+      // address not 512 B aligned made many 128 B requests and the Fixpipe was the bound; CATLASS example 46's
+      // page: Fixpipe writes with N unaligned are slow ("Fixpipe Bound"). Assumed for the 950: the same
+      // requests, and each takes the Fixpipe's write port as long as a 512 B one (4 cycles at 128 B/cycle), so
+      // that small requests cost the Fixpipe, not the memory.
       .fix_gm_granule_bytes = 512,
+      .fix_gm_min_request_bytes = 128,
       .hbm_bytes_per_cycle = 1.6e12 / 1.65e9,  // [950PR] "HBM带宽约1.6TB/s"
       .l2_bytes_per_cycle = 5e12 / 1.65e9,     // [950PR] "L2Cache峰值带宽约5TB/s"
       .l2_bytes = 128ull << 20,                // [950PR] "L2Cache大小为128MB"

@@ -39,7 +39,10 @@ struct TimingConstants {
   double gm_read_latency_cycles = 0;
   double gm_write_latency_cycles = 0;
   uint32_t dma_granule_bytes = 0;
-  uint32_t fix_gm_granule_bytes = 0;  // the Fixpipe's GM writes
+  // The Fixpipe's GM writes: requests of naturally aligned blocks from fix_gm_granule_bytes (the largest) down
+  // to fix_gm_min_request_bytes, a partial one rounded up; each takes the write port as long as a full one.
+  uint32_t fix_gm_granule_bytes = 0;
+  uint32_t fix_gm_min_request_bytes = 0;
 
   // The memory system all cores share: HBM and the L2 in front of it.
   double hbm_bytes_per_cycle = 0;

@@ -3,10 +3,14 @@
 // "CrossCoreWaitFlag(ISASI)" in the AscendC documentation, docs/zh/api/SIMD-API/基础API/同步控制/核间同步/).
 //
 // GroupScheduler runs the cores as threads, one at a time (the model's state is the process's), and
-// switches only where a core waits for another: a cross-core wait whose flag is not set yet (a switch wakes
-// the thread of the core it hands control to, no other). When every core that has not returned is waiting,
-// no wait can ever be satisfied: a deadlock, reported with each core's wait; the waits then return (false)
-// so that every core runs to its end.
+// switches where a core waits for another: a cross-core wait whose flag is not set yet (a switch wakes the
+// thread of the core it hands control to, no other). With epochs on (the timing mode: use_epochs), a core
+// also hands over once the start cycle of its latest instruction reaches the current epoch (at_cycle), so
+// that the cores of a launch advance through simulated time together and claim the shared memory system's
+// bandwidth roughly in time order; when no core can run but some are at the epoch, the epoch advances past
+// the earliest of them and those below it run again (from a core that rotates each epoch). When every core
+// that has not returned is waiting and none is at the epoch, no wait can ever be satisfied: a deadlock,
+// reported with each core's wait; the waits then return (false) so that every core runs to its end.
 //
 // CrossCoreFlags keeps the mode-2 counters (AIC <-> both AIVs, flag ids 0-15): a set by the AIC counts
 // once for each AIV, a wait on an AIV takes one of its counts; a set by an AIV counts for that AIV, and a
@@ -45,6 +49,14 @@ class GroupScheduler {
   // Runs body(core) for every core, core `first` first; returns when all have returned. Exceptions
   // escaping a body are rethrown (the first one) after every core has returned.
   void run(const std::function<void(int)>& body, int first = 0);
+  // Turns epochs on (before run): the first epoch ends at cycle `step`, each advance adds whole steps.
+  void use_epochs(double step);
+  bool epochs() const { return step_ > 0; }
+  // From core `core`'s thread, after an instruction that started at `cycle`: hands over when the cycle has
+  // reached the current epoch, returns once the core may go on.
+  void at_cycle(int core, double cycle) {
+    if (step_ > 0 && cycle >= epoch_) yield_at_epoch(core, cycle);
+  }
   // From core `core`'s thread: waits until ready() holds. `what` names the wait for a deadlock report.
   // False when the group deadlocked (the caller goes on without the flag).
   bool wait_until(int core, const std::function<bool()>& ready, const std::string& what);
@@ -52,8 +64,10 @@ class GroupScheduler {
   const std::string& deadlock() const { return deadlock_; }
 
  private:
-  enum class State { kRunnable, kWaiting, kDone };
+  enum class State { kRunnable, kWaiting, kAtEpoch, kDone };
   void pass_from(int core, std::unique_lock<std::mutex>& lock);  // hands control to the next core that can run
+  bool advance_epoch();  // the next epoch when some core is at this one; false when none is
+  void yield_at_epoch(int core, double cycle);
   void take(int core, std::unique_lock<std::mutex>& lock);       // waits for control
   void hand_to(int core);                                         // makes `core` current and wakes it
 
@@ -64,6 +78,9 @@ class GroupScheduler {
   std::vector<State> state_;
   std::vector<std::function<bool()>> ready_;
   std::vector<std::string> what_;
+  std::vector<double> clock_;  // a core at the epoch: the start cycle of its latest instruction
+  double step_ = 0, epoch_ = 0;
+  uint64_t advances_ = 0;
   std::string deadlock_;
 };
 

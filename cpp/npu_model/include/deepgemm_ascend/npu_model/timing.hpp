@@ -6,8 +6,8 @@
 // back its pipe's later instructions until then ("SetFlag/WaitFlag"); PipeBarrier<PIPE_ALL> holds the
 // scalar unit until every pipe is idle. A DMA's GM side goes through the memory system every core of the
 // launch shares (memory_timing.hpp). Cores keep their own clocks (cycles from the launch's start): the
-// model runs them one after another, or in turns where they wait on each other, and a cross-core flag
-// carries its set's time to the wait.
+// model runs them in turns, in epochs of simulated time (last_start() tells the scheduler where a core is,
+// npu_model/group.hpp), and a cross-core flag carries its set's time to the wait.
 #pragma once
 
 #include <array>
@@ -67,8 +67,9 @@ class CoreTiming {
   double set_time(int pipe) const;
   void wait_until(int pipe, double t);
 
-  // The cycle the core's last instruction ends.
+  // The cycle the core's last instruction ends; the cycle its latest instruction started.
   double end() const;
+  double last_start() const { return last_start_; }
   const std::array<PipeStats, kPipes>& stats() const { return stats_; }
   const std::vector<TraceEvent>& trace() const { return trace_; }
 
@@ -87,6 +88,7 @@ class CoreTiming {
   MemoryTiming* memory_;
   bool trace_on_;
   double scalar_;  // the scalar unit's clock: from the core's start
+  double last_start_ = 0;
   std::array<double, kPipes> free_{};  // when the pipe can start its next instruction
   std::array<double, kPipes> done_{};  // when everything given to the pipe has completed
   std::array<double, kPipes> gate_{};  // waits: the pipe's next instruction starts no earlier
