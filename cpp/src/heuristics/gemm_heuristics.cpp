@@ -104,10 +104,12 @@ namespace {
 
 // The block sizes tried along a dimension of `extent` values: the powers of two, and on archs with a
 // performance model (the NPU: any multiple of 16 runs) the sizes that cut the extent into t nearly equal
-// tiles, so that a row or column of tiles can fill the cores exactly (7168 = 32 x 224). Ascending.
-std::vector<int64_t> block_candidates(int64_t extent, const ArchLimits& arch) {
+// tiles, so that a row or column of tiles can fill the cores exactly (7168 = 32 x 224). Not for promoted
+// GEMMs: the roofline does not see their vector cores' work, which grows with the scale runs a tile cuts.
+// Ascending.
+std::vector<int64_t> block_candidates(int64_t extent, const GemmDesc& d, const ArchLimits& arch) {
   std::vector<int64_t> out(std::begin(kBlockMN), std::end(kBlockMN));
-  if (arch.perf.cores > 0)
+  if (arch.perf.cores > 0 && d.promote_k == 0)
     for (int64_t t = 2; t <= 2 * int64_t(arch.perf.cores); ++t) {
       const int64_t b = align_up(ceil_div(extent, t), kFractalRows);
       if (b >= kFractalRows && b <= arch.max_block_mn) out.push_back(b);
@@ -130,7 +132,7 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
   // Tiles compute only align16(rows) x align16(cols), so the smallest block that covers all of M (N)
   // costs what an exact one would; larger ones add nothing.
   auto covers = [](int64_t prev, int64_t cap) { return prev >= cap; };
-  const std::vector<int64_t> m_sizes = block_candidates(d.m, arch), n_sizes = block_candidates(d.n, arch);
+  const std::vector<int64_t> m_sizes = block_candidates(d.m, d, arch), n_sizes = block_candidates(d.n, d, arch);
   int64_t prev_bm = 0;
   for (int64_t bm : m_sizes) {
     if (covers(prev_bm, std::max(m_cap, m_floor))) break;
