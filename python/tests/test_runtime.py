@@ -86,6 +86,20 @@ def test_print_configs():
     assert len(lines) == 1 and "m=64, n=96, k=128" in lines[0], out.stderr
 
 
+@pytest.mark.skipif("npu-model" not in dg.info()["backends"], reason="no npu-model backend in this build")
+def test_print_configs_on_the_npu_kernels():
+    """The NPU dispatch prints its plans too: a grouped GEMM's names its group count."""
+    code = ("import torch, deepgemm_ascend as dg\n"
+            "dg.runtime.set_backend('npu-model')\n"
+            "ids = torch.tensor([0] * 128 + [1] * 128, dtype=torch.int32)\n"
+            "a, b = torch.randn(256, 64).bfloat16(), torch.randn(2, 32, 64).bfloat16()\n"
+            "dg.m_grouped_bf16_gemm_nt_contiguous(a, b, torch.empty(256, 32).bfloat16(), ids)\n")
+    out = run_python(code, DG_PRINT_CONFIGS="1")
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if "GemmConfig" in line]
+    assert len(lines) == 1 and lines[0].startswith("[deepgemm_ascend] bf16 ") and "groups=2" in lines[0], out.stderr
+
+
 def test_emulated_ascend950_plans_with_the_npu_budget():
     code = ("import torch, deepgemm_ascend as dg\n"
             "print(dg.info()['host_arch'])\n"

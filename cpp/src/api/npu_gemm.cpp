@@ -183,7 +183,9 @@ heuristics::GemmConfig npu_config(const heuristics::NpuArch& arch, int64_t m, in
   desc.second_b = second_b;
   if (kern.promote_k > 0)
     desc.max_tile_values = arch.ub_bytes * 2 * arch.vector_cores_per_cube / kPromotionUbHalfBytesPerValue;
-  return h::select_gemm_config(desc, arch.limits);
+  const h::GemmConfig cfg = h::select_gemm_config(desc, arch.limits);
+  print_gemm_config(kernel::npu_gemm_family(kern.family).name, desc, cfg);  // DG_PRINT_CONFIGS
+  return cfg;
 }
 
 DgaGemmParams gemm_params(const layout::MatrixRef& a, const layout::MatrixRef& b, const layout::MutMatrixRef& d,

@@ -178,7 +178,10 @@ std::string to_string(const GemmDesc& d) {
   std::ostringstream os;
   os << "GemmDesc{m=" << d.m << ", n=" << d.n << ", k=" << d.k << ", a_bits=" << d.a_bits << ", b_bits=" << d.b_bits
      << ", d_bytes=" << d.d_bytes << ", acc=" << d.with_accumulation << ", cores=" << d.num_cores
-     << ", promote_k=" << d.promote_k << (d.mx_scales ? ", mx" : "") << "}";
+     << ", promote_k=" << d.promote_k << (d.mx_scales ? ", mx" : "");
+  if (d.groups != 1) os << ", groups=" << d.groups;
+  if (d.second_b) os << ", second_b";
+  os << "}";
   return os.str();
 }
 
