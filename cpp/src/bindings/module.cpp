@@ -121,17 +121,16 @@ void require_ue8m0_values(const TensorDesc& sf, const std::string& arg, const st
 nb::dict npu_rates() {
   using A = dga::arch::Ascend950;
   constexpr auto t = A::kTiming;
-  constexpr double cube_block = 2.0 * 16 * 16;  // FLOP a cycle per K value of one 16 x 16 cube step
+  nb::dict cube;  // FLOP a cycle per core and operand type
+  cube["bf16"] = double(A::kCubeFp16FlopsPerCycle);
+  cube["fp32"] = double(A::kCubeFp16FlopsPerCycle) * t.mmad_k_fp32 / t.mmad_k_fp16;
+  cube["fp8"] = double(A::kCubeFp8FlopsPerCycle);
+  cube["fp4"] = double(A::kCubeFp4FlopsPerCycle);
   nb::dict d;
   d["clock_ghz"] = t.clock_ghz;
   d["cube_cores"] = t.cube_cores;
   d["vector_cores"] = t.cube_cores * t.vector_cores_per_cube;
-  d["cube_flops_per_cycle"] = nb::dict();
-  nb::dict cube = d["cube_flops_per_cycle"];
-  cube["bf16"] = cube_block * t.mmad_k_fp16;
-  cube["fp32"] = cube_block * t.mmad_k_fp32;
-  cube["fp8"] = cube_block * t.mmad_k_8bit;
-  cube["fp4"] = cube_block * t.mmad_k_mx_fp4;
+  d["cube_flops_per_cycle"] = cube;
   d["vector_bytes_per_cycle"] = double(A::kVectorBytesPerCycle) / t.vector_cycles_per_op;
   d["hbm_bytes_per_cycle"] = t.hbm_bytes_per_cycle;
   d["launch_us"] = t.launch_us;

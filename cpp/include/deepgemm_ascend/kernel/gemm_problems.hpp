@@ -81,6 +81,10 @@ DGA_HOST_DEVICE GemmProblem chunk_problem(const layout::MatrixRef& a, const layo
 // at the index of its first chunk (the indices of its other chunks are empty problems). So a tile may span
 // several chunks of a group (planned from the whole problem, not from the alignment) and never two groups.
 DGA_HOST_DEVICE int64_t run_window(int64_t run, int64_t align) { return run > align ? run / align * align : align; }
+// The end of the window holding row r0 (at most `rows`).
+DGA_HOST_DEVICE int64_t window_end(int64_t r0, int64_t window, int64_t rows) {
+  return layout::imin((r0 / window + 1) * window, rows);
+}
 
 // M-grouped contiguous GEMM with per-row group ids (-1: padding; every group starts at a multiple of
 // `align`): a run multiplies its rows (the group's padding rows too, as upstream computes whole aligned
@@ -106,7 +110,7 @@ struct ContiguousProblems {
     const bool valid = g >= 0 && g < groups;
     const bool first = r0 % window == 0 || int64_t(ids(r0 - align)) != g;
     if (!valid || !first) return chunk_problem(a, b, e, scaling, r0, 0, 0, b_group, sfb_group);
-    const int64_t w_end = layout::imin((r0 / window + 1) * window, a.rows);
+    const int64_t w_end = window_end(r0, window, a.rows);
     int64_t end = layout::imin(r0 + align, a.rows);
     while (end < w_end && int64_t(ids(end)) == g) end = layout::imin(end + align, a.rows);
     return chunk_problem(a, b, e, scaling, r0, end - r0, g, b_group, sfb_group);
@@ -141,7 +145,7 @@ struct PsumProblems {
     const int64_t g = lo;
     const int64_t start = g == 0 || g >= groups ? 0 : layout::align_up(int64_t(ends(g - 1)), align);
     const bool owned = g < groups && start <= r0 && (r0 % window == 0 || r0 == start);
-    const int64_t w_end = layout::imin((r0 / window + 1) * window, a.rows);
+    const int64_t w_end = window_end(r0, window, a.rows);
     const int64_t rows = owned ? layout::imin(int64_t(ends(g)), w_end) - r0 : 0;
     return chunk_problem(a, b, e, scaling, r0, layout::imax(rows, 0), owned ? g : 0, b_group, sfb_group);
   }

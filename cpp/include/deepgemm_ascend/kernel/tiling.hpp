@@ -87,7 +87,7 @@ DGA_HOST_DEVICE constexpr Carving carving(Tiling t, OperandBits bits) {
   constexpr int64_t acc_bytes = 4;  // fp32
   const int64_t m = layout::align_up(t.block_m, layout::kFractalRows);
   const int64_t n = layout::align_up(t.block_n, layout::kFractalRows);
-  return {layout::NzGeometry::fit(t.block_m, t.block_k, bits.a).bytes(),
+  Carving c{layout::NzGeometry::fit(t.block_m, t.block_k, bits.a).bytes(),
           layout::NzGeometry::fit(t.block_n, t.block_k, bits.b).bytes(),
           bits.mx ? mx_scale_bytes(t.block_m, t.block_k) : 0,
           bits.mx ? mx_scale_bytes(t.block_n, t.block_k) : 0,
@@ -95,8 +95,9 @@ DGA_HOST_DEVICE constexpr Carving carving(Tiling t, OperandBits bits) {
           l0_tile_bytes(t.block_n, t.l0_k, bits.l0b),
           m * n * acc_bytes,
           t.l1_stages,
-          t.l0_stages,
-          bits.second_b ? layout::NzGeometry::fit(t.block_n, t.block_k, bits.b).bytes() : 0};
+          t.l0_stages};
+  if (bits.second_b) c.l1_b2 = c.l1_b;
+  return c;
 }
 
 // Whether `c` fits the buffers of `Arch`.
