@@ -44,6 +44,19 @@ void expect_row(const std::vector<uint16_t>& d, int64_t r, int64_t g, const std:
   }
 }
 
+// A [m, k], group 0 of B [n, k] and D [m, n], bf16 row-major: the operands of a grouped source.
+struct Bf16Operands {
+  dga::layout::MatrixRef a, b;
+  dga::block::EpilogueArgs e;
+};
+Bf16Operands bf16_operands(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, std::vector<uint16_t>& d,
+                           int64_t m, int64_t n, int64_t k) {
+  return {.a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+          .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
+          .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1, .bits = 16},
+                DType::kBF16, {}, false}};
+}
+
 }  // namespace
 
 TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
@@ -55,12 +68,9 @@ TEST(GemmProblems, ContiguousChunksFollowThePerRowGroupIds) {
   fill(512, 601, 1);  // a partial last chunk
   const auto a = dga_test::random_bf16(size_t(m * k), 1), b = dga_test::random_bf16(size_t(groups * n * k), 2);
   std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
+  const Bf16Operands o = bf16_operands(a, b, d, m, n, k);
   const dga::kernel::ContiguousProblems<dga::kernel::HostRows> problems{
-      .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-      .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
-             .bits = 16}, DType::kBF16, {}, false},
-      .b_group = n * k, .groups = groups, .align = align, .ids = {ids.data()}};
+      .a = o.a, .b = o.b, .e = o.e, .b_group = n * k, .groups = groups, .align = align, .ids = {ids.data()}};
   ASSERT_EQ(problems.count(), 5);
   EXPECT_EQ(problems.get(1).a.rows, 128);  // rows 128-199 of group 0 and its padding rows 200-255 (upstream)
   EXPECT_EQ(problems.get(3).a.rows, 0);    // a chunk that starts with padding
@@ -81,12 +91,9 @@ TEST(GemmProblems, ContiguousRunsSpanAGroupsChunksWithinAWindow) {
                                     std::pair{int64_t(384), std::vector<int64_t>{384, 0, 0, 128, 128}},
                                     std::pair{int64_t(0), std::vector<int64_t>{128, 128, 128, 128, 128}}}) {
     std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
+    const Bf16Operands o = bf16_operands(a, b, d, m, n, k);
     const dga::kernel::ContiguousProblems<dga::kernel::HostRows> problems{
-        .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-        .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-        .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
-               .bits = 16}, DType::kBF16, {}, false},
-        .b_group = n * k, .groups = groups, .align = align, .ids = {ids.data()}, .run = window};
+        .a = o.a, .b = o.b, .e = o.e, .b_group = n * k, .groups = groups, .align = align, .ids = {ids.data()}, .run = window};
     for (int64_t c = 0; c < problems.count(); ++c)
       EXPECT_EQ(problems.get(c).a.rows, rows[size_t(c)]) << "run " << window << ", chunk " << c;
     run(problems);
@@ -99,12 +106,9 @@ TEST(GemmProblems, PsumRunsEndAtTheGroupOrTheWindow) {
   const int64_t n = 16, k = 32;
   const auto a = dga_test::random_bf16(size_t(600 * k), 9), b = dga_test::random_bf16(size_t(4 * n * k), 10);
   std::vector<uint16_t> d(size_t(600 * n), kPoisonBf16);
+  const Bf16Operands o = bf16_operands(a, b, d, 600, n, k);
   const dga::kernel::PsumProblems<dga::kernel::HostRows> problems{
-      .a = {.base = a.data(), .origin = 0, .rows = 600, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-      .e = {{.base = d.data(), .origin = 0, .rows = 600, .cols = n, .row_stride = n, .col_stride = 1,
-             .bits = 16}, DType::kBF16, {}, false},
-      .b_group = n * k, .groups = 4, .align = 128, .ends = {ends.data()}, .run = 256};
+      .a = o.a, .b = o.b, .e = o.e, .b_group = n * k, .groups = 4, .align = 128, .ends = {ends.data()}, .run = 256};
   const std::vector<int64_t> rows{200, 0, 124, 128, 48};  // group 3 splits at the window boundary 512
   for (int64_t c = 0; c < problems.count(); ++c) EXPECT_EQ(problems.get(c).a.rows, rows[size_t(c)]) << c;
 }
@@ -137,12 +141,9 @@ TEST(GemmProblems, PsumChunksFindTheirGroupByTheEndOffsets) {
     for (int64_t r = (prev + align - 1) / align * align; r < ends[size_t(g)]; ++r) ids[size_t(r)] = int32_t(g);
   const auto a = dga_test::random_bf16(size_t(m * k), 5), b = dga_test::random_bf16(size_t(groups * n * k), 6);
   std::vector<uint16_t> d(size_t(m * n), kPoisonBf16);
+  const Bf16Operands o = bf16_operands(a, b, d, m, n, k);
   const dga::kernel::PsumProblems<dga::kernel::HostRows> problems{
-      .a = {.base = a.data(), .origin = 0, .rows = m, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-      .b = {.base = b.data(), .origin = 0, .rows = n, .cols = k, .row_stride = k, .col_stride = 1, .bits = 16},
-      .e = {{.base = d.data(), .origin = 0, .rows = m, .cols = n, .row_stride = n, .col_stride = 1,
-             .bits = 16}, DType::kBF16, {}, false},
-      .b_group = n * k, .groups = groups, .align = align, .ends = {ends.data()}};
+      .a = o.a, .b = o.b, .e = o.e, .b_group = n * k, .groups = groups, .align = align, .ends = {ends.data()}};
   ASSERT_EQ(problems.count(), 5);
   EXPECT_EQ(problems.get(2).a.rows, 124);  // group 2 from its aligned start 256 to its end 380
   EXPECT_EQ(problems.get(4).a.rows, 48);

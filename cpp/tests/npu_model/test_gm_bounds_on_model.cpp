@@ -99,6 +99,16 @@ DgaGemmParams gemm(Operands& o, int64_t rows, bool fp32_d) {
   return p;
 }
 
+// The BF16 contiguous launcher over `layout` (per-row ids, or with psum the groups' end offsets), A's rows
+// in chunks of `align`, tiles of block_m rows.
+void launch_contiguous(Operands& o, Guarded<int32_t>& layout, int64_t align, bool psum, int64_t block_m = 64) {
+  DgaContiguousGemmParams p{.gemm = gemm(o, o.a_rows, false), .b_group = o.n * o.k, .groups = o.groups,
+                            .align = align, .sfb_group = 0, .grouped_layout = layout.addr(), .psum = psum ? 1 : 0};
+  p.gemm.block_m = block_m;
+  runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
+                            {o.a.region(), o.b.region(), o.d16.region(), layout.region()});
+}
+
 // Masked: group g's first clamp(masked_m[g], 0, M) rows are computed, the rest keep the poison.
 TEST(NpuBoundsOnModel, MaskedGemmClampsMaskedM) {
   const int64_t g = 4, m = 40;
@@ -129,10 +139,7 @@ TEST(NpuBoundsOnModel, ContiguousGemmSkipsIdsOutsideTheGroups) {
   const int32_t first[chunks] = {1, -1, 7, -5, 2, INT32_MIN};
   for (int64_t c = 0; c < chunks; ++c)
     for (int64_t r = 0; r < align; ++r) ids[size_t(c * align + r)] = r < 20 ? first[c] : -1;
-  DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
-                            .sfb_group = 0, .grouped_layout = ids.addr(), .psum = 0};
-  runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
-                            {o.a.region(), o.b.region(), o.d16.region(), ids.region()});
+  launch_contiguous(o, ids, align, false);
   for (int64_t c = 0; c < chunks; ++c) {
     const bool valid = first[c] >= 0 && first[c] < g;
     for (int64_t r = c * align; r < (c + 1) * align; ++r)
@@ -149,11 +156,7 @@ TEST(NpuBoundsOnModel, ContiguousTilesSpanAGroupsChunksNeverTwoGroups) {
   Guarded<int32_t> ids("grouped_layout", size_t(m));
   const int32_t of_chunk[chunks] = {0, 1, 1, 1, 1, -1, 2, 2};
   for (int64_t r = 0; r < m; ++r) ids[size_t(r)] = of_chunk[r / align];
-  DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
-                            .sfb_group = 0, .grouped_layout = ids.addr(), .psum = 0};
-  p.gemm.block_m = 96;
-  runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
-                            {o.a.region(), o.b.region(), o.d16.region(), ids.region()});
+  launch_contiguous(o, ids, align, false, 96);
   for (int64_t r = 0; r < m; ++r) {
     const int32_t gi = of_chunk[r / align];
     EXPECT_TRUE(gi >= 0 ? o.row_is(r, r, gi) : o.row_poisoned(r)) << "row " << r;
@@ -167,11 +170,7 @@ TEST(NpuBoundsOnModel, PsumTilesEndAtTheGroupsEnd) {
   Guarded<int32_t> ends("grouped_layout", size_t(g));
   const int32_t end_of[g] = {40, 200, 230};  // group 1 from 64, group 2 from 224; the rest are gaps
   for (int64_t i = 0; i < g; ++i) ends[size_t(i)] = end_of[i];
-  DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
-                            .sfb_group = 0, .grouped_layout = ends.addr(), .psum = 1};
-  p.gemm.block_m = 96;
-  runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
-                            {o.a.region(), o.b.region(), o.d16.region(), ends.region()});
+  launch_contiguous(o, ends, align, true, 96);
   for (int64_t r = 0; r < m; ++r) {
     const int gi = r < 40 ? 0 : r >= 64 && r < 200 ? 1 : r >= 224 && r < 230 ? 2 : -1;
     EXPECT_TRUE(gi >= 0 ? o.row_is(r, r, gi) : o.row_poisoned(r)) << "row " << r;
@@ -189,10 +188,7 @@ TEST(NpuBoundsOnModel, PsumGemmStaysInsideOnGarbageEnds) {
     Operands o(m, 32, 64, g, m, 13);
     Guarded<int32_t> ends("grouped_layout", size_t(g));
     for (int64_t i = 0; i < g; ++i) ends[size_t(i)] = ends_v[size_t(i)];
-    DgaContiguousGemmParams p{.gemm = gemm(o, m, false), .b_group = o.n * o.k, .groups = g, .align = align,
-                              .sfb_group = 0, .grouped_layout = ends.addr(), .psum = 1};
-    runtime::npu_model_launch("dga_npu_launch_gemm_bf16_contiguous", 2, &p,
-                              {o.a.region(), o.b.region(), o.d16.region(), ends.region()});
+    launch_contiguous(o, ends, align, true);
     for (int64_t r = 0; r < m; ++r) {
       bool ok = o.row_poisoned(r);
       for (int64_t gi = 0; gi < g && !ok; ++gi) ok = o.row_is(r, r, gi);
