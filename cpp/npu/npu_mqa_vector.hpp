@@ -10,6 +10,7 @@
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
+#include "deepgemm_ascend/kernel/mqa_promotion.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "npu_ctx.hpp"
 #include "npu_promotion.hpp"
@@ -28,54 +29,84 @@ struct MqaSegment {
 
 namespace mqa {
 
-// acc[j] (= or +=) w * relu(x[j]) for j < n.
+// acc += w * relu(x) on one register of columns (one step of head_sum).
 template <class Arch>
-__simd_vf__ inline void accumulate(__ubuf__ float* acc, __ubuf__ float* x, float w, uint32_t n, uint32_t first) {
+__simd_callee__ inline void add_head(AscendC::Reg::RegTensor<float>& acc, AscendC::Reg::RegTensor<float>& v,
+                                     AscendC::Reg::RegTensor<float>& w, __ubuf__ float* x, AscendC::Reg::MaskReg& m) {
   namespace R = AscendC::Reg;
-  constexpr uint32_t kL = vreg::kLanes<Arch>;
-  R::RegTensor<float> a, v;
-  uint32_t count = n;
-  const uint16_t steps = uint16_t((n + kL - 1) / kL);
-  for (uint16_t i = 0; i < steps; ++i) {
-    R::MaskReg m = R::UpdateMask<float>(count);
-    R::LoadAlign(v, x + i * kL);
-    R::Relu(v, v, m);
-    if (first != 0) {
-      R::Muls(a, v, w, m);
-    } else {
-      R::LoadAlign(a, acc + i * kL);
-      R::Axpy(a, v, w, m);
-    }
-    R::StoreAlign(acc + i * kL, a, m);
-  }
+  R::LoadAlign(v, x);
+  R::Relu(v, v, m);
+  R::MulAddDst(acc, v, w, m);
 }
 
-// out[j] = acc[j] * scale[j] (acc[j] without scales: scaled 0) for columns n0 + j in [ks, ke), -inf
-// elsewhere, j < n.
+// out[j] = acc[j] * scale[j] (unscaled: acc[j]) for the register's columns n0 + j in [ks, ke), -inf elsewhere.
 template <class Arch>
-__simd_vf__ inline void finish(__ubuf__ float* out, __ubuf__ float* acc, __ubuf__ float* scale, uint32_t scaled,
-                               uint32_t n, int32_t n0, int32_t ks, int32_t ke) {
+__simd_callee__ inline void finish(__ubuf__ float* out, AscendC::Reg::RegTensor<float>& acc,
+                                   AscendC::Reg::RegTensor<float>& ninf, __ubuf__ float* scale, uint32_t scaled,
+                                   int32_t n0, int32_t ks, int32_t ke, AscendC::Reg::MaskReg& m) {
   namespace R = AscendC::Reg;
-  constexpr uint32_t kL = vreg::kLanes<Arch>;
-  R::RegTensor<float> a, s, ninf;
+  R::RegTensor<float> s;
   R::RegTensor<int32_t> col;
-  R::MaskReg ge, lt, valid, all = R::CreateMask<float>();
+  R::MaskReg ge, lt, valid;
+  if (scaled != 0) {
+    R::LoadAlign(s, scale);
+    R::Mul(acc, acc, s, m);
+  }
+  R::Arange(col, n0);
+  R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, ks, m);
+  R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, ke, m);
+  R::MaskAnd(valid, ge, lt, m);
+  R::Select(acc, acc, ninf, valid);
+  R::StoreAlign(out, acc, m);
+}
+
+// One query's logits over n columns: out[j] = sum over its `heads` rows h of w[h] * relu(x[h * x_row + j]),
+// then finish's scale and mask. The columns go kRegs registers at a time; their sums stay in registers over
+// the heads, so each score costs a load, a ReLU and a multiply-add (each head's weight one broadcast load
+// per kRegs registers).
+template <class Arch, int kRegs>
+__simd_vf__ inline void head_sum(__ubuf__ float* out, __ubuf__ float* x, uint32_t x_row, __ubuf__ float* w,
+                                 uint16_t heads, uint32_t n, __ubuf__ float* scale, uint32_t scaled, int32_t n0,
+                                 int32_t ks, int32_t ke) {
+  static_assert(kRegs == 1 || kRegs == 2 || kRegs == 4, "one, two or four registers of columns");
+  namespace R = AscendC::Reg;
+  constexpr uint32_t kL = vreg::kLanes<Arch>, kChunk = kRegs * kL;
+  R::RegTensor<float> a0, a1, a2, a3, v, wv, ninf;
+  R::MaskReg all = R::CreateMask<float>(), m0, m1, m2, m3;
   R::Duplicate(ninf, -__builtin_huge_valf(), all);
   uint32_t count = n;
-  const uint16_t steps = uint16_t((n + kL - 1) / kL);
-  for (uint16_t i = 0; i < steps; ++i) {
-    R::MaskReg m = R::UpdateMask<float>(count);
-    R::LoadAlign(a, acc + i * kL);
-    if (scaled != 0) {
-      R::LoadAlign(s, scale + i * kL);
-      R::Mul(a, a, s, m);
+  const uint16_t chunks = uint16_t((n + kChunk - 1) / kChunk);
+  for (uint16_t c = 0; c < chunks; ++c) {
+    const uint32_t at = uint32_t(c) * kChunk;
+    m0 = R::UpdateMask<float>(count);
+    R::Duplicate(a0, 0.0f, all);
+    if constexpr (kRegs > 1) {
+      m1 = R::UpdateMask<float>(count);
+      R::Duplicate(a1, 0.0f, all);
     }
-    R::Arange(col, n0 + int32_t(i * kL));
-    R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, ks, m);
-    R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, ke, m);
-    R::MaskAnd(valid, ge, lt, m);
-    R::Select(a, a, ninf, valid);
-    R::StoreAlign(out + i * kL, a, m);
+    if constexpr (kRegs > 2) {
+      m2 = R::UpdateMask<float>(count);
+      m3 = R::UpdateMask<float>(count);
+      R::Duplicate(a2, 0.0f, all);
+      R::Duplicate(a3, 0.0f, all);
+    }
+    for (uint16_t h = 0; h < heads; ++h) {
+      __ubuf__ float* row = x + uint32_t(h) * x_row + at;
+      R::LoadAlign<float, R::LoadDist::DIST_BRC_B32>(wv, w + h);
+      add_head<Arch>(a0, v, wv, row, m0);
+      if constexpr (kRegs > 1) add_head<Arch>(a1, v, wv, row + kL, m1);
+      if constexpr (kRegs > 2) {
+        add_head<Arch>(a2, v, wv, row + 2 * kL, m2);
+        add_head<Arch>(a3, v, wv, row + 3 * kL, m3);
+      }
+    }
+    const int32_t col = n0 + int32_t(at);
+    finish<Arch>(out + at, a0, ninf, scale + at, scaled, col, ks, ke, m0);
+    if constexpr (kRegs > 1) finish<Arch>(out + at + kL, a1, ninf, scale + at + kL, scaled, col + kL, ks, ke, m1);
+    if constexpr (kRegs > 2) {
+      finish<Arch>(out + at + 2 * kL, a2, ninf, scale + at + 2 * kL, scaled, col + 2 * kL, ks, ke, m2);
+      finish<Arch>(out + at + 3 * kL, a3, ninf, scale + at + 3 * kL, scaled, col + 3 * kL, ks, ke, m3);
+    }
   }
 }
 
@@ -85,63 +116,99 @@ template <class ArchTag = arch::Ascend950>
 struct MqaVecTarget {
   using Arch = ArchTag;
   using Ctx = VecCtx<Arch>;
+  using Job = kernel::MqaJob<MqaSegment>;
 
   __aicore__ static inline int64_t group_idx(const Ctx&) { return AscendC::GetBlockIdx() / AscendC::GetSubBlockNum(); }
   __aicore__ static inline int64_t group_num(const Ctx&) { return AscendC::GetBlockNum(); }
   __aicore__ static inline int64_t sub_idx(const Ctx&) { return AscendC::GetSubBlockIdx(); }
 
+  // stage(job) copies a tile's KV scales and its rows' weights into the UB (two tiles ahead at most), tile(job)
+  // reduces the tile's scores with them once the cube has sent them; the kernel stages each tile before it
+  // reduces the one before, so the copies run under the reduction.
   class MqaEpilogue {
-    using ScaleRing = Ring<1, Pipe::kMTE2, Pipe::kV>;
+    using InRing = Ring<2, Pipe::kMTE2, Pipe::kV>;
     using OutRing = Ring<2, Pipe::kV, Pipe::kMTE3>;
+    static constexpr uint32_t kUbBlock = 32;
 
    public:
-    // The promotion slots first: the cube's Fixpipe writes them at the UB's start.
+    // The promotion slots first: the cube's Fixpipe writes them at the UB's start. A stage holds the scales
+    // (one fp32 per column) and then the weights, each query's run 32 B aligned (at most one block a row).
     __aicore__ inline MqaEpilogue(Ctx& ctx, int64_t block_m, int64_t block_n, const DgaMqaParams& p)
         : ctx_(ctx), p_(p), ub_(block_m, block_n), slots_(ctx.alloc(Pos::kUB, ub_.bytes())), rx_(ub_),
-          row_bytes_(uint32_t(block_n) * uint32_t(sizeof(float))), acc_(ctx.alloc(Pos::kUB, row_bytes_)),
-          scale_(ctx, {{Pos::kUB, row_bytes_}}, "mqa kv scales"), out_(ctx, {{Pos::kUB, row_bytes_}}, "mqa logits") {}
+          row_bytes_(align_block(uint32_t(block_n) * uint32_t(sizeof(float)))),
+          in_(ctx, {{Pos::kUB, row_bytes_ + ub_.rows * kUbBlock}}, "mqa kv scales and weights"),
+          out_(ctx, {{Pos::kUB, row_bytes_}}, "mqa logits") {}
 
-    // Rows [row0, row0 + rows) of the scores ((query, head) pairs of problem `seg`) x its KV columns
-    // [n0, n0 + cols).
-    __aicore__ inline void tile(const MqaSegment& seg, int64_t row0, int64_t rows, int64_t n0, int64_t cols) {
+    __aicore__ inline void stage(const Job& job) {
+      if (job.rows <= 0) return;
+      const Tile t = in_.acquire();
+      if (job.seg.kv_scale != 0)  // FP8: the KV rows' fp32 scales (FP4: applied by the cube)
+        copy_in(t.offset, job.seg.kv_scale + uint64_t(job.n0) * sizeof(float), uint32_t(job.cols));
+      uint32_t at = t.offset + row_bytes_;
+      for (int64_t q = job.row0 / p_.heads; q * p_.heads < job.row0 + job.rows; ++q) {
+        const Heads hs = heads_of(q, job);
+        copy_in(at, job.seg.weights + uint64_t(q * p_.w_stride + hs.h0 - q * p_.heads) * sizeof(float),
+                uint32_t(hs.h1 - hs.h0));
+        at += align_block(uint32_t(hs.h1 - hs.h0) * uint32_t(sizeof(float)));
+      }
+      in_.commit();
+    }
+
+    __aicore__ inline void tile(const Job& job) {
       const uint32_t part = slots_.offset + rx_.receive();
-      if (rows > 0) {
-        seg_ = seg;
-        const Tile s = scale_.acquire();
-        if (seg.kv_scale != 0)  // FP8: the KV rows' fp32 scales (FP4: applied by the cube)
-          AscendC::DataCopyPad(ctx_.template tensor<float>(s),
-                               gm_at<float>(seg.kv_scale + uint64_t(n0) * sizeof(float)),
-                               AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0),
-                               AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
-        scale_.commit();
-        const Tile sc = scale_.consume();
-        for (int64_t q = row0 / p_.heads; q * p_.heads < row0 + rows; ++q) query(q, row0, rows, n0, cols, part, sc);
-        scale_.release();
+      if (job.rows > 0) {
+        const Tile in = in_.consume();
+        uint32_t w = in.offset + row_bytes_;
+        for (int64_t q = job.row0 / p_.heads; q * p_.heads < job.row0 + job.rows; ++q) {
+          const Heads hs = heads_of(q, job);
+          query(job, q, part + uint32_t(hs.h0 - job.row0) * ub_.row_values * uint32_t(sizeof(float)), w, in.offset,
+                uint16_t(hs.h1 - hs.h0));
+          w += align_block(uint32_t(hs.h1 - hs.h0) * uint32_t(sizeof(float)));
+        }
+        in_.release();
       }
       rx_.release();
     }
 
    private:
-    __aicore__ inline void query(int64_t q, int64_t row0, int64_t rows, int64_t n0, int64_t cols, uint32_t part,
-                                 const Tile& sc) {
-      const int64_t h0 = layout::imax(row0, q * p_.heads), h1 = layout::imin(row0 + rows, (q + 1) * p_.heads);
-      const Gm<float> w = gm_at<float>(seg_.weights + uint64_t(q * p_.w_stride) * sizeof(float));
-      for (int64_t r = h0; r < h1; ++r) {
-        const uint32_t at = part + uint32_t(r - row0) * ub_.row_values * uint32_t(sizeof(float));
-        mqa::accumulate<Arch>(ub<float>(acc_.offset), ub<float>(at), w.GetValue(uint64_t(r - q * p_.heads)),
-                              uint32_t(cols), r == h0 ? 1 : 0);
-      }
-      const int32_t ks = seg_.ks != 0 ? gm_at<int32_t>(seg_.ks).GetValue(uint64_t(q)) : 0;
-      const int32_t ke = gm_at<int32_t>(seg_.ke).GetValue(uint64_t(q));
+    struct Heads {
+      int64_t h0, h1;  // the query's rows in the job
+    };
+    __aicore__ inline Heads heads_of(int64_t q, const Job& job) const {
+      return {layout::imax(job.row0, q * p_.heads), layout::imin(job.row0 + job.rows, (q + 1) * p_.heads)};
+    }
+    __aicore__ static inline uint32_t align_block(uint32_t bytes) { return (bytes + kUbBlock - 1) / kUbBlock * kUbBlock; }
+
+    __aicore__ inline void copy_in(uint32_t ub_offset, uint64_t gm, uint32_t values) {
+      AscendC::DataCopyPad(ctx_.template tensor<float>(Tile{Pos::kUB, ub_offset, 0}), gm_at<float>(gm),
+                           AscendC::DataCopyExtParams(1, values * uint32_t(sizeof(float)), 0, 0, 0),
+                           AscendC::DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+    }
+
+    // Query q's heads (rows at `scores`, weights at `w`) into its logits row's columns [n0, n0 + cols).
+    __aicore__ inline void query(const Job& job, int64_t q, uint32_t scores, uint32_t w, uint32_t scale,
+                                 uint16_t heads) {
+      const int32_t ks = job.seg.ks != 0 ? gm_at<int32_t>(job.seg.ks).GetValue(uint64_t(q)) : 0;
+      const int32_t ke = gm_at<int32_t>(job.seg.ke).GetValue(uint64_t(q));
+      const uint32_t scaled = job.seg.kv_scale != 0 ? 1u : 0u, n = uint32_t(job.cols);
+      const int32_t n0 = int32_t(job.seg.col0 + job.n0);
       const Tile o = out_.acquire();
-      mqa::finish<Arch>(ub<float>(o.offset), ub<float>(acc_.offset), ub<float>(sc.offset), seg_.kv_scale != 0 ? 1u : 0u,
-                        uint32_t(cols), int32_t(seg_.col0 + n0), ks, ke);
+      __ubuf__ float* out = ub<float>(o.offset);
+      if (n <= vreg::kLanes<Arch>)
+        mqa::head_sum<Arch, 1>(out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n, ub<float>(scale),
+                               scaled, n0, ks, ke);
+      else if (n <= 2 * vreg::kLanes<Arch>)
+        mqa::head_sum<Arch, 2>(out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n, ub<float>(scale),
+                               scaled, n0, ks, ke);
+      else
+        mqa::head_sum<Arch, 4>(out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n, ub<float>(scale),
+                               scaled, n0, ks, ke);
       out_.commit();
       const Tile st = out_.consume();
       AscendC::SetAtomicAdd<float>();
-      AscendC::DataCopyPad(gm_at<float>(seg_.logits + uint64_t(q * p_.logits_stride + n0) * sizeof(float)),
+      AscendC::DataCopyPad(gm_at<float>(job.seg.logits + uint64_t(q * p_.logits_stride + job.n0) * sizeof(float)),
                            ctx_.template tensor<float>(st),
-                           AscendC::DataCopyExtParams(1, uint32_t(cols) * uint32_t(sizeof(float)), 0, 0, 0));
+                           AscendC::DataCopyExtParams(1, n * uint32_t(sizeof(float)), 0, 0, 0));
       AscendC::SetAtomicNone();
       out_.release();
     }
@@ -153,13 +220,11 @@ struct MqaVecTarget {
 
     Ctx& ctx_;
     DgaMqaParams p_;
-    MqaSegment seg_{};
     PromotionUb ub_;
     Tile slots_;
     PromotionReceiver rx_;
     uint32_t row_bytes_;
-    Tile acc_;
-    ScaleRing scale_;
+    InRing in_;
     OutRing out_;
   };
 };

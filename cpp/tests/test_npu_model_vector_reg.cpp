@@ -1,8 +1,8 @@
 // The NPU instruction model's register micro-ops of the Reg API (npu_model/vector.hpp) on the AscendC
 // documentation (cannmirror/asc-devkit, docs/zh/api/SIMD-API/基础API/Reg矢量计算/, R below): LoadAlign's
-// DIST_UNPACK_B16 (vlds UNPK_B16), Cast float <- bf16 (vcvt), Add / Sub / Mul (vadd / vsub / vmul) and
-// Reduce<SUM> (vcadd), float. The operands are those the devkit's dav_3510 implementations pass
-// (DataCopyImpl, CastOperator, Add/Sub/MulOperator, ReduceSumImpl).
+// DIST_UNPACK_B16 (vlds UNPK_B16), Cast float <- bf16 (vcvt), Add / Sub / Mul / MulAddDst (vadd / vsub / vmul /
+// vmula) and Reduce<SUM> (vcadd), float. The operands are those the devkit's dav_3510 implementations pass
+// (DataCopyImpl, CastOperator, Add/Sub/MulOperator, MulAddDstImpl, ReduceSumImpl).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,6 +161,19 @@ TEST(NpuModelVectorArith, MasksAndMergeModes) {
   for (size_t i = 0; i < kF32PerReg; ++i) EXPECT_EQ(d.get<float>(i), x[i] * x[i]) << i;
   expect_error([&] { vc.vsub(d, a, b, five, nm::Merge::kMerging); }, core::ErrorKind::kNotImplemented);
   expect_error([&] { vc.vmul(d, a, b, five, nm::Merge::kMerging); }, core::ErrorKind::kNotImplemented);
+}
+
+// R复合计算/MulAddDst.md: dstReg = srcReg0 * srcReg1 + dstReg on active lanes, inactive ones 0 (ZEROING only); the
+// product is rounded before the sum (unfused: (1 + 2^-12)^2 - 1 loses its 2^-24 term), not a FusedMulDstAdd.
+TEST(NpuModelVectorArith, MulAddDstUnfusedAndMasked) {
+  nm::VectorCore vc;
+  const float a = 1.0f + ulps(-12);
+  nm::Vreg d = floats({-1.0f, 3.0f, 0.5f});
+  vc.vmula(d, floats({a, 2.0f, -4.0f}), floats({a, 0.25f, 0.5f}), first(vc, 2), nm::Merge::kZeroing);
+  EXPECT_EQ(d.get<float>(0), ulps(-11));  // fused: 2^-11 + 2^-24
+  EXPECT_EQ(d.get<float>(1), 3.5f);
+  for (size_t i = 2; i < kF32PerReg; ++i) EXPECT_EQ(d.get<float>(i), 0.0f) << i;
+  expect_error([&] { vc.vmula(d, d, d, first(vc, 2), nm::Merge::kMerging); }, core::ErrorKind::kNotImplemented);
 }
 
 // R归约计算/Reduce.md, ReduceType::SUM: the active elements' sum into element 0 (inactive ones count as 0, an

@@ -52,7 +52,8 @@ void v_cvt_f32_bf16(void* dst, const void* src, uint16_t mask, int round, int sa
 void v_cvt_bf16_f32(void* dst, const void* src, uint16_t mask, int part, int mode);
 void v_cvt_f32_f16(void* dst, const void* src, uint16_t mask, int round, int sat, int part, int mode);
 void v_cvt_s32_f32(void* dst, const void* src, uint16_t mask, int round, int mode);
-void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode);  // op: '+', '-', '*'
+// op: '+', '-', '*', or 'a': dst = a * b + dst (vmula)
+void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode);
 void v_cadd(void* dst, const void* src, uint16_t mask, int mode);
 void v_relu(void* dst, const void* src, uint16_t mask, int mode);
 void v_scalar(char op, void* dst, const void* src, float scalar, uint16_t mask, int mode);  // op: '*', '+'
@@ -343,6 +344,14 @@ inline void vmul(R& dst, Q& a, P& b, M mask, Mode mode) {
   else
     dga_model::unmodelled("vmul (not float)");
 }
+template <class R, class Q, class P, class M, class Mode>
+inline void vmula(R& dst, Q& a, P& b, M mask, Mode mode) {
+  if constexpr (dga_model::all_float<R, Q, P>)
+    dga_model::v_arith('a', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
+                       int(mode));
+  else
+    dga_model::unmodelled("vmula (not float)");
+}
 template <class R, class Q, class M, class Mode>
 inline void vcadd(R& dst, Q& src, M mask, Mode mode) {
   if constexpr (dga_model::all_float<R, Q>)
@@ -481,6 +490,7 @@ template <class... A> inline void vaxpy(A&&...) { dga_model::unmodelled("vaxpy (
 template <class... A> inline void vadd(A&&...) { dga_model::unmodelled("vadd (this form)"); }
 template <class... A> inline void vsub(A&&...) { dga_model::unmodelled("vsub (this form)"); }
 template <class... A> inline void vmul(A&&...) { dga_model::unmodelled("vmul (this form)"); }
+template <class... A> inline void vmula(A&&...) { dga_model::unmodelled("vmula (this form)"); }
 template <class... A> inline void vcadd(A&&...) { dga_model::unmodelled("vcadd (this form)"); }
 template <class... A> inline void vrelu(A&&...) { dga_model::unmodelled("vrelu (this form)"); }
 template <class... A> inline void vmuls(A&&...) { dga_model::unmodelled("vmuls (this form)"); }

@@ -1,5 +1,5 @@
 // The vector instructions of model_instructions.h on the model (npu_model/vector.hpp) for the current
-// vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / ReduceSum /
+// vector core: the register micro-ops of Duplicate / Axpy / Cast / LoadAlign / Add / Sub / Mul / MulAddDst / ReduceSum /
 // Exp / Abs / Div / Maxs / Mins / ReduceMax / Or / Relu / Muls / Adds / Arange / Compares / Select / MaskAnd /
 // MaskOr / MaskNot (V pipe), the UB -> GM
 // DataCopyPad (MTE3) and the GM -> UB DataCopyPad (MTE2), with the core's predicate
@@ -206,17 +206,19 @@ void v_cvt_bf16_f32(void* dst, const void* src, uint16_t mask, int part, int mod
 }
 
 void v_arith(char op, void* dst, const void* a, const void* b, uint16_t mask, int mode) {
-  const char* name = op == '+' ? "vadd" : op == '-' ? "vsub" : "vmul";
+  const char* name = op == '+' ? "vadd" : op == '-' ? "vsub" : op == '*' ? "vmul" : "vmula";
   run(name, kPipeV, [&](nm::Accesses* acc) {
     constexpr int kFloat = 4;
     note_used(acc, a, mask, kFloat);
     note_used(acc, b, mask, kFloat);
+    if (op == 'a') note_used(acc, dst, mask, kFloat);
     forget(dst);
     nm::Vreg v = load_reg(dst);
     const nm::Vreg x = load_reg(a), y = load_reg(b);
     if (op == '+') vec().vadd(v, x, y, mask, merge_of(mode));
     else if (op == '-') vec().vsub(v, x, y, mask, merge_of(mode));
-    else vec().vmul(v, x, y, mask, merge_of(mode));
+    else if (op == '*') vec().vmul(v, x, y, mask, merge_of(mode));
+    else vec().vmula(v, x, y, mask, merge_of(mode));
     store_reg(dst, v);
   });
 }

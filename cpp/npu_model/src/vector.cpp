@@ -230,6 +230,13 @@ void VectorCore::vmul(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Me
   binary(dst, a, b, mask, merge, [](float x, float y) { return x * y; });
 }
 
+void VectorCore::vmula(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const {
+  DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "MulAddDst supports ZEROING only");
+  for (size_t i = 0; i < elements(Width::kB32); ++i)
+    dst.set<float>(i, active(mask, i, Width::kB32) ? mul_then_add(a.get<float>(i), b.get<float>(i), dst.get<float>(i))
+                                                   : 0.0f);
+}
+
 void VectorCore::vcadd(Vreg& dst, const Vreg& src, uint16_t mask, Merge merge) const {
   DGA_REQUIRE(merge == Merge::kZeroing, kNotImplemented, "merge", "ReduceSum supports ZEROING only");
   std::array<float, kVregBytes / sizeof(float)> level{};

@@ -219,6 +219,10 @@ class VectorCore {
   void vadd(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
   void vsub(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
   void vmul(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
+  // vmula, float (MulAddDst: dst_i = a_i * b_i + dst_i on active b32 elements, inactive ones 0): the product
+  // and the sum rounded to fp32 separately, as vaxpy (the API has FusedMulDstAdd as its fused form; MulAddDst
+  // is not called fused). Refused: kMerging (MulAddDst: ZEROING only).
+  void vmula(Vreg& dst, const Vreg& a, const Vreg& b, uint16_t mask, Merge merge) const;
   // vcadd, float (Reduce.md, ReduceType::SUM): dst element 0 = the sum of src's active b32 elements, inactive
   // ones counting as 0, in the documented binary tree (ReduceType::SUM累加顺序: adjacent pairs, 64 -> 32 -> ..
   // -> 1, each addition rounded to fp32); the other dst elements are 0 (ZEROING). No active element: 0.
