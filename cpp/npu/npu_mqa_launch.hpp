@@ -70,8 +70,10 @@ struct PagedMqaProblems {
 // The cube core runs the GEMM kernel over `problems`, its vector cores the MQA reduction over the same.
 // FP8: each tile's product goes to the vector cores (promoted, no scales read: the vector cores apply the
 // KV scales); FP4: the MX cube applies the q and KV scales (UE8M0 per 32 values) and hands the product over.
+// A tile is one K step (K = head_dim): kMqaL1Stages tiles' loads in flight hide the GM read latency.
 template <class Elem>
-using MqaTarget = Target<Elem, AscendC::IsSameType<Elem, fp8_e4m3fn_t>::value ? Scales::kPromoted : Scales::kMxHandOff>;
+using MqaTarget = Target<Elem, AscendC::IsSameType<Elem, fp8_e4m3fn_t>::value ? Scales::kPromoted : Scales::kMxHandOff,
+                         arch::Ascend950, kernel::kMqaL1Stages>;
 
 template <class Elem, class Problems>
 __aicore__ inline void run_mqa(const DgaMqaParams& p, const Problems& problems) {

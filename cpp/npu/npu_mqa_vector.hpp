@@ -122,11 +122,13 @@ struct MqaVecTarget {
   __aicore__ static inline int64_t group_num(const Ctx&) { return AscendC::GetBlockNum(); }
   __aicore__ static inline int64_t sub_idx(const Ctx&) { return AscendC::GetSubBlockIdx(); }
 
-  // stage(job) copies a tile's KV scales and its rows' weights into the UB (two tiles ahead at most), tile(job)
-  // reduces the tile's scores with them once the cube has sent them; the kernel stages each tile before it
-  // reduces the one before, so the copies run under the reduction.
+  // Tiles whose inputs are in the UB at once: stage(job) copies a tile's KV scales and its rows' weights in,
+  // tile(job) reduces the tile's scores with them once the cube has sent them; the kernel stages up to
+  // kStaged - 1 tiles ahead of the one it reduces, so the copies' latency is hidden by the reductions.
+  static constexpr int kStaged = 4;
+
   class MqaEpilogue {
-    using InRing = Ring<2, Pipe::kMTE2, Pipe::kV>;
+    using InRing = Ring<kStaged, Pipe::kMTE2, Pipe::kV>;
     using OutRing = Ring<2, Pipe::kV, Pipe::kMTE3>;
     static constexpr uint32_t kUbBlock = 32;
 

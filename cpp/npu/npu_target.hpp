@@ -52,9 +52,12 @@ struct L0Type<fp8_e5m2_t, true> { using type = AscendC::mx_fp8_e5m2_t; };
 
 enum class Scales : uint8_t { kNone, kMx, kPromoted, kMxHandOff };
 
-template <class Elem, Scales S = Scales::kNone, class ArchTag = arch::Ascend950>
+// L1Stages: the GEMM's L1 ring (kernel::kL1Stages; more where a tile is one short K step, so that the
+// loads of several tiles are in flight at once).
+template <class Elem, Scales S = Scales::kNone, class ArchTag = arch::Ascend950, int L1Stages = kernel::kL1Stages>
 struct Target {
   using Arch = ArchTag;
+  static constexpr int kL1Stages = L1Stages;
   static constexpr bool kMxHandOff = S == Scales::kMxHandOff;
   static constexpr bool kMxScales = S == Scales::kMx || kMxHandOff;
   static constexpr bool kPromoted = S == Scales::kPromoted;

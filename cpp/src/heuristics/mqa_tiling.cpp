@@ -10,9 +10,9 @@ namespace {
 constexpr int kL0Bits = 16;  // the host kernel widens both operands to 16 bits in L0
 
 // K = head_dim in one block and one L0 step; tiles walked one column band at a time along M.
-GemmConfig one_k_block(int64_t block_m, int64_t block_n, int64_t dim) {
+GemmConfig one_k_block(int64_t block_m, int64_t block_n, int64_t dim, int l1_stages) {
   return {.tiling = {.block_m = block_m, .block_n = block_n, .block_k = dim, .l0_k = dim,
-                     .l1_stages = kL1Stages, .l0_stages = kL0Stages},
+                     .l1_stages = l1_stages, .l0_stages = kL0Stages},
           .swizzle = {.band = 1, .along_m = true}};
 }
 
@@ -37,11 +37,11 @@ GemmConfig select_mqa_config(const MqaDesc& d, const ArchLimits& arch) {
 }
 
 GemmConfig npu_mqa_config(int64_t heads, int64_t dim) {
-  return one_k_block(layout::align_up(heads, layout::kFractalRows), kNpuMqaBlockN, dim);
+  return one_k_block(layout::align_up(heads, layout::kFractalRows), kNpuMqaBlockN, dim, kernel::kMqaL1Stages);
 }
 
 GemmConfig npu_paged_mqa_config(int64_t heads, int64_t block_kv, int64_t dim) {
-  return one_k_block(layout::align_up(heads, layout::kFractalRows), block_kv, dim);
+  return one_k_block(layout::align_up(heads, layout::kFractalRows), block_kv, dim, kernel::kMqaL1Stages);
 }
 
 }  // namespace deepgemm_ascend::heuristics

@@ -55,12 +55,22 @@ DGA_DEVICE kernel::Carving carving_of(const Tiling& t, const Operands& ops) {
                              Target::l0_bits(ops.b), Target::kMxScales, ops.second_b});
 }
 
+// The stages of a target's L1 ring: its kL1Stages, or kernel::kL1Stages (C++17: the NPU sources' dialect).
+template <class Target, class = void>
+struct L1StagesOf {
+  static constexpr int value = kernel::kL1Stages;
+};
+template <class Target>
+struct L1StagesOf<Target, decltype(void(Target::kL1Stages))> {
+  static constexpr int value = Target::kL1Stages;
+};
+
 // Tiling: kernel::GemmTiling (run-time config) or a kernel::StaticTiling (compile-time).
 template <class Target, class Tiling = kernel::GemmTiling>
 class BlockMmad {
   using Ctx = typename Target::Ctx;
   using Tile = typename Target::Tile;
-  using L1Ring = typename Target::template Ring<kernel::kL1Stages, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
+  using L1Ring = typename Target::template Ring<L1StagesOf<Target>::value, tile::Pipe::kMTE2, tile::Pipe::kMTE1>;
   static constexpr bool kPrefetch = L1Ring::kStages > 1;
   using L0Ring = typename Target::template Ring<kernel::kL0Stages, tile::Pipe::kMTE1, tile::Pipe::kM, 2>;
   static constexpr bool kMx = Target::kMxScales;

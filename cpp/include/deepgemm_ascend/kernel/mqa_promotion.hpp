@@ -2,7 +2,7 @@
 // the cube walks (kernel/gemm.hpp over the same problems and scheduler; problems.segment(q, problem) says
 // where problem q's logits go: one problem, or one per request page), receives its half of every tile's
 // (query, head) rows x KV columns of scores (one product per tile: K = head_dim = one promotion block)
-// and adds its heads' share of the logits (VT::MqaEpilogue), each tile's inputs staged one tile ahead.
+// and adds its heads' share of the logits (VT::MqaEpilogue), each tile's inputs staged a few tiles ahead.
 // NPU only: the host reduces in the cube's epilogue (block/mqa_epilogue.hpp).
 #pragma once
 
@@ -26,22 +26,22 @@ DGA_DEVICE void mqa_promotion(typename VT::Ctx& ctx, const GemmArgs& args, const
   typename VT::MqaEpilogue epi(ctx, t.block_m, t.block_n, p);
   const int64_t sub = VT::sub_idx(ctx);
   block::TileWalk walk(t.block_m, t.block_n, args.config.swizzle, VT::group_idx(ctx), VT::group_num(ctx));
-  typename VT::Job pending{};
-  bool have = false;
+  // Jobs staged and not yet reduced: [head, tail), at most VT::kStaged (the epilogue's input stages).
+  constexpr int kDepth = VT::kStaged;
+  typename VT::Job queue[kDepth];
+  int64_t head = 0, tail = 0;
   for (int64_t q = 0; q < problems.count(); ++q) {
     const GemmProblem pr = problems.get(q);
     const auto seg = problems.segment(q, pr);
     for (walk.begin(pr.a.rows, pr.b.rows); walk.more(); walk.next()) {
       const block::TileSpan sp = walk.span();
       const block::RowRange mine = block::vector_core_rows(sp.rows, sub);
-      const typename VT::Job job{seg, sp.m0 + mine.begin, mine.end - mine.begin, sp.n0, sp.cols};
-      epi.stage(job);  // its inputs copied in while the tile before is reduced
-      if (have) epi.tile(pending);
-      pending = job;
-      have = true;
+      queue[tail % kDepth] = {seg, sp.m0 + mine.begin, mine.end - mine.begin, sp.n0, sp.cols};
+      epi.stage(queue[tail++ % kDepth]);  // its inputs copied in while the tiles before are reduced
+      if (tail - head == kDepth) epi.tile(queue[head++ % kDepth]);
     }
   }
-  if (have) epi.tile(pending);
+  while (head < tail) epi.tile(queue[head++ % kDepth]);
 }
 
 }  // namespace deepgemm_ascend::kernel

@@ -15,6 +15,8 @@ namespace deepgemm_ascend::kernel {
 // Stages of the GEMM's L1 and L0 rings (double buffering): compile-time, the rings' event ids are.
 inline constexpr int kL1Stages = 2;
 inline constexpr int kL0Stages = 2;
+// The MQA logits kernels' L1 ring (npu_mqa_launch.hpp): each tile is a single K step.
+inline constexpr int kMqaL1Stages = 4;
 
 // L1 tile = block_m x block_n x block_k; L0 tiles = block_m x l0_k (A) and l0_k x block_n (B).
 struct GemmTiling {
