@@ -1,5 +1,5 @@
 // The vector-core target of the HC pre-norm vector pass (kernel/hc_prenorm.hpp): each step's element
-// work on an AI Vector core. GM -> UB (MTE2) through a two-stage input ring, register code on V
+// work on an AI Vector core. GM -> UB (MTE2) through a four-stage input ring, register code on V
 // (Reg API, 64 fp32 lanes per register), UB -> GM (MTE3) through a two-stage output ring. Part of the NPU
 // primitive layer; NOT validated on hardware.
 #pragma once
@@ -56,9 +56,8 @@ __simd_vf__ inline void sqr_accumulate(__ubuf__ float* acc, __ubuf__ bfloat16_t*
   for (uint16_t i = 0; i < steps; ++i) {
     R::MaskReg m = R::UpdateMask<float>(count);
     R::LoadAlign<bfloat16_t, R::LoadDist::DIST_UNPACK_B16>(xb, a + i * kL);
-    R::Cast<float, bfloat16_t, kToF32>(x, xb, m);
-    R::Mul(x, x, x, m);  // inactive lanes 0 (ZEROING)
-    R::Add(s, s, x, all);
+    R::Cast<float, bfloat16_t, kToF32>(x, xb, m);  // inactive lanes 0 (ZEROING)
+    R::MulAddDst(s, x, x, all);
   }
   R::StoreAlign(acc, s, all);
 }
@@ -85,30 +84,35 @@ struct HcVecTarget {
   // An AIV-only kernel: the block index counts vector cores.
   __aicore__ static inline int64_t core_idx(const Ctx&) { return AscendC::GetBlockIdx(); }
   __aicore__ static inline int64_t core_num(const Ctx&) { return AscendC::GetBlockNum(); }
+  // In a mix kernel: the cube core's group and this vector core's place in it.
+  __aicore__ static inline int64_t group_idx(const Ctx&) { return AscendC::GetBlockIdx() / AscendC::GetSubBlockNum(); }
+  __aicore__ static inline int64_t group_num(const Ctx&) { return AscendC::GetBlockNum(); }
+  __aicore__ static inline int64_t sub_idx(const Ctx&) { return AscendC::GetSubBlockIdx(); }
+  __aicore__ static inline int64_t sub_num(const Ctx&) { return AscendC::GetSubBlockNum(); }
 
   class HcPrenorm {
-    // UB: two input and two output stages of kStageBytes, the lanes' partial sums, the ends batch.
-    static constexpr uint32_t kStages = 2, kStageBytes = Arch::kUBBytes / 8, kEndsBytes = Arch::kUBBytes / 64;
+    // UB: four input stages of kInBytes (up to three loads in flight while one is summed: the GM read latency
+    // is hidden), two output stages of kOutBytes, the lanes' partial sums, the ends batch.
+    static constexpr uint32_t kInStages = 4, kInBytes = Arch::kUBBytes / 16, kOutStages = 2,
+                              kOutBytes = Arch::kUBBytes / 8, kEndsBytes = Arch::kUBBytes / 64;
     static constexpr uint32_t kBlock = Arch::kUBAlign, kFloat = sizeof(float), kHalf = sizeof(bfloat16_t);
     static constexpr int64_t kSqrRowsPerStep = 64;  // small steps spread M over the cores
-    using InRing = Ring<kStages, Pipe::kMTE2, Pipe::kV>;
-    using OutRing = Ring<kStages, Pipe::kV, Pipe::kMTE3>;
+    using InRing = Ring<kInStages, Pipe::kMTE2, Pipe::kV>;
+    using OutRing = Ring<kOutStages, Pipe::kV, Pipe::kMTE3>;
 
    public:
     __aicore__ inline HcPrenorm(Ctx& ctx, const DgaHcPrenormParams& p)
         : ctx_(ctx),
           p_(p),
-          in_(ctx, {{Pos::kUB, kStageBytes}}, "hc in"),
-          out_(ctx, {{Pos::kUB, kStageBytes}}, "hc out"),
+          in_(ctx, {{Pos::kUB, kInBytes}}, "hc in"),
+          out_(ctx, {{Pos::kUB, kOutBytes}}, "hc out"),
           acc_(ctx.alloc(Pos::kUB, Arch::kVectorRegBytes)),
           ends_(ctx.alloc(Pos::kUB, kEndsBytes)) {}
 
     // fp32 values of B per step (hi and lo share an output stage).
-    __aicore__ inline int64_t chunk() const {
-      return int64_t(kStageBytes / kFloat / hc::kLanes<Arch> * hc::kLanes<Arch>);
-    }
+    __aicore__ inline int64_t chunk() const { return int64_t(kInBytes / kFloat / hc::kLanes<Arch> * hc::kLanes<Arch>); }
     __aicore__ inline int64_t sqr_rows() const { return kSqrRowsPerStep; }
-    __aicore__ inline int64_t zero_rows() const { return int64_t(kStageBytes / row_pitch(p_.d.cols * kFloat)); }
+    __aicore__ inline int64_t zero_rows() const { return int64_t(kOutBytes / row_pitch(p_.d.cols * kFloat)); }
 
     __aicore__ inline void split(int64_t r, int64_t c0, int64_t n) {
       const Tile in = in_.acquire();
@@ -127,19 +131,21 @@ struct HcVecTarget {
       out_.release();
     }
 
+    // Rows [r0, r0 + rows) over K [k0, k0 + ks): each row in chunks of one input stage, loaded up to
+    // kInStages - 1 chunks ahead of the one being summed.
     __aicore__ inline void sqr_sums(int64_t s, int64_t r0, int64_t rows, int64_t k0, int64_t ks) {
-      const int64_t chunk_values = int64_t(kStageBytes / kHalf);
+      const SqrWalk w{r0, k0, ks, layout::ceil_div(ks, SqrWalk::kChunk)};
+      const int64_t loads = rows * w.per_row;
+      int64_t issued = 0;
+      for (; issued < loads && issued < int64_t(kInStages) - 1; ++issued) load_chunk(w, issued);
       const Tile out = out_.acquire();
       for (int64_t r = 0; r < rows; ++r) {
-        const uint64_t row = p_.a.addr + uint64_t(((r0 + r) * p_.a.row_stride + k0) * kHalf);
         if (ks == 0) hc::sqr_accumulate<Arch>(ub<float>(acc_, 0), ub<bfloat16_t>(acc_, 0), 0, 1);
-        for (int64_t c0 = 0; c0 < ks; c0 += chunk_values) {
-          const uint32_t n = uint32_t(layout::imin(chunk_values, ks - c0));
-          const Tile in = in_.acquire();
-          load<bfloat16_t>(in, row + uint64_t(c0 * kHalf), n);
-          in_.commit();
+        for (int64_t c = 0; c < w.per_row; ++c) {
+          if (issued < loads) load_chunk(w, issued++);
           const Tile x = in_.consume();
-          hc::sqr_accumulate<Arch>(ub<float>(acc_, 0), ub<bfloat16_t>(x, 0), n, c0 == 0 ? 1 : 0);
+          const uint32_t n = uint32_t(layout::imin(SqrWalk::kChunk, ks - c * SqrWalk::kChunk));
+          hc::sqr_accumulate<Arch>(ub<float>(acc_, 0), ub<bfloat16_t>(x, 0), n, c == 0 ? 1 : 0);
           in_.release();
         }
         hc::sqr_reduce<Arch>(ub<float>(out, uint32_t(r) * kBlock), ub<float>(acc_, 0));
@@ -181,6 +187,19 @@ struct HcVecTarget {
     }
 
    private:
+    // The chunks of a sqr_sums step: row r0 + i / per_row, values [c0, c0 + kChunk) of its K range from k0.
+    struct SqrWalk {
+      static constexpr int64_t kChunk = int64_t(kInBytes / kHalf);
+      int64_t r0, k0, ks, per_row;
+    };
+    __aicore__ inline void load_chunk(const SqrWalk& w, int64_t i) {
+      const int64_t r = w.r0 + i / w.per_row, c0 = (i % w.per_row) * SqrWalk::kChunk;
+      const Tile in = in_.acquire();
+      load<bfloat16_t>(in, p_.a.addr + uint64_t((r * p_.a.row_stride + w.k0 + c0) * kHalf),
+                       uint32_t(layout::imin(SqrWalk::kChunk, w.ks - c0)));
+      in_.commit();
+    }
+
     // A UB row of `bytes` as DataCopyPad lays it out: padded to the 32 B block.
     __aicore__ static inline uint32_t row_pitch(uint32_t bytes) { return (bytes + kBlock - 1) / kBlock * kBlock; }
 

@@ -10,6 +10,7 @@
 #include "deepgemm_ascend/core/tensor_view.hpp"
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
+#include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/host/mqa_logits.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
@@ -123,6 +124,10 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
 // K-grouped (C copied into D first unless it is D; `ends`: the groups' int32 end offsets on the device).
 void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
                         const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c);
+// The HC pre-norm's mix launch: the K-grouped BF16 product of `problems` (hi as B, lo as B2, accumulated
+// into the zeroed D) on the cube cores, the sums of squares of `hc` over the same tiles on their vector cores.
+void npu_hc_prenorm_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const core::TensorView& ends,
+                         const core::TensorView& d, const DgaHcPrenormParams& hc);
 
 // The host config for `desc`, after setting desc.num_cores to the cores the host plans for.
 heuristics::GemmConfig host_gemm_config(heuristics::GemmDesc& desc);

@@ -60,9 +60,10 @@ DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const
           kKBlock};
 }
 
-// On the NPU target: the vector pass, then the hi and lo products in one K-grouped BF16 launch (one group
-// per split, the ends read on the device; each tile's A is multiplied by hi and by lo into one L0C tile)
-// that adds onto the zeroed D; no host sync.
+// On the NPU target: the vector pass (hi, lo, the zeroed D, the ends), then one mix launch: the hi and lo
+// products as a K-grouped BF16 GEMM on the cube cores (one group per split, the ends read on the device;
+// each tile's A is multiplied by hi and by lo into one L0C tile) adding onto the zeroed D, and the sums of
+// squares of the same tiles' rows on their vector cores (A read from HBM once); no host sync.
 void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
                     int64_t splits, bool split_d) {
   const api::NpuDevice dev(d, "d");
@@ -75,7 +76,9 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   auto* ends = reinterpret_cast<int32_t*>(ws + 2 * part);
   DgaHcPrenormParams p = vector_params(a, b, d, sqr_sum, splits, split_d, hi_lo, ends, true);
   p.lo = p.hi + part;
-  dev.launch("dga_npu_launch_hc_prenorm_vector", unsigned(dev.vector_cores()), &p, m * k + 2 * n * k + splits * m * n);
+  DgaHcPrenormParams prep = p;
+  prep.sqr_sum = 0;  // the sums of squares run beside the products
+  dev.launch("dga_npu_launch_hc_prenorm_vector", unsigned(dev.vector_cores()), &prep, 2 * n * k + splits * m * n);
   TensorView ends_view = d;
   ends_view.data = ends, ends_view.offset = 0, ends_view.dtype = DType::kInt32, ends_view.ndim = 1;
   ends_view.shape[0] = splits, ends_view.strides[0] = 1;
@@ -94,7 +97,7 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
                                                             .align = kKBlock,
                                                             .ends = {},
                                                             .b2 = term(1)};
-  api::npu_k_grouped_gemm(problems, {}, ends_view, d, d);
+  api::npu_hc_prenorm_gemm(problems, ends_view, d, p);
 }
 
 // The validated call: d [M, N] = a [M, K] @ b [N, K]^T in `splits` K splits (split_d: d and sqr_sum

@@ -255,13 +255,42 @@ void npu_masked_gemm(const kernel::MaskedProblems<kernel::HostRows>& problems, c
                   problems.groups * problems.a.rows * problems.b.rows * problems.a.cols);
 }
 
-void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
-                        const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c) {
-  const NpuDevice dev(d, "d");
+namespace {
+// A K-grouped launch over `problems` (C already in D): its parameters, config and kernel.
+struct KGroupedLaunch {
+  DgaKGroupedGemmParams p;
+  heuristics::GemmConfig cfg;
+  NpuKernel kern;
+};
+// fill_cores: smaller M tiles while that gives every cube core one (the HC launch, HBM-bound, whose vector
+// cores read A beside the cube cores: a core left idle leaves its share of the reads to the others).
+KGroupedLaunch k_grouped_launch(const NpuDevice& dev, const kernel::KGroupedProblems<kernel::HostRows>& problems,
+                                const block::Operands& ops, const core::TensorView& ends, const core::TensorView& d,
+                                bool fill_cores = false) {
   const NpuKernel kern = npu_kernel(dev.arch(), ops, problems.scaling, problems.align);
   DGA_REQUIRE(kern.family != kernel::NpuGemmFamily::fp4_mx && !kern.widen_a && !kern.widen_b, kNotImplemented, "a",
               "K-grouped GEMMs with FP4 operands have no NPU kernel");
-  const int cores = dev.cube_cores();
+  const int64_t m = problems.a.rows, n = problems.b.rows;
+  // The groups' K sizes are only known to the kernel: plan for the mean.
+  heuristics::GemmConfig cfg =
+      npu_config(dev.arch(), m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4,
+                 dev.cube_cores(), kern, 1, problems.b2.base != nullptr);
+  auto& t = cfg.tiling;
+  while (fill_cores && t.block_m > 2 * layout::kFractalRows &&
+         layout::ceil_div(m, t.block_m / 2) * layout::ceil_div(n, t.block_n) <= dev.cube_cores())
+    t.block_m /= 2;
+  const DgaMatrix none{0, 0, 0, 0, 0};
+  const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
+                                problems.d_group, problems.groups, problems.align,
+                                uint64_t(reinterpret_cast<uintptr_t>(ends.ptr())),
+                                problems.b2.base != nullptr ? device_matrix("b", problems.b2) : none};
+  return {p, cfg, kern};
+}
+}  // namespace
+
+void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const block::Operands& ops,
+                        const core::TensorView& ends, const core::TensorView& d, const core::TensorView& c) {
+  const NpuDevice dev(d, "d");
   const int64_t m = problems.a.rows, n = problems.b.rows;
   if (c.ptr() != d.ptr()) {  // D = C first, then every group's product is added to D[g]
     constexpr size_t kItem = sizeof(float);
@@ -269,17 +298,18 @@ void npu_k_grouped_gemm(const kernel::KGroupedProblems<kernel::HostRows>& proble
                   size_t(problems.groups * m));
   }
   if (m == 0 || n == 0 || problems.a.cols == 0) return;
-  // The groups' K sizes are only known to the kernel: plan for the mean.
-  const heuristics::GemmConfig cfg =
-      npu_config(dev.arch(), m, n, std::max<int64_t>(problems.a.cols / problems.groups, problems.align), 4, cores,
-                 kern, 1, problems.b2.base != nullptr);
-  const DgaMatrix none{0, 0, 0, 0, 0};
-  const DgaKGroupedGemmParams p{gemm_params(problems.a, problems.b, problems.e.d, problems.scaling, d.dtype, true, cfg),
-                                problems.d_group, problems.groups, problems.align,
-                                uint64_t(reinterpret_cast<uintptr_t>(ends.ptr())),
-                                problems.b2.base != nullptr ? device_matrix("b", problems.b2) : none};
-  dev.launch_gemm(unsigned(cores), &p, cfg.tiling, kern.family, kernel::NpuGemmKind::k_grouped,
+  const KGroupedLaunch l = k_grouped_launch(dev, problems, ops, ends, d);
+  dev.launch_gemm(unsigned(dev.cube_cores()), &l.p, l.cfg.tiling, l.kern.family, kernel::NpuGemmKind::k_grouped,
                   m * n * problems.a.cols);
+}
+
+void npu_hc_prenorm_gemm(const kernel::KGroupedProblems<kernel::HostRows>& problems, const core::TensorView& ends,
+                         const core::TensorView& d, const DgaHcPrenormParams& hc) {
+  const NpuDevice dev(d, "d");
+  const int64_t m = problems.a.rows, n = problems.b.rows, k = problems.a.cols;
+  if (m == 0) return;
+  const DgaHcGemmParams p{k_grouped_launch(dev, problems, {}, ends, d, true).p, hc};
+  dev.launch("dga_npu_launch_hc_prenorm_gemm", unsigned(dev.cube_cores()), &p, 2 * m * n * k + m * k);
 }
 
 void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) {

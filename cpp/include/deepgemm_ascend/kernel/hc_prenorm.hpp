@@ -4,7 +4,8 @@
 // significant bits of b, more than TF32's 11. This pass writes hi and lo, the sums of squares of A's
 // rows over each split's K range, and, for the cube's accumulating K-grouped launches on the NPU, a
 // zeroed D and the splits' K end offsets. Steps are spread over the cores round-robin; the target does
-// each step's element work (VT::HcPrenorm: split, sqr_sums, zero_d, set_end / store_ends).
+// each step's element work (VT::HcPrenorm: split, sqr_sums, zero_d, set_end / store_ends). On the NPU the
+// sums of squares run beside the cube's products instead (hc_sqr_sums_beside_gemm).
 #pragma once
 
 #include "deepgemm_ascend/core/macros.hpp"
@@ -23,6 +24,17 @@ DGA_HOST_DEVICE HcKRange hc_split_range(int64_t blocks, int64_t splits, int64_t 
   return {s * base + layout::imin(s, extra), base + (s < extra ? 1 : 0)};
 }
 
+// Sums of squares: a block of rows over one split's K range per step, the steps round-robin over `cores`.
+template <class Op>
+DGA_DEVICE void hc_sqr_sums(Op& op, const DgaHcPrenormParams& p, int64_t core, int64_t cores) {
+  const int64_t rows = op.sqr_rows(), row_blocks = layout::ceil_div(p.a.rows, rows), blocks = p.a.cols / p.k_block;
+  for (int64_t u = core; u < row_blocks * p.splits; u += cores) {
+    const int64_t r0 = (u / p.splits) * rows, s = u % p.splits;
+    const HcKRange kr = hc_split_range(blocks, p.splits, s);
+    op.sqr_sums(s, r0, layout::imin(rows, p.a.rows - r0), kr.first * p.k_block, kr.count * p.k_block);
+  }
+}
+
 template <class VT>
 DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
   typename VT::HcPrenorm op(ctx, p);
@@ -33,13 +45,7 @@ DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParam
     const int64_t r = u / b_chunks, c0 = (u % b_chunks) * chunk;
     op.split(r, c0, layout::imin(chunk, p.b.cols - c0));
   }
-  // Sums of squares: a block of rows over one split's K range per step.
-  const int64_t rows = op.sqr_rows(), row_blocks = layout::ceil_div(p.a.rows, rows), blocks = p.a.cols / p.k_block;
-  for (int64_t u = core; u < row_blocks * p.splits; u += cores) {
-    const int64_t r0 = (u / p.splits) * rows, s = u % p.splits;
-    const HcKRange kr = hc_split_range(blocks, p.splits, s);
-    op.sqr_sums(s, r0, layout::imin(rows, p.a.rows - r0), kr.first * p.k_block, kr.count * p.k_block);
-  }
+  if (p.sqr_sum != 0) hc_sqr_sums(op, p, core, cores);
   // D = 0: a block of one split's rows per step.
   if (p.d.addr != 0) {
     const int64_t zrows = op.zero_rows(), zblocks = layout::ceil_div(p.d.rows, zrows);
@@ -50,11 +56,21 @@ DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParam
   }
   if (p.ends != 0 && core == 0) {
     for (int64_t s = 0; s < p.splits; ++s) {
-      const HcKRange kr = hc_split_range(blocks, p.splits, s);
+      const HcKRange kr = hc_split_range(p.a.cols / p.k_block, p.splits, s);
       op.set_end(s, (kr.first + kr.count) * p.k_block);
     }
     op.store_ends();
   }
+}
+
+// The sums of squares beside the cube's K-grouped GEMM (one mix launch, VT's vector cores): spread over every
+// vector core, at the time the cube cores read the same rows of A, so that A comes from HBM about once and
+// from L2 for the other reader.
+template <class VT>
+DGA_DEVICE void hc_sqr_sums_beside_gemm(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
+  typename VT::HcPrenorm op(ctx, p);
+  const int64_t subs = VT::sub_num(ctx);
+  hc_sqr_sums(op, p, VT::group_idx(ctx) * subs + VT::sub_idx(ctx), VT::group_num(ctx) * subs);
 }
 
 }  // namespace deepgemm_ascend::kernel

@@ -76,10 +76,20 @@ struct DgaKGroupedGemmParams {
 // over each split's K range into sqr_sum (fp32 [splits, M], contiguous), D (fp32, split s at d.addr +
 // s * d_split values, rows [M, N]) zeroed when d.addr != 0, the splits' K end offsets (int32 [splits])
 // when ends != 0. Splits cover K in blocks of k_block values (kernel::hc_split_range).
+// sqr_sum 0: no sums of squares (the mix launch after the pass computes them).
 struct DgaHcPrenormParams {
   DgaMatrix a, b, d;
   uint64_t hi, lo, sqr_sum, ends;
   int64_t d_split, splits, k_block;
+};
+
+// The HC pre-norm's products and sums of squares in one mix launch (hc_prenorm_gemm.asc): the cube cores run
+// the K-grouped BF16 GEMM of `gemm` (A times hi and lo, one group per split), their vector cores the sums of
+// squares of `hc` over the same tiles' rows; the vector pass before it (hc.sqr_sum 0) wrote hi, lo, the
+// zeroed D and the ends.
+struct DgaHcGemmParams {
+  DgaKGroupedGemmParams gemm;
+  DgaHcPrenormParams hc;
 };
 
 // A matrix converted on the vector cores (convert_rows.asc): dst[r, c] = src[r, c] for r < rows, c < cols
