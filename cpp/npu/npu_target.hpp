@@ -16,6 +16,7 @@
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/core/dtype.hpp"
+#include "deepgemm_ascend/kernel/tiling.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "deepgemm_ascend/layout/matrix_ref.hpp"
 #include "deepgemm_ascend/layout/scale_ref.hpp"
