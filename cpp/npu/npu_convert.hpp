@@ -21,14 +21,14 @@ namespace deepgemm_ascend::tile::npu {
 
 namespace convert {
 
-// dst[i] = 0 where c0 + i < len, -inf elsewhere, for i < n.
+// dst[i] = 0 where start <= c0 + i < len, -inf elsewhere, for i < n.
 template <class Arch>
-__simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_t len) {
+__simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_t start, int32_t len) {
   namespace R = AscendC::Reg;
   constexpr uint32_t kL = vreg::kLanes<Arch>;
   R::RegTensor<float> zero, ninf, v;
   R::RegTensor<int32_t> col;
-  R::MaskReg inside, all = R::CreateMask<float>();
+  R::MaskReg ge, lt, inside, all = R::CreateMask<float>();
   R::Duplicate(zero, 0.0f, all);
   R::Duplicate(ninf, -__builtin_huge_valf(), all);
   uint32_t count = n;
@@ -36,7 +36,9 @@ __simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_
   for (uint16_t i = 0; i < steps; ++i) {
     R::MaskReg m = R::UpdateMask<float>(count);
     R::Arange(col, c0 + int32_t(i * kL));
-    R::Compares<int32_t, AscendC::CMPMODE::LT>(inside, col, len, m);
+    R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, start, m);
+    R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, len, m);
+    R::MaskAnd(inside, ge, lt, m);
     R::Select(v, zero, ninf, inside);
     R::StoreAlign(dst + i * kL, v, m);
   }
@@ -123,11 +125,13 @@ class ConvertRows {
     out_.release();
   }
 
-  // No source: the fp32 destination is zeroed (-inf from column lens[r] on, with lens).
+  // No source: the fp32 destination is zeroed (-inf from column lens[r] on, with lens; before column
+  // starts[r], with starts).
   __aicore__ inline void fill(const DgaConvertParams& p, int64_t r, int64_t c0, uint32_t n) {
     const int32_t len = p.lens != 0 ? gm_at<int32_t>(p.lens).GetValue(uint64_t(r)) : int32_t(c0 + n);
+    const int32_t start = p.starts != 0 ? gm_at<int32_t>(p.starts).GetValue(uint64_t(r)) : int32_t(c0);
     const Tile out = out_.acquire();
-    convert::fill<Arch>(ctx_.template ub<float>(out), n, int32_t(c0), len);
+    convert::fill<Arch>(ctx_.template ub<float>(out), n, int32_t(c0), start, len);
     out_.commit();
     const Tile o = out_.consume();
     const AscendC::DataCopyExtParams store(1, n * uint32_t(sizeof(float)), 0, 0, 0);

@@ -71,8 +71,10 @@ void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::Ope
 // NPU target: `src` [rows, cols] converted into `dst` (fp32 <-> bf16, row-major rows) on the vector cores.
 void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst);
 // NPU target: an fp32 [rows, cols] matrix (row-major rows) zeroed on the vector cores; with `lens` (int32
-// [rows], contiguous, read on the device) its columns c >= lens[r] are -inf instead.
-void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens = nullptr);
+// [rows], contiguous, read on the device) its columns c >= lens[r] are -inf instead, with `starts` (the same)
+// its columns c < starts[r] too.
+void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens = nullptr,
+                   const core::TensorView* starts = nullptr);
 // NPU target: FP8 MQA logits (mqa_logits.asc) added onto `acc` (fp32 [S, SKV] rows, zeroed by the caller):
 // q fp8 [S, H, D], kv fp8 [SKV, D] with kv_scale fp32 [SKV], weights fp32 [S, H], ks / ke int32 [S].
 // FP4: q and kv packed e2m1 with sfq / kv_scale the rows' UE8M0 scales (int32 of four per row).

@@ -162,11 +162,13 @@ MqaPlan plan(const MqaCall& m, const MqaShape& sh) {
 }
 
 // NPU target (FP8 or FP4). Normal mode: columns outside a row's range get -inf with or without cleaning
-// (upstream leaves them unspecified without). Compressed mode: row i's range at columns [0, ke - ks)
-// (clamped to max_seqlen_k), the columns after it 0 (upstream: unspecified).
+// (upstream leaves them unspecified without), set before the launch, which computes each row's range only.
+// Compressed mode: row i's range at columns [0, ke - ks) (clamped to max_seqlen_k), the columns after it 0
+// (upstream: unspecified).
 void dispatch_npu(const MqaCall& m) {
   const api::NpuLogitsWork work = api::npu_logits_work(m.logits, m.weights);
-  api::npu_zero_rows(work.acc);
+  if (m.compressed) api::npu_zero_rows(work.acc);
+  else api::npu_zero_rows(work.acc, &m.ke, &m.ks);
   api::npu_mqa_logits({.q = &m.q,
                        .kv = &m.kv,
                        .kv_scale = &m.sfkv,

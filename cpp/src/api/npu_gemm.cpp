@@ -159,7 +159,7 @@ layout::MatrixRef widen_fp4(const NpuDevice* dev, const layout::MatrixRef& m, in
     const int64_t origin = m.origin + g * group_values;
     const DgaConvertParams p{{base + uint64_t(origin / 2), rows, m.cols, m.row_stride, 1},
                              {dst + uint64_t(g * m.rows * m.cols), rows, m.cols, m.cols, 1},
-                             int32_t(DType::kFP4E2M1x2), int32_t(DType::kFP8E4M3), 0};
+                             int32_t(DType::kFP4E2M1x2), int32_t(DType::kFP8E4M3), 0, 0};
     dev->launch("dga_npu_launch_convert_rows", unsigned(dev->vector_cores()), &p, rows * m.cols);
   }
   return wide;
@@ -319,11 +319,11 @@ void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst) 
   const auto matrix = [&](const core::TensorView& t) {
     return DgaMatrix{uint64_t(reinterpret_cast<uintptr_t>(t.ptr())), rows, cols, t.stride(0), 1};
   };
-  const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype), 0};
+  const DgaConvertParams p{matrix(src), matrix(dst), int32_t(src.dtype), int32_t(dst.dtype), 0, 0};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 
-void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens) {
+void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens, const core::TensorView* starts) {
   const NpuDevice dev(dst, "d");
   const int64_t rows = dst.size(0), cols = dst.size(1);
   if (rows == 0 || cols == 0) return;
@@ -331,7 +331,8 @@ void npu_zero_rows(const core::TensorView& dst, const core::TensorView* lens) {
                            {uint64_t(reinterpret_cast<uintptr_t>(dst.ptr())), rows, cols, dst.stride(0), 1},
                            int32_t(DType::kFP32),
                            int32_t(DType::kFP32),
-                           lens != nullptr ? uint64_t(reinterpret_cast<uintptr_t>(lens->ptr())) : 0};
+                           lens != nullptr ? uint64_t(reinterpret_cast<uintptr_t>(lens->ptr())) : 0,
+                           starts != nullptr ? uint64_t(reinterpret_cast<uintptr_t>(starts->ptr())) : 0};
   dev.launch("dga_npu_launch_convert_rows", unsigned(dev.vector_cores()), &p, rows * cols);
 }
 

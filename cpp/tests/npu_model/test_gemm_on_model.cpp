@@ -251,6 +251,12 @@ int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores, i
   p.weights = addr(w.data()), p.ks = addr(ks.data()), p.ke = addr(ke.data()), p.kv_scale = addr(scale.data());
   p.logits = addr(logits.data()), p.w_stride = heads, p.logits_stride = stride, p.heads = heads;
   p.compressed = width;
+  if (width == 0) {  // normal mode: -inf outside [ks, ke) first, as the dispatch does
+    const DgaConvertParams fill{.src = {0, s, cols, cols, 1}, .dst = {addr(logits.data()), s, cols, stride, 1},
+                                .src_dtype = int32_t(core::DType::kFP32), .dst_dtype = int32_t(core::DType::kFP32),
+                                .lens = addr(ke.data()), .starts = addr(ks.data())};
+    runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(cores * 2), &fill);
+  }
   runtime::npu_model_launch("dga_npu_launch_mqa_logits_fp8", unsigned(cores), &p);
   int64_t bad = 0;
   for (int64_t i = 0; i < s; ++i)
@@ -292,7 +298,8 @@ int64_t run_widen_fp4(int64_t rows, int64_t cols, int64_t pad, int cores) {
   const DgaConvertParams p{.src = {addr(src.data()), rows, cols, src_stride, 1},
                            .dst = {addr(dst.data()), rows, cols, dst_stride, 1},
                            .src_dtype = int32_t(core::DType::kFP4E2M1x2), .dst_dtype = int32_t(core::DType::kFP8E4M3),
-                           .lens = 0};
+                           .lens = 0,
+                           .starts = 0};
   runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(cores), &p);
   int64_t bad = 0;
   for (int64_t r = 0; r < rows; ++r)

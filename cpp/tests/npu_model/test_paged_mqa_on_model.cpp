@@ -97,7 +97,8 @@ int64_t run_paged_mqa(const PagedCase& c) {
                                              region("context_lens", lens), region("block_table", table)};
   DgaConvertParams fill{.src = {0, rows, c.width, c.width, 1}, .dst = {addr(logits.data()), rows, c.width, ld, 1},
                         .src_dtype = int32_t(core::DType::kFP32), .dst_dtype = int32_t(core::DType::kFP32),
-                        .lens = addr(lens.data())};
+                        .lens = addr(lens.data()),
+                        .starts = 0};
   runtime::npu_model_launch("dga_npu_launch_convert_rows", unsigned(c.cores * 2), &fill, gm);
   DgaPagedMqaParams p{};
   DgaGemmParams& g = p.mqa.gemm;

@@ -95,11 +95,12 @@ struct DgaHcGemmParams {
 // A matrix converted on the vector cores (convert_rows.asc): dst[r, c] = src[r, c] for r < rows, c < cols
 // (row-major rows with the strides of the matrices; dtypes as core::DType): fp32 <-> bf16, or packed FP4
 // (kFP4E2M1x2: cols and row_stride count values, an even number) -> e4m3; with src.addr 0 the fp32 dst is
-// zeroed, and with lens != 0 (int32 per row) its columns c >= lens[r] are -inf.
+// zeroed, and with lens != 0 (int32 per row) its columns c >= lens[r] are -inf, with starts != 0 (int32 per
+// row) its columns c < starts[r] too.
 struct DgaConvertParams {
   DgaMatrix src, dst;
   int32_t src_dtype, dst_dtype;
-  uint64_t lens;
+  uint64_t lens, starts;
 };
 
 // FP8 MQA logits (mqa_logits.asc): `gemm` describes q as A ([S * H, D], row i * H + h), kv as B ([SKV, D])
