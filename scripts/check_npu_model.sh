@@ -153,8 +153,10 @@ mutate "HC pre-norm: D's zeros stored without the V -> MTE3 flag (the store does
 mutate "MQA logits: ReLU dropped" npu_mqa_vector.hpp '/R::Relu(v, v, m);/d'
 mutate "MQA logits: rows stored without the atomic add (the group's two vector cores overwrite each other)" \
   npu_mqa_vector.hpp 's/AscendC::SetAtomicAdd<float>();//'
-mutate "MQA logits: the KV scales read before their MTE2 load is waited (ring consume skipped)" \
-  npu_mqa_vector.hpp 's/const Tile sc = scale_.consume();/const Tile sc = s;/'
+mutate "MQA logits: a tile's staged scales and weights marked ready before their copies (commit first)" \
+  npu_mqa_vector.hpp 's/const Tile t = in_.acquire();/const Tile t = in_.acquire();\n      in_.commit();/; /^      in_.commit();$/d'
+mutate "MQA logits: the prefill's -inf only past ke (the rows' starts not read)" \
+  npu_convert.hpp 's/gm_at<int32_t>(p.starts).GetValue(uint64_t(r))/int32_t(c0)/' '*Fp8MqaLogits*'
 mutate "paged MQA logits: every page added at its rows' first column (the logits address without col0)" \
   npu_mqa_launch.hpp 's/rows \* p->mqa.logits_stride + col0)/rows * p->mqa.logits_stride)/'
 mutate "paged MQA logits: the prefill's -inf from column 0 on (the row lengths not read)" \
@@ -192,7 +194,7 @@ mutate "FP4 widening: the source row read at its value offset (not halved into b
 mutate "compressed MQA: a query's KV scales read from KV row 0 (not its range's first row)" npu_mqa_launch.hpp \
   's/p->kv_scale + uint64_t(start) \* f32 : 0/p->kv_scale : 0/' '*CompressedFp8Mqa*'
 mutate "compressed MQA: a query's columns tested against its range as if they started at KV row 0 (col0 0)" \
-  npu_mqa_launch.hpp 's/p->logits + uint64_t(i \* p->logits_stride) \* f32, start}/p->logits + uint64_t(i * p->logits_stride) * f32, 0}/' \
+  npu_mqa_launch.hpp 's/(normal ? start : 0)) \* f32, start}/(normal ? start : 0)) * f32, 0}/' \
   '*CompressedFp8Mqa*'
 # The instructions' documented operand rules (test_npu_model_rules.cpp breaks each once): planted in the
 # primitive layer, each fails the suite through its rule.
