@@ -74,9 +74,11 @@ struct PagedMqaProblems {
 // FP8: each tile's product goes to the vector cores (promoted, no scales read: the vector cores apply the
 // KV scales); FP4: the MX cube applies the q and KV scales (UE8M0 per 32 values) and hands the product over.
 // A tile is one K step (K = head_dim): kMqaL1Stages tiles' loads in flight hide the GM read latency.
+// Each tile is one product (K = head_dim, one promotion block): two L0C stages let the next tile's Mmad
+// overlap this tile's Fixpipe to the vector cores.
 template <class Elem>
 using MqaTarget = Target<Elem, AscendC::IsSameType<Elem, fp8_e4m3fn_t>::value ? Scales::kPromoted : Scales::kMxHandOff,
-                         arch::Ascend950, kernel::kMqaL1Stages>;
+                         arch::Ascend950, kernel::kMqaL1Stages, 2>;
 
 template <class Elem, class Problems>
 __aicore__ inline void run_mqa(const DgaMqaParams& p, const Problems& problems) {

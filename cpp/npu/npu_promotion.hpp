@@ -53,8 +53,10 @@ class PromotionSender {
   PromotionSender(const PromotionSender&) = delete;
   PromotionSender& operator=(const PromotionSender&) = delete;
 
-  // After the Mmad of a K block: L0C (m valid rows of m_pad) -> slot, then L0C is free again.
-  __aicore__ inline void send(const Local<float>& ub, const Local<float>& l0c, uint32_t m, uint32_t m_pad) {
+  // After the Mmad of a K block: L0C (m valid rows of m_pad) -> slot; with `reused` (one L0C stage: the next
+  // Mmad writes the same L0C) the cube waits for the Fixpipe, otherwise the L0C ring orders the reuse.
+  __aicore__ inline void send(const Local<float>& ub, const Local<float>& l0c, uint32_t m, uint32_t m_pad,
+                              bool reused = true) {
     set_event<E::M_FIX>(m_fix_);
     wait_event<E::M_FIX>(m_fix_);
     if (used_[slot_]) cross_core_wait<PIPE_FIX>(kPromotionFree[slot_]);
@@ -62,8 +64,10 @@ class PromotionSender {
     cross_core_set<PIPE_FIX>(kPromotionReady[slot_]);
     used_[slot_] = true;
     slot_ = (slot_ + 1) % kPromotionSlots;
-    set_event<E::FIX_M>(fix_m_);
-    wait_event<E::FIX_M>(fix_m_);
+    if (reused) {
+      set_event<E::FIX_M>(fix_m_);
+      wait_event<E::FIX_M>(fix_m_);
+    }
   }
 
  private:

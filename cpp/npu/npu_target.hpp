@@ -54,11 +54,14 @@ struct L0Type<fp8_e5m2_t, true> { using type = AscendC::mx_fp8_e5m2_t; };
 enum class Scales : uint8_t { kNone, kMx, kPromoted, kMxHandOff };
 
 // L1Stages: the GEMM's L1 ring (kernel::kL1Stages; more where a tile is one short K step, so that the
-// loads of several tiles are in flight at once).
-template <class Elem, Scales S = Scales::kNone, class ArchTag = arch::Ascend950, int L1Stages = kernel::kL1Stages>
+// loads of several tiles are in flight at once). L0CStages: the GEMM's L0C ring; two only where each tile
+// is one product (one K block: the promoted and hand-off products go to the vector cores once per tile),
+// as the send no longer waits for the Fixpipe before the next Mmad.
+template <class Elem, Scales S = Scales::kNone, class ArchTag = arch::Ascend950, int L1Stages = kernel::kL1Stages,
+          int L0CStages = 1>
 struct Target {
   using Arch = ArchTag;
-  static constexpr int kL1Stages = L1Stages;
+  static constexpr int kL1Stages = L1Stages, kL0CStages = L0CStages;
   static constexpr bool kMxHandOff = S == Scales::kMxHandOff;
   static constexpr bool kMxScales = S == Scales::kMx || kMxHandOff;
   static constexpr bool kPromoted = S == Scales::kPromoted;
@@ -136,7 +139,8 @@ struct Target {
               init || (kPromoted && promo != nullptr));
     if constexpr (kToVector) {
       if (promo != nullptr)
-        ctx.sender().send(ctx.template tensor<float>(Tile{Pos::kUB, 0, 0}), l0c, uint32_t(rows), uint32_t(c_g.m_pad));
+        ctx.sender().send(ctx.template tensor<float>(Tile{Pos::kUB, 0, 0}), l0c, uint32_t(rows), uint32_t(c_g.m_pad),
+                          kL0CStages == 1);
     }
   }
   // With a source C the launcher has made D equal to C first (upstream's in-place accumulation), so

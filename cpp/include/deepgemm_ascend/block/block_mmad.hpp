@@ -64,6 +64,15 @@ template <class Target>
 struct L1StagesOf<Target, decltype(void(Target::kL1Stages))> {
   static constexpr int value = Target::kL1Stages;
 };
+// The stages of a target's L0C ring (kernel/gemm.hpp): its kL0CStages, or one.
+template <class Target, class = void>
+struct L0CStagesOf {
+  static constexpr int value = 1;
+};
+template <class Target>
+struct L0CStagesOf<Target, decltype(void(Target::kL0CStages))> {
+  static constexpr int value = Target::kL0CStages;
+};
 
 // Tiling: kernel::GemmTiling (run-time config) or a kernel::StaticTiling (compile-time).
 template <class Target, class Tiling = kernel::GemmTiling>

@@ -32,7 +32,9 @@ DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const Tiling& t) {
 // entries, NPU kernels per config). args.problems is not read.
 template <class Target, class Tiling, class Problems>
 DGA_DEVICE void gemm(typename Target::Ctx& ctx, const GemmArgs& args, const Tiling& t, const Problems& problems) {
-  using L0CRing = typename Target::template Ring<1, tile::Pipe::kM, tile::Pipe::kFIX>;
+  // Two L0C stages (a target's choice, when two output tiles fit): the next tile's Mmads overlap this
+  // tile's Fixpipe.
+  using L0CRing = typename Target::template Ring<block::L0CStagesOf<Target>::value, tile::Pipe::kM, tile::Pipe::kFIX>;
   block::BlockMmad<Target, Tiling> mmad(ctx, t, args.operands);
   L0CRing l0c(ctx, {{tile::Pos::kL0C, uint32_t(tile::L0CGeometry{t.block_m, t.block_n}.bytes())}}, "l0c");
   block::TileWalk walk(t.block_m, t.block_n, args.config.swizzle, Target::block_idx(ctx), Target::block_num(ctx));
