@@ -76,13 +76,13 @@ struct PagedMqaProblems {
 // A tile is one K step (K = head_dim): kMqaL1Stages tiles' loads in flight hide the GM read latency.
 // Each tile is one product (K = head_dim, one promotion block): two L0C stages let the next tile's Mmad
 // overlap this tile's Fixpipe to the vector cores.
-template <class Elem>
+template <class Elem, int L1Stages>
 using MqaTarget = Target<Elem, AscendC::IsSameType<Elem, fp8_e4m3fn_t>::value ? Scales::kPromoted : Scales::kMxHandOff,
-                         arch::Ascend950, kernel::kMqaL1Stages, 2>;
+                         arch::Ascend950, L1Stages, 2>;
 
-template <class Elem, class Problems>
+template <class Elem, class Problems, int L1Stages = kernel::kMqaL1Stages>
 __aicore__ inline void run_mqa(const DgaMqaParams& p, const Problems& problems) {
-  using T = MqaTarget<Elem>;
+  using T = MqaTarget<Elem, L1Stages>;
   const kernel::GemmTiling t = tiling_of(p.gemm);
   const kernel::GemmArgs args = args_of(p.gemm, operand_format<Elem>(), true);
   if ASCEND_IS_AIC {
@@ -138,7 +138,7 @@ __aicore__ inline void run_paged_mqa_logits(const DgaPagedMqaParams& p) {
                                              g.scaling,
                                              mx ? g.a.rows * p.mqa.gemm.sfa.mn_stride : 0,
                                              mx ? p.block_bytes : 0};
-  run_mqa<Elem>(p.mqa, PagedMqaProblems{src, &p, kBits});
+  run_mqa<Elem, PagedMqaProblems, kernel::kPagedMqaL1Stages>(p.mqa, PagedMqaProblems{src, &p, kBits});
 }
 
 }  // namespace deepgemm_ascend::tile::npu

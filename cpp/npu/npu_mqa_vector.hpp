@@ -125,7 +125,7 @@ struct MqaVecTarget {
   // Tiles whose inputs are in the UB at once: stage(job) copies a tile's KV scales and its rows' weights in,
   // tile(job) reduces the tile's scores with them once the cube has sent them; the kernel stages up to
   // kStaged - 1 tiles ahead of the one it reduces, so the copies' latency is hidden by the reductions.
-  static constexpr int kStaged = 4;
+  static constexpr int kStaged = 8;
 
   class MqaEpilogue {
     using InRing = Ring<kStaged, Pipe::kMTE2, Pipe::kV>;

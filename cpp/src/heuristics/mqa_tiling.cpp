@@ -41,7 +41,7 @@ GemmConfig npu_mqa_config(int64_t heads, int64_t dim) {
 }
 
 GemmConfig npu_paged_mqa_config(int64_t heads, int64_t block_kv, int64_t dim) {
-  return one_k_block(layout::align_up(heads, layout::kFractalRows), block_kv, dim, kernel::kMqaL1Stages);
+  return one_k_block(layout::align_up(heads, layout::kFractalRows), block_kv, dim, kernel::kPagedMqaL1Stages);
 }
 
 }  // namespace deepgemm_ascend::heuristics

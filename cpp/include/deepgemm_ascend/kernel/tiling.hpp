@@ -17,6 +17,7 @@ inline constexpr int kL1Stages = 2;
 inline constexpr int kL0Stages = 2;
 // The MQA logits kernels' L1 ring (npu_mqa_launch.hpp): each tile is a single K step.
 inline constexpr int kMqaL1Stages = 4;
+inline constexpr int kPagedMqaL1Stages = 8;
 
 // L1 tile = block_m x block_n x block_k; L0 tiles = block_m x l0_k (A) and l0_k x block_n (B).
 struct GemmTiling {
