@@ -27,18 +27,14 @@ __simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_
   namespace R = AscendC::Reg;
   constexpr uint32_t kL = vreg::kLanes<Arch>;
   R::RegTensor<float> zero, ninf, v;
-  R::RegTensor<int32_t> col;
-  R::MaskReg ge, lt, inside, all = R::CreateMask<float>();
+  R::MaskReg inside, all = R::CreateMask<float>();
   R::Duplicate(zero, 0.0f, all);
   R::Duplicate(ninf, -__builtin_huge_valf(), all);
   uint32_t count = n;
   const uint16_t steps = uint16_t((n + kL - 1) / kL);
   for (uint16_t i = 0; i < steps; ++i) {
     R::MaskReg m = R::UpdateMask<float>(count);
-    R::Arange(col, c0 + int32_t(i * kL));
-    R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, start, m);
-    R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, len, m);
-    R::MaskAnd(inside, ge, lt, m);
+    vreg::column_range(inside, c0 + int32_t(i * kL), start, len, m);
     R::Select(v, zero, ninf, inside);
     R::StoreAlign(dst + i * kL, v, m);
   }

@@ -46,16 +46,12 @@ __simd_callee__ inline void finish(__ubuf__ float* out, AscendC::Reg::RegTensor<
                                    int32_t n0, int32_t ks, int32_t ke, AscendC::Reg::MaskReg& m) {
   namespace R = AscendC::Reg;
   R::RegTensor<float> s;
-  R::RegTensor<int32_t> col;
-  R::MaskReg ge, lt, valid;
+  R::MaskReg valid;
   if (scaled != 0) {
     R::LoadAlign(s, scale);
     R::Mul(acc, acc, s, m);
   }
-  R::Arange(col, n0);
-  R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, ks, m);
-  R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, ke, m);
-  R::MaskAnd(valid, ge, lt, m);
+  vreg::column_range(valid, n0, ks, ke, m);
   R::Select(acc, acc, ninf, valid);
   R::StoreAlign(out, acc, m);
 }
@@ -108,6 +104,15 @@ __simd_vf__ inline void head_sum(__ubuf__ float* out, __ubuf__ float* x, uint32_
       finish<Arch>(out + at + 3 * kL, a3, ninf, scale + at + 3 * kL, scaled, col + 3 * kL, ks, ke, m3);
     }
   }
+}
+
+// head_sum on the fewest registers of columns (one, two or four) that hold n columns.
+template <class Arch, class... Args>
+__aicore__ inline void head_sum_fitting(uint32_t n, Args... args) {
+  constexpr uint32_t kL = vreg::kLanes<Arch>;
+  if (n <= kL) head_sum<Arch, 1>(args...);
+  else if (n <= 2 * kL) head_sum<Arch, 2>(args...);
+  else head_sum<Arch, 4>(args...);
 }
 
 }  // namespace mqa
@@ -196,15 +201,8 @@ struct MqaVecTarget {
       const int32_t n0 = int32_t(job.seg.col0 + job.n0);
       const Tile o = out_.acquire();
       __ubuf__ float* out = ub<float>(o.offset);
-      if (n <= vreg::kLanes<Arch>)
-        mqa::head_sum<Arch, 1>(out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n, ub<float>(scale),
-                               scaled, n0, ks, ke);
-      else if (n <= 2 * vreg::kLanes<Arch>)
-        mqa::head_sum<Arch, 2>(out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n, ub<float>(scale),
-                               scaled, n0, ks, ke);
-      else
-        mqa::head_sum<Arch, 4>(out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n, ub<float>(scale),
-                               scaled, n0, ks, ke);
+      mqa::head_sum_fitting<Arch>(n, out, ub<float>(scores), ub_.row_values, ub<float>(w), heads, n,
+                                  ub<float>(scale), scaled, n0, ks, ke);
       out_.commit();
       const Tile st = out_.consume();
       AscendC::SetAtomicAdd<float>();

@@ -29,6 +29,18 @@ constexpr AscendC::Reg::CastTrait kToE4m3Byte1 = {AscendC::Reg::RegLayout::ONE, 
 constexpr AscendC::Reg::CastTrait kFp4ToBf16 = {AscendC::Reg::RegLayout::ZERO, AscendC::Reg::SatMode::UNKNOWN,
                                                 AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
 
+// inside: the lanes of m whose column c0 + j lies in [lo, hi).
+__simd_callee__ inline void column_range(AscendC::Reg::MaskReg& inside, int32_t c0, int32_t lo, int32_t hi,
+                                         AscendC::Reg::MaskReg& m) {
+  namespace R = AscendC::Reg;
+  R::RegTensor<int32_t> col;
+  R::MaskReg ge, lt;
+  R::Arange(col, c0);
+  R::Compares<int32_t, AscendC::CMPMODE::GE>(ge, col, lo, m);
+  R::Compares<int32_t, AscendC::CMPMODE::LT>(lt, col, hi, m);
+  R::MaskAnd(inside, ge, lt, m);
+}
+
 // dst[i] = D(src[i]) for i < n, between fp32 and bf16 (contiguous runs; to bf16: RINT, IEEE under
 // IeeeCasts; to fp32: exact).
 template <class Arch, class D, class S>

@@ -320,37 +320,31 @@ inline void vor(R& dst, Q& a, P& b, M mask, Mode mode) {
   else
     dga_model::unmodelled("vor (not 8 / 16 / 32-bit integers)");
 }
+// vadd / vsub / vmul / vmula: float elements only, through v_arith with the instruction's op.
+namespace dga_model {
+template <char Op, class R, class Q, class P, class M, class Mode>
+inline void v_float_arith(const char* name, R& dst, Q& a, P& b, M mask, Mode mode) {
+  if constexpr (all_float<R, Q, P>)
+    v_arith(Op, reg_bytes(dst), reg_bytes(a), reg_bytes(b), uint16_t(mask), int(mode));
+  else
+    unmodelled(name);
+}
+}  // namespace dga_model
 template <class R, class Q, class P, class M, class Mode>
 inline void vadd(R& dst, Q& a, P& b, M mask, Mode mode) {
-  if constexpr (dga_model::all_float<R, Q, P>)
-    dga_model::v_arith('+', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
-                       int(mode));
-  else
-    dga_model::unmodelled("vadd (not float)");
+  dga_model::v_float_arith<'+'>("vadd (not float)", dst, a, b, mask, mode);
 }
 template <class R, class Q, class P, class M, class Mode>
 inline void vsub(R& dst, Q& a, P& b, M mask, Mode mode) {
-  if constexpr (dga_model::all_float<R, Q, P>)
-    dga_model::v_arith('-', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
-                       int(mode));
-  else
-    dga_model::unmodelled("vsub (not float)");
+  dga_model::v_float_arith<'-'>("vsub (not float)", dst, a, b, mask, mode);
 }
 template <class R, class Q, class P, class M, class Mode>
 inline void vmul(R& dst, Q& a, P& b, M mask, Mode mode) {
-  if constexpr (dga_model::all_float<R, Q, P>)
-    dga_model::v_arith('*', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
-                       int(mode));
-  else
-    dga_model::unmodelled("vmul (not float)");
+  dga_model::v_float_arith<'*'>("vmul (not float)", dst, a, b, mask, mode);
 }
 template <class R, class Q, class P, class M, class Mode>
 inline void vmula(R& dst, Q& a, P& b, M mask, Mode mode) {
-  if constexpr (dga_model::all_float<R, Q, P>)
-    dga_model::v_arith('a', dga_model::reg_bytes(dst), dga_model::reg_bytes(a), dga_model::reg_bytes(b), uint16_t(mask),
-                       int(mode));
-  else
-    dga_model::unmodelled("vmula (not float)");
+  dga_model::v_float_arith<'a'>("vmula (not float)", dst, a, b, mask, mode);
 }
 template <class R, class Q, class M, class Mode>
 inline void vcadd(R& dst, Q& src, M mask, Mode mode) {
