@@ -143,7 +143,11 @@ mutate "a scale in the wrong half of its pair (the L1 scale tile read one byte o
 mutate "the promotion's bf16 cast after the store ring's commit (the store no longer waits for it; found by the model)" \
   npu_vector.hpp '/if (d.rows > 0 \&\& !fp32) cast_bf16/d; s/      out_.consume();/&\n      if (d.rows > 0 \&\& !fp32) cast_bf16(uint32_t(d.rows));/'
 mutate "a cross-core flag id wrong (the vector cores release a slot with its ready id: the cube waits forever)" \
-  npu_promotion.hpp 's/cross_core_set<PIPE_V>(kPromotionFree\[slot_\]);/cross_core_set<PIPE_V>(kPromotionReady[slot_]);/'
+  npu_promotion.hpp 's/cross_core_set<PIPE_V>(kPromotionFree\[oldest_\]);/cross_core_set<PIPE_V>(kPromotionReady[oldest_]);/'
+mutate "a promoted product's Mmad into the L0C tile its last Fixpipe still reads (the FIX -> M wait dropped)" \
+  npu_promotion.hpp '/if (pending_\[turn_\]) wait_event<E::FIX_M>(fix_m_\[turn_\]);/d' '*Fp8BlockScaled*'
+mutate "the promotion's second K block scaled by the first's factor" npu_vector.hpp \
+  's/    R::Axpy(a, x, f1, m);/    R::Axpy(a, x, f0, m);/' '*Fp8BlockScaled*'
 mutate "HC pre-norm: lo from b + hi instead of b - hi (a vector op's operands)" npu_hc_vector.hpp \
   's/R::Sub(r, x, h32, m);/R::Add(r, x, h32, m);/'
 mutate "HC pre-norm: bf16 values of A loaded without unpacking (NORM instead of UNPACK_B16)" npu_hc_vector.hpp \

@@ -90,7 +90,7 @@ __aicore__ inline void run(const DgaGemmParams& p, const Tiling& t, const Proble
   const kernel::GemmArgs args = args_of(p, operand_format<Elem>(), S != Scales::kNone, second_b);
   if constexpr (S == Scales::kPromoted) {
     if ASCEND_IS_AIC {
-      typename T::Ctx ctx(t.block_m, t.block_n);
+      typename T::Ctx ctx(t.block_m, t.block_n, kGemmPromotionSlots, true);
       kernel::gemm<T>(ctx, args, t, problems);
     }
     if ASCEND_IS_AIV {

@@ -130,11 +130,15 @@ struct Target {
                                     uint32_t(l1_pairs * arch::MxFormat::kMxBaseK), uint32_t(rows), uint32_t(k_off),
                                     uint32_t(k));
   }
-  // Promoted: every K block starts a fresh product, which goes to the vector cores. MX hand-off: the
+  // Promoted: every K block starts a fresh product (in the sender's L0C tile for it), which goes to the
+  // vector cores. MX hand-off: the
   // product accumulates over the tile's K steps and goes to the vector cores after the last (promo).
   __aicore__ static inline void mmad(Ctx& ctx, const Tile& c, const L0CGeometry& c_g, const Tile& a, const Tile& b,
                                      int64_t rows, int64_t cols, int64_t k, bool init, const Promotion* promo) {
-    const Local<float> l0c = ctx.template tensor<float>(c);
+    Local<float> l0c = ctx.template tensor<float>(c);
+    if constexpr (kPromoted) {
+      if (promo != nullptr) l0c = ctx.sender().product(l0c);
+    }
     npu::mmad(l0c, ctx.template tensor<L0>(a), ctx.template tensor<L0>(b), uint32_t(rows), uint32_t(cols), uint32_t(k),
               init || (kPromoted && promo != nullptr));
     if constexpr (kToVector) {

@@ -40,6 +40,27 @@ __simd_vf__ inline void axpy_columns(__ubuf__ float* acc, __ubuf__ float* part, 
   }
 }
 
+// acc[j] += p0[j] * f0, then += p1[j] * f1, for j < n: two K blocks' Axpy with one load and one store of
+// the accumulator.
+template <class Arch>
+__simd_vf__ inline void axpy2(__ubuf__ float* acc, __ubuf__ float* p0, __ubuf__ float* p1, float f0, float f1,
+                              uint32_t n) {
+  namespace R = AscendC::Reg;
+  constexpr uint32_t kL = vreg::kLanes<Arch>;
+  R::RegTensor<float> a, x;
+  uint32_t count = n;
+  const uint16_t steps = uint16_t((n + kL - 1) / kL);
+  for (uint16_t i = 0; i < steps; ++i) {
+    R::MaskReg m = R::UpdateMask<float>(count);
+    R::LoadAlign(a, acc + i * kL);
+    R::LoadAlign(x, p0 + i * kL);
+    R::Axpy(a, x, f0, m);
+    R::LoadAlign(x, p1 + i * kL);
+    R::Axpy(a, x, f1, m);
+    R::StoreAlign(acc + i * kL, a, m);
+  }
+}
+
 }  // namespace promotion
 
 template <class ArchTag = arch::Ascend950>
@@ -67,8 +88,11 @@ struct VecTarget {
     using ScaleRing = Ring<1, Pipe::kMTE2, Pipe::kV>;
 
    public:
+    // The products the vector core holds at once (kernel/gemm_promotion.hpp: axpy of one or two K blocks).
+    static constexpr int kMaxBlocks = 2;
+
     __aicore__ inline Promotion(Ctx& ctx, int64_t block_m, int64_t block_n)
-        : ctx_(ctx), ub_(block_m, block_n), rx_(ub_), out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion"),
+        : ctx_(ctx), ub_(block_m, block_n, kGemmPromotionSlots), rx_(ub_), out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion"),
           scales_(ctx, {{Pos::kUB, ub_.row_values * uint32_t(sizeof(float))}}, "column scales") {}
 
     // Zeroes the accumulator for a tile (after the previous tile's store).
@@ -76,14 +100,24 @@ struct VecTarget {
       base_ = out_.acquire().offset;
       AscendC::Duplicate(acc(), 0.0f, int32_t(ub_.rows * ub_.row_values));
     }
-    __aicore__ inline void receive() { part_ = rx_.receive(); }
+    // Waits for the next K block's product, held as product j (< kMaxBlocks) until its release.
+    __aicore__ inline void receive(int j) { part_[j] = rx_.receive(); }
+    // The oldest product held may be overwritten.
     __aicore__ inline void release() { rx_.release(); }
 
-    // acc[r, c0:c1] += part[r, c0:c1] * f (c0 a multiple of 8: 32 B aligned).
-    __aicore__ inline void axpy(int64_t r, int64_t c0, int64_t c1, float f) {
-      const uint32_t at = uint32_t(r) * ub_.row_values + uint32_t(c0);
-      const Local<float> part = ctx_.template tensor<float>({Pos::kUB, base_ + part_, 0});
-      AscendC::Axpy(acc()[at], part[at], f, int32_t(c1 - c0));
+    // acc[r, c0:c1] += product j [r, c0:c1] * f[j] for j < Blocks, in order (c0 a multiple of 8: 32 B
+    // aligned).
+    template <int Blocks>
+    __aicore__ inline void axpy(int64_t r, int64_t c0, int64_t c1, const float* f) {
+      static_assert(Blocks == 1 || Blocks == 2, "one or two K blocks");
+      const uint32_t at = (uint32_t(r) * ub_.row_values + uint32_t(c0)) * uint32_t(sizeof(float));
+      if constexpr (Blocks == 1) {
+        const Local<float> part = ctx_.template tensor<float>({Pos::kUB, base_ + part_[0] + at, 0});
+        AscendC::Axpy(acc()[at / sizeof(float)], part, f[0], int32_t(c1 - c0));
+      } else {
+        promotion::axpy2<Arch>(ub(base_ + ub_.acc() + at), ub(base_ + part_[0] + at), ub(base_ + part_[1] + at), f[0],
+                               f[1], uint32_t(c1 - c0));
+      }
     }
 
     // The scales of columns [n0, n0 + cols) for K block kb into the UB (one per column, unit stride
@@ -103,7 +137,7 @@ struct VecTarget {
     // acc[r, :cols] += part[r, :cols] * column_scale[:cols] * f.
     __aicore__ inline void axpy_columns(int64_t r, int64_t cols, float f) {
       const uint32_t at = (uint32_t(r) * ub_.row_values) * uint32_t(sizeof(float));
-      promotion::axpy_columns<Arch>(ub(base_ + ub_.acc() + at), ub(base_ + part_ + at), ub(col_scales_), f,
+      promotion::axpy_columns<Arch>(ub(base_ + ub_.acc() + at), ub(base_ + part_[0] + at), ub(col_scales_), f,
                                     uint32_t(cols));
     }
 
@@ -153,7 +187,7 @@ struct VecTarget {
     PromotionReceiver rx_;
     OutRing out_;
     ScaleRing scales_;
-    uint32_t base_ = 0, part_ = 0, col_scales_ = 0;
+    uint32_t base_ = 0, part_[kMaxBlocks] = {}, col_scales_ = 0;
   };
 };
 

@@ -310,6 +310,28 @@ TEST(PerfModel, DecodeShapesAreMemoryBoundAndWavesCount) {
   EXPECT_NEAR(odd.cube_cycles, 2 * even.cube_cycles, 1e-6 * even.cube_cycles);
 }
 
+// FP32 block scales: every K block's fp32 product passes the vector cores (3 micro-ops a register, two
+// vector cores a cube), which bounds large promoted GEMMs and makes a decode GEMM spread over all cores.
+TEST(PerfModel, PromotedGemmsCountTheVectorCoresPasses) {
+  const auto lim = h::ArchLimits::of<arch::Ascend950>();
+  h::GemmDesc d = npu_desc(4096, 7168, 16384, 8, 8);
+  const h::GemmTiling t{.block_m = 128, .block_n = 256, .block_k = 512, .l0_k = 128, .l1_stages = 2, .l0_stages = 2};
+  const auto plain = h::predict_gemm(d, t, lim.perf);
+  EXPECT_EQ(plain.vector_cycles, 0.0);
+  d.promote_k = 128;
+  const auto promoted = h::predict_gemm(d, t, lim.perf);
+  // 896 tiles: 28 waves of 128 x 256 products of 128 K blocks, 64 x 256 values a vector core, 64 a register.
+  EXPECT_NEAR(promoted.vector_cycles, 28.0 * 128 * (64 * 256 / 64) * h::kPromotionOpsPerRegister, 1e-6);
+  EXPECT_STREQ(promoted.bound, "vector");
+  EXPECT_NEAR(promoted.vector_cycles, 1.5 * promoted.cube_cycles, 1e-6 * promoted.cube_cycles);
+  // 64 x 4096 x 7168: HBM-bound at any tile; 64 x 256 tiles would leave half the cores idle with twice the
+  // vector work each.
+  h::GemmDesc decode = npu_desc(64, 4096, 7168, 8, 8);
+  decode.promote_k = 128;
+  const h::GemmConfig c = h::select_gemm_config(decode, lim);
+  EXPECT_EQ(c.num_blocks, arch::Ascend950::kDefaultCubeCores) << h::to_string(c);
+}
+
 // MX operands: L1 also holds the UE8M0 scale pairs of every stage, and K steps are whole scale pairs.
 TEST(NpuHeuristics, MxTilesCountTheirScalesAndStepKInScalePairs) {
   const auto lim = h::ArchLimits::of<arch::Ascend950>();

@@ -55,12 +55,11 @@ constexpr int64_t kWorkspaceAlign = 512;
 
 // FP32 block scales are promoted per K block of their recipe.
 constexpr int64_t kPromoteK = kBlockGranK;
-// UB bytes per tile value of a promoted GEMM, summed over the group's two vector cores
-// (npu_promotion.hpp: two fp32 product slots, the fp32 accumulator, bf16 output rows).
-// A promoted tile's UB bytes per value on its vector core (two product slots, the fp32 accumulator, the
-// bf16 output) in half bytes: plus one fp32 column scale per column, at most half a byte per value since
-// a vector core holds at least 8 of the tile's rows.
-constexpr int64_t kPromotionUbHalfBytesPerValue = 2 * (4 + 4 + 4 + 2) + 1;
+// A promoted tile's UB bytes per value on its vector core (npu_promotion.hpp: four fp32 product slots, the
+// fp32 accumulator, the bf16 output) in half bytes: plus one fp32 column scale per column, at most half a
+// byte per value since a vector core holds at least 8 of the tile's rows. The tile's two fp32 L0C products
+// (the cube's spare) then fit too: 8 B a value against the UB's 22.5 B on half the values.
+constexpr int64_t kPromotionUbHalfBytesPerValue = 2 * (4 * 4 + 4 + 2) + 1;
 // The shortest column run the promotion scales with one scalar (one UB run of fp32).
 int64_t scale_run(const heuristics::NpuArch& arch) { return arch.ub_align / int64_t(sizeof(float)); }
 

@@ -98,6 +98,11 @@ double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   return double(waves) * (arch.copies_overlap_compute ? std::max(flops, copy) : flops + copy);
 }
 
+// A promoted GEMM's predicted cycles a core (0 otherwise: ties then go by tile size alone).
+double promoted_work(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
+  return arch.perf.cores > 0 && d.promote_k > 0 ? predict_gemm(d, t, arch.perf).per_core_cycles : 0.0;
+}
+
 }  // namespace
 
 namespace {
@@ -105,7 +110,8 @@ namespace {
 // The block sizes tried along a dimension of `extent` values: the powers of two, and on archs with a
 // performance model (the NPU: any multiple of 16 runs) the sizes that cut the extent into t nearly equal
 // tiles, so that a row or column of tiles can fill the cores exactly (7168 = 32 x 224). Not for promoted
-// GEMMs: the roofline does not see their vector cores' work, which grows with the scale runs a tile cuts.
+// GEMMs: the roofline counts their vector cores' passes over the products, not the per-row work that grows
+// with the scale runs a tile cuts.
 // Ascending.
 std::vector<int64_t> block_candidates(int64_t extent, const GemmDesc& d, const ArchLimits& arch) {
   std::vector<int64_t> out(std::begin(kBlockMN), std::end(kBlockMN));
@@ -123,7 +129,7 @@ std::vector<int64_t> block_candidates(int64_t extent, const GemmDesc& d, const A
 
 GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
   GemmConfig best;
-  double best_score = INFINITY;
+  double best_score = INFINITY, best_work = 0.0;
   const int64_t m_cap = align_up(std::max<int64_t>(d.m, 1), kFractalRows);
   const int64_t n_cap = align_up(std::max<int64_t>(d.n, 1), kFractalRows);
   const auto [bm_multiple, bn_multiple] = block_size_multiple_of();
@@ -147,18 +153,24 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
                              .l0_stages = kL0Stages};
           if (!fits(t, d, arch)) continue;
           const double s = score(t, d, arch);
+          const double work = promoted_work(t, d, arch);
           // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than
           // the model credits), then to the larger K tiles (fewer pipeline steps), then the larger L0 K.
+          // A promoted GEMM first takes the least work a core among tied configs: its vector cores' passes
+          // follow the products through two UB slots, not hidden under the HBM floor as the cube's work is.
           const double tie = arch.perf.cores > 0 ? kModelTie * best_score : 0.0;
           const auto& b = best.tiling;
           const bool larger = bm * bn != b.block_m * b.block_n ? bm * bn > b.block_m * b.block_n
                               : bk != b.block_k                 ? bk > b.block_k
                                                                 : l0k > b.l0_k;
+          const bool lighter =
+              best_work > 0 && std::fabs(work - best_work) > kModelTie * best_work ? work < best_work : larger;
           const bool better = s < best_score - tie || (std::fabs(s - best_score) <= tie &&
-                                                       (arch.perf.cores > 0 ? larger : (bk > b.block_k ||
+                                                       (arch.perf.cores > 0 ? lighter : (bk > b.block_k ||
                                                         (bk == b.block_k && l0k > b.l0_k))));
           if (better) {
             best_score = s;
+            best_work = work;
             best.tiling = t;
           }
         }

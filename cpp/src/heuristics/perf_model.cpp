@@ -33,17 +33,25 @@ Prediction predict_gemm(const GemmDesc& d, const GemmTiling& t, const PerfModel&
   r.cube_cycles = waves * 2.0 * bm * bn * k / cube_rate(p, bits);
   r.mte2_cycles = waves * (a_bytes + b_bytes) / (p.l2_bytes_per_cycle / double(cores));
   r.mte1_cycles = waves * (a_bytes + b_bytes) / p.l1_to_l0_bytes_per_cycle;
+  // FP32 block scales: each K block's fp32 product passes the group's vector cores (rows split between them).
+  if (d.promote_k > 0 && p.vector_cores_per_cube > 0) {
+    const double products = double(ceil_div(d.k, d.promote_k)) * bm * bn * sizeof(float);
+    r.vector_cycles = waves * products * kPromotionOpsPerRegister /
+                      (p.vector_bytes_per_cycle * double(p.vector_cores_per_cube));
+  }
   const double unique = double(groups) * (double(d.m) * d.k * d.a_bits / 8.0 + double(d.n) * d.k * d.b_bits / 8.0 +
                                           double(d.m) * d.n * d.d_bytes * (d.with_accumulation ? 2 : 1));
   r.hbm_floor_cycles = unique / p.hbm_bytes_per_cycle;
   // Pipeline fill: the first K step of the first tile is copied before the cube starts.
   const double fill = (bm + bn) * double(std::min<int64_t>(t.block_k, d.k)) * bits / 8.0 / (p.l2_bytes_per_cycle / cores);
-  const double per_core = std::max({r.cube_cycles, r.mte2_cycles, r.mte1_cycles}) + fill;
+  const double per_core = std::max({r.cube_cycles, r.mte2_cycles, r.mte1_cycles, r.vector_cycles}) + fill;
+  r.per_core_cycles = per_core;
   const double cycles = std::max(per_core, r.hbm_floor_cycles);
   r.bound = cycles == r.hbm_floor_cycles          ? "hbm"
             : per_core - fill == r.cube_cycles     ? "cube"
             : per_core - fill == r.mte2_cycles     ? "mte2"
-                                                    : "mte1";
+            : per_core - fill == r.mte1_cycles     ? "mte1"
+                                                    : "vector";
   r.seconds = cycles / (p.clock_ghz * 1e9);
   r.tflops = 2.0 * double(groups) * double(d.m) * double(d.n) * double(d.k) / r.seconds / 1e12;
   return r;

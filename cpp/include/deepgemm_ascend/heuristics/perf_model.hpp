@@ -1,6 +1,7 @@
 // Performance model of a GEMM on an NPU: per core, waves of output tiles; per tile, the cube, the
-// GM -> L1 copies (MTE2, fed from L2) and the L1 -> L0 copies (MTE1) overlap, so a tile costs the
-// slowest of the three; the whole GEMM also cannot beat moving its unique bytes through HBM. Used as
+// GM -> L1 copies (MTE2, fed from L2), the L1 -> L0 copies (MTE1) and, for FP32 block scales, the vector
+// cores' promotion of each K block's product overlap, so a tile costs the slowest of them; the whole GEMM
+// also cannot beat moving its unique bytes through HBM. Used as
 // the 950 heuristics' score and to predict throughput (docs/PERFORMANCE.md compares it with the
 // published 950DT figures).
 #pragma once
@@ -18,6 +19,8 @@ struct PerfModel {
   double l2_bytes_per_cycle = 0;   // whole chip
   double hbm_bytes_per_cycle = 0;  // whole chip
   double l1_to_l0_bytes_per_cycle = 0;  // per core
+  double vector_bytes_per_cycle = 0;    // per vector core: one register of this many bytes a micro-op
+  int vector_cores_per_cube = 0;
 
   template <class Arch>
   static constexpr PerfModel of() {
@@ -27,7 +30,9 @@ struct PerfModel {
               .cube_flops_per_cycle_8 = Arch::kCubeFp8FlopsPerCycle,
               .cube_flops_per_cycle_4 = Arch::kCubeFp4FlopsPerCycle, .l2_bytes_per_cycle = Arch::kPerfL2BytesPerCycle,
               .hbm_bytes_per_cycle = Arch::kPerfHbmBytesPerCycle,
-              .l1_to_l0_bytes_per_cycle = Arch::kL1ToL0BytesPerCycle};
+              .l1_to_l0_bytes_per_cycle = Arch::kL1ToL0BytesPerCycle,
+              .vector_bytes_per_cycle = Arch::kVectorBytesPerCycle,
+              .vector_cores_per_cube = Arch::kVectorCoresPerCube};
     } else {
       return {};
     }
@@ -36,9 +41,15 @@ struct PerfModel {
 
 struct Prediction {
   double seconds = 0, tflops = 0;
-  double cube_cycles = 0, mte2_cycles = 0, mte1_cycles = 0, hbm_floor_cycles = 0;  // per core / whole
-  const char* bound = "";  // "cube", "mte2", "mte1" or "hbm"
+  double cube_cycles = 0, mte2_cycles = 0, mte1_cycles = 0, vector_cycles = 0;  // per core
+  double per_core_cycles = 0;  // the slowest of the above, with the pipeline's fill
+  double hbm_floor_cycles = 0;  // whole GEMM
+  const char* bound = "";  // "cube", "mte2", "mte1", "vector" or "hbm"
 };
+
+// The promotion's micro-ops per register of a K block's fp32 product (kernel/gemm_promotion.hpp, two K
+// blocks at a time): load the accumulator, load each product and multiply-add it, store the accumulator.
+inline constexpr double kPromotionOpsPerRegister = 3.0;
 
 Prediction predict_gemm(const GemmDesc& d, const GemmTiling& t, const PerfModel& p);
 
