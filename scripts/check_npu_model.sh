@@ -207,13 +207,17 @@ mutate "L0A tiles 512 B past 1024 B boundaries (MmadMx's 1024 B rule for fp8 ope
   '*Fp8AndFp4MxGemms*'
 mutate "Fixpipe srcStride the tile's valid rows, not its rows rounded to 16 (the srcStride rule)" npu_primitives.hpp \
   's/p.srcStride = uint16_t(m_pad);/p.srcStride = uint16_t(m);/' '*Bf16Gemm*'
+mutate "a tile's last Mmad keeps the L0C unit flags (its Fixpipe waits for blocks never marked written)" \
+  npu_unit_flags.hpp 's/return last \&\& drained(m) ? kUnitChange : kUnitKeep;/return kUnitKeep;/' '*Bf16Gemm*'
+mutate "a tile of 1-8 rows past a multiple of 16 ordered by the unit flags (its Fixpipe leaves half-fractals set)" \
+  npu_unit_flags.hpp 's/return m % kRows == 0 || m % kRows > kHalf;/return true;/' '*Bf16Gemm*'
 mutate "the GEMM's Fixpipe casts left saturating (CTRL[48] not set: inf -> bf16 max, NaN -> 0)" npu_gemm_launch.hpp \
   '/const IeeeFixpipeCasts ieee;/d' '*Bf16GemmKeepsInfinities*'
 mutate "the vector casts leave CTRL[50] at 0 (a saturating cast to e4m3 gives 0 for NaN, the host NaN)" \
   npu_primitives.hpp '/AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(1);/d' '*NpuModelSwiglu*'
 regress "one L1 stage instead of two (the next K step's loads wait for the Mmads of the last)" npu_target.hpp \
-  's/  using Ring = npu::Ring<N, Producer, Consumer, Parts>;/  using Ring = npu::Ring<(Producer == Pipe::kMTE2 \&\& Consumer == Pipe::kMTE1 ? 1 : N), Producer, Consumer, Parts>;/'
+  's/  using EventRing = npu::Ring<N, Producer, Consumer, Parts>;/  using EventRing = npu::Ring<(Producer == Pipe::kMTE2 \&\& Consumer == Pipe::kMTE1 ? 1 : N), Producer, Consumer, Parts>;/'
 regress "a full barrier after each tile's Fixpipe (the next tile's loads and Mmads wait for it)" npu_target.hpp \
-  's/      fixpipe_to_gm(gm_tensor<bfloat16_t>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr);/&\n    AscendC::PipeBarrier<PIPE_ALL>();/'
+  's/      fixpipe_to_gm(gm_tensor<bfloat16_t>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr, unit);/&\n    AscendC::PipeBarrier<PIPE_ALL>();/'
 run_all
 run_regressions

@@ -163,16 +163,21 @@ __aicore__ inline void load_l1_to_l0_mx(const Local<U>& l0, const Local<T>& l1, 
 }
 
 // ---- M: the cube ----------------------------------------------------------------------------------
+// The unit flags of L0C (Mmad / Fixpipe unitFlag, one per 512 B): kUnitKeep waits for a block to be free
+// (read by a Fixpipe) before writing or to be set before reading, kUnitChange also flips it afterwards.
+constexpr uint8_t kUnitOff = 0, kUnitKeep = 2, kUnitChange = 3;
+
 // L0C (+)= L0A x L0B over k (m, n, k the valid sizes); init zeroes L0C first. GEMV is disabled so
 // m == 1 still reads Nz (§4). Back-to-back accumulations into few fractals need a PIPE_M barrier; the
 // rule counts fractals by integer division of the actual m and n (ISA Mmad).
 template <class Acc, class A, class B>
 __aicore__ inline void mmad(const Local<Acc>& l0c, const Local<A>& l0a, const Local<B>& l0b, uint32_t m, uint32_t n,
-                            uint32_t k, bool init) {
+                            uint32_t k, bool init, uint8_t unit_flag = kUnitOff) {
   AscendC::MmadParams p;
   p.m = uint16_t(m);
   p.n = uint16_t(n);
   p.k = uint16_t(k);
+  p.unitFlag = unit_flag;
   p.cmatrixInitVal = init;
   p.cmatrixSource = false;
   p.disableGemv = true;
@@ -207,9 +212,10 @@ __aicore__ inline QuantMode_t fixpipe_cast() {
 // D's type with round to nearest even (§4). With `accumulate`, D += tile (fp32 atomic add in GM).
 template <class D>
 __aicore__ inline void fixpipe_to_gm(const Gm<D>& d, const Local<float>& l0c, uint32_t m, uint32_t n, uint32_t m_pad,
-                                     uint32_t ld, bool accumulate) {
+                                     uint32_t ld, bool accumulate, uint8_t unit_flag = kUnitOff) {
   auto p = fixpipe_params(m, n, m_pad, ld);
   p.quantPre = fixpipe_cast<D>();
+  p.unitFlag = unit_flag;
   if (accumulate) AscendC::SetAtomicAdd<D>();
   AscendC::Fixpipe<D, float, AscendC::CFG_ROW_MAJOR>(d, l0c, p);
   if (accumulate) AscendC::SetAtomicNone();

@@ -28,6 +28,7 @@
 #include "npu_primitives.hpp"
 #include "npu_promotion.hpp"
 #include "npu_ring.hpp"
+#include "npu_unit_flags.hpp"
 
 namespace deepgemm_ascend::tile::npu {
 
@@ -66,12 +67,19 @@ struct Target {
   static constexpr bool kMxScales = S == Scales::kMx || kMxHandOff;
   static constexpr bool kPromoted = S == Scales::kPromoted;
   static constexpr bool kToVector = kPromoted || kMxHandOff;  // products go to the vector cores, not to GM
-  using Ctx = typename AscendC::Conditional<kToVector, PromotedCtx<Arch>, npu::Ctx<Arch>>::type;
+  // A GEMM whose tiles go to GM from one L0C stage orders L0C by its unit flags (npu_unit_flags.hpp).
+  static constexpr bool kUnitFlag = !kToVector && L0CStages == 1;
+  using Ctx = typename AscendC::Conditional<
+      kToVector, PromotedCtx<Arch>,
+      typename AscendC::Conditional<kUnitFlag, UnitFlagCtx<Arch>, npu::Ctx<Arch>>::type>::type;
   using Tile = npu::Tile;
   using L0 = typename L0Type<Elem, kMxScales>::type;
   __aicore__ static constexpr int l0_bits(OperandFormat) { return int(value_bits<Elem>()); }
   template <int N, Pipe Producer, Pipe Consumer, int Parts = 1>
-  using Ring = npu::Ring<N, Producer, Consumer, Parts>;
+  using EventRing = npu::Ring<N, Producer, Consumer, Parts>;
+  template <int N, Pipe Producer, Pipe Consumer, int Parts = 1>
+  using Ring = typename AscendC::Conditional<kUnitFlag && Producer == Pipe::kM && Consumer == Pipe::kFIX,
+                                             npu::UnitFlagRing<Parts>, EventRing<N, Producer, Consumer, Parts>>::type;
 
   __aicore__ static inline int block_idx(const Ctx&) { return int(AscendC::GetBlockIdx()); }
   __aicore__ static inline int block_num(const Ctx&) { return int(AscendC::GetBlockNum()); }
@@ -133,14 +141,18 @@ struct Target {
   // Promoted: every K block starts a fresh product (in the sender's L0C tile for it), which goes to the
   // vector cores. MX hand-off: the
   // product accumulates over the tile's K steps and goes to the vector cores after the last (promo).
+  // last: the tile's last Mmad (its unit flags then mark the blocks ready for the Fixpipe).
   __aicore__ static inline void mmad(Ctx& ctx, const Tile& c, const L0CGeometry& c_g, const Tile& a, const Tile& b,
-                                     int64_t rows, int64_t cols, int64_t k, bool init, const Promotion* promo) {
+                                     int64_t rows, int64_t cols, int64_t k, bool init, const Promotion* promo,
+                                     bool last = false) {
     Local<float> l0c = ctx.template tensor<float>(c);
     if constexpr (kPromoted) {
       if (promo != nullptr) l0c = ctx.sender().product(l0c);
     }
+    uint8_t unit = kUnitOff;
+    if constexpr (kUnitFlag) unit = ctx.mmad_flag(rows, init, last);
     npu::mmad(l0c, ctx.template tensor<L0>(a), ctx.template tensor<L0>(b), uint32_t(rows), uint32_t(cols), uint32_t(k),
-              init || (kPromoted && promo != nullptr));
+              init || (kPromoted && promo != nullptr), unit);
     if constexpr (kToVector) {
       if (promo != nullptr)
         ctx.sender().send(ctx.template tensor<float>(Tile{Pos::kUB, 0, 0}), l0c, uint32_t(rows), uint32_t(c_g.m_pad),
@@ -155,10 +167,13 @@ struct Target {
     const Local<float> l0c = ctx.template tensor<float>(c);
     const uint32_t m = uint32_t(dst.d.rows), n = uint32_t(dst.d.cols), m_pad = uint32_t(c_g.m_pad);
     const uint32_t ld = uint32_t(dst.d.row_stride);
+    uint8_t unit = kUnitOff;
+    if constexpr (kUnitFlag) unit = ctx.fixpipe_flag(m);
     if (dst.dtype == core::DType::kFP32)
-      fixpipe_to_gm(gm_tensor<float>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr);
+      fixpipe_to_gm(gm_tensor<float>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr, unit);
     else
-      fixpipe_to_gm(gm_tensor<bfloat16_t>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr);
+      fixpipe_to_gm(gm_tensor<bfloat16_t>(dst.d.base, dst.d.origin), l0c, m, n, m_pad, ld, dst.c != nullptr, unit);
+    if constexpr (kUnitFlag) ctx.after_fixpipe(m);
   }
 };
 

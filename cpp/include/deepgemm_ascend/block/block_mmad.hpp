@@ -192,22 +192,22 @@ class BlockMmad {
       const bool last = s.k0 + t_.block_k >= c.a.cols && k + kp >= k_end;
       const bool hand = c.scaling.enabled && !fold && (kMx ? Target::kMxHandOff && last : true);
       Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, first && k == 0,
-                   hand ? &promo : nullptr);
+                   hand ? &promo : nullptr, last && c.b2 == nullptr);
       l0_.release();
-      if (c.b2 != nullptr) mmad_second_b(c, s, l1, l1a, k, kp);
+      if (c.b2 != nullptr) mmad_second_b(c, s, l1, l1a, k, kp, last);
     }
   }
 
   // The second B's product of the L0 step [k, k + kp), added to the tile (A's step loaded into L0A again).
   DGA_DEVICE void mmad_second_b(const Tile_& c, const L1Step& s, const Tile& l1, const Tile& l1a, int64_t k,
-                                int64_t kp) {
+                                int64_t kp, bool last) {
     if constexpr (!kMx) {  // unscaled operands only
       const auto& w = l0_.acquire();
       Target::load_l1_to_l0a(ctx_, w.part[0], l1a, s.a_g, c.a.rows, k, kp, ops_.a, nullptr);
       Target::load_l1_to_l0b(ctx_, w.part[1], l1_b2(l1), s.b_g, c.b.rows, k, kp, ops_.b, nullptr);
       l0_.commit();
       const auto& r = l0_.consume();
-      Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, false, nullptr);
+      Target::mmad(ctx_, c.l0c, c.c_g, r.part[0], r.part[1], c.a.rows, c.b.rows, kp, false, nullptr, last);
       l0_.release();
     }
   }

@@ -53,9 +53,10 @@ struct HostTarget {
     tile::host::load_l1_to_l0b(core, dst, {k, layout::align_up(cols, kCubeBlock)}, src, src_g, k_off, fmt,
                          fold ? FoldScales{fold->b, fold->n0, cols, fold->k} : FoldScales{});
   }
-  // L0C (=|+=) L0A x L0B over k; with `promo`, the product is scaled per row and column first.
+  // L0C (=|+=) L0A x L0B over k; with `promo`, the product is scaled per row and column first. (`last`, the
+  // tile's last product, orders the NPU's L0C; the host's calls run in order.)
   static void mmad(Core& core, const Tile& c, const L0CGeometry& c_g, const Tile& a, const Tile& b, int64_t rows,
-                   int64_t cols, int64_t k, bool init, const Promotion* promo) {
+                   int64_t cols, int64_t k, bool init, const Promotion* promo, bool /*last*/ = false) {
     if (!promo) return tile::host::mmad(core, c, c_g, a, b, k, init);
     float* row = core.scratch(size_t(c_g.m_pad + c_g.n_pad));
     float* col = row + c_g.m_pad;
