@@ -69,12 +69,13 @@ class PromotionSender {
     if (!with_spare_) return tile;
     if (pending_[turn_]) wait_event<E::FIX_M>(fix_m_[turn_]);
     pending_[turn_] = false;
+    claimed_ = true;
     return turn_ == 0 ? tile : spare_;
   }
 
-  // After the Mmad of a K block: L0C (m valid rows of m_pad) -> slot. Without a spare and with `reused` (one
-  // L0C stage: the next Mmad writes the same L0C) the cube waits for the Fixpipe; with a spare the next
-  // product() waits for it; otherwise the caller's L0C ring orders the reuse.
+  // After the Mmad of a K block: L0C (m valid rows of m_pad) -> slot. For a product() the next product() into
+  // the same tile waits for this Fixpipe; otherwise with `reused` (one L0C stage: the next Mmad writes the
+  // same L0C) the cube waits for it, and without, the caller's L0C ring orders the reuse.
   __aicore__ inline void send(const Local<float>& ub, const Local<float>& l0c, uint32_t m, uint32_t m_pad,
                               bool reused = true) {
     set_event<E::M_FIX>(m_fix_);
@@ -84,10 +85,11 @@ class PromotionSender {
     cross_core_set<PIPE_FIX>(kPromotionReady[slot_]);
     used_[slot_] = true;
     slot_ = (slot_ + 1) % ub_.slots;
-    if (with_spare_) {
+    if (claimed_) {
       set_event<E::FIX_M>(fix_m_[turn_]);
       pending_[turn_] = true;
       turn_ ^= 1;
+      claimed_ = false;
     } else if (reused) {
       set_event<E::FIX_M>(fix_m_[0]);
       wait_event<E::FIX_M>(fix_m_[0]);
@@ -99,7 +101,7 @@ class PromotionSender {
   AscendC::TPipe& pipe_;
   PromotionUb ub_;
   Local<float> spare_;
-  bool with_spare_ = false;
+  bool with_spare_ = false, claimed_ = false;
   AscendC::TEventID m_fix_ = 0, fix_m_[kProducts] = {};
   bool used_[kMaxPromotionSlots] = {}, pending_[kProducts] = {};
   int slot_ = 0, turn_ = 0;

@@ -3,9 +3,10 @@
 // flags (waits for each block it writes to be free); a tile's last Mmad changes them (marks its blocks
 // written) and its Fixpipe changes them back as it reads each block, so that the Fixpipe drains the tile
 // as the last Mmad completes it and the next tile's Mmads wait only for the blocks they overwrite.
-// A tile of m rows with m % 16 in [1, 8] leaves the last 8-row half of each fractal unread by its Fixpipe:
-// such a tile keeps the flags throughout and is ordered by events (M -> FIX before its Fixpipe, FIX -> M
-// before the next tile's first Mmad). NOT validated on hardware.
+// A tile of m rows with m % 16 in [1, 8] leaves the last 8-row half of each fractal unread by its Fixpipe
+// (our reading: the page names 512 B blocks, not how a short Fixpipe drains them): such a tile keeps the
+// flags throughout and is ordered by events (M -> FIX before its Fixpipe, FIX -> M before the next tile's
+// first Mmad). NOT validated on hardware.
 #pragma once
 
 #include "kernel_operator.h"
@@ -44,7 +45,9 @@ class UnitFlagRing {
   RingStage<Tile, Parts> stage_;
 };
 
-// The cube core's context with the events of the tiles the unit flags cannot order.
+// The cube core's context with the events of the tiles the unit flags cannot order. With unit flags and a
+// Fixpipe that converts Nz to ND the Mmads must produce N first (the UnitFlag page; CATLASS's 950 block
+// mmads): set after the pipe's set-up, restored at the end.
 template <class Arch>
 class UnitFlagCtx : public Ctx<Arch> {
   using E = AscendC::HardEvent;
@@ -53,9 +56,11 @@ class UnitFlagCtx : public Ctx<Arch> {
   __aicore__ inline UnitFlagCtx() {
     m_fix_ = this->pipe().template AllocEventID<E::M_FIX>();
     fix_m_ = this->pipe().template AllocEventID<E::FIX_M>();
+    AscendC::SetMMRowMajor();
   }
   __aicore__ inline ~UnitFlagCtx() {
     if (pending_) wait_event<E::FIX_M>(fix_m_);
+    AscendC::SetMMColumnMajor();
     this->pipe().template ReleaseEventID<E::M_FIX>(m_fix_);
     this->pipe().template ReleaseEventID<E::FIX_M>(fix_m_);
   }
