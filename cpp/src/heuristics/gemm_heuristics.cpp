@@ -157,7 +157,7 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
           // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than
           // the model credits), then to the larger K tiles (fewer pipeline steps), then the larger L0 K.
           // A promoted GEMM first takes the least work a core among tied configs: its vector cores' passes
-          // follow the products through two UB slots, not hidden under the HBM floor as the cube's work is.
+          // follow the products through a few UB slots, not hidden under the HBM floor as the cube's work is.
           const double tie = arch.perf.cores > 0 ? kModelTie * best_score : 0.0;
           const auto& b = best.tiling;
           const bool larger = bm * bn != b.block_m * b.block_n ? bm * bn > b.block_m * b.block_n
