@@ -92,7 +92,10 @@ struct VecTarget {
     static constexpr int kMaxBlocks = 2;
 
     __aicore__ inline Promotion(Ctx& ctx, int64_t block_m, int64_t block_n)
-        : ctx_(ctx), ub_(block_m, block_n, kGemmPromotionSlots), rx_(ub_), out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion"),
+        : ctx_(ctx),
+          ub_(block_m, block_n, kGemmPromotionSlots),
+          rx_(ub_),
+          out_(ctx, {{Pos::kUB, ub_.bytes()}}, "promotion"),
           scales_(ctx, {{Pos::kUB, ub_.row_values * uint32_t(sizeof(float))}}, "column scales") {}
 
     // Zeroes the accumulator for a tile (after the previous tile's store).
