@@ -139,9 +139,8 @@ struct Target {
                                     uint32_t(k));
   }
   // Promoted: every K block starts a fresh product (in the sender's L0C tile for it), which goes to the
-  // vector cores. MX hand-off: the
-  // product accumulates over the tile's K steps and goes to the vector cores after the last (promo).
-  // last: the tile's last Mmad (its unit flags then mark the blocks ready for the Fixpipe).
+  // vector cores. MX hand-off: the product accumulates over the tile's K steps and goes to the vector cores
+  // after the last (promo). last: the tile's last Mmad (its unit flags then mark the blocks written).
   __aicore__ static inline void mmad(Ctx& ctx, const Tile& c, const L0CGeometry& c_g, const Tile& a, const Tile& b,
                                      int64_t rows, int64_t cols, int64_t k, bool init, const Promotion* promo,
                                      bool last = false) {
