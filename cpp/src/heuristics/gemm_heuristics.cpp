@@ -79,9 +79,18 @@ GemmDesc npu_gemm_desc(int64_t m, int64_t n, int64_t k, int a_bits, int b_bits, 
 
 namespace {
 
-// Time of one core's share, in units of "FLOP at peak": waves x per-tile roofline cost.
-double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
-  if (arch.perf.cores > 0) return predict_gemm(d, t, arch.perf).seconds;
+// A config's score: `time`, one core's share (NPU archs: the predicted seconds; otherwise in units of "FLOP at
+// peak": waves x per-tile roofline cost), and `work`, a promoted NPU GEMM's predicted cycles a core (0
+// otherwise: ties then go by tile size alone).
+struct Score {
+  double time = 0.0, work = 0.0;
+};
+
+Score score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
+  if (arch.perf.cores > 0) {
+    const Prediction p = predict_gemm(d, t, arch.perf);
+    return {p.seconds, d.promote_k > 0 ? p.per_core_cycles : 0.0};
+  }
   const int64_t m_tiles = ceil_div(d.m, t.block_m), n_tiles = ceil_div(d.n, t.block_n);
   const int64_t waves = ceil_div(m_tiles * n_tiles, std::max(1, d.num_cores));
   const int64_t bm = align_up(std::min(t.block_m, align_up(d.m, kFractalRows)), kFractalRows);
@@ -95,12 +104,7 @@ double score(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
   // Narrow operands are widened once per tile that loads them: B once per m tile, A once per n tile.
   const double widened = (double(bm) * (d.a_bits < d.l0_bits) + double(bn) * (d.b_bits < d.l0_bits)) * k;
   const double copy = bytes * arch.ridge_flops_per_byte + widened * arch.widen_flops_per_value;
-  return double(waves) * (arch.copies_overlap_compute ? std::max(flops, copy) : flops + copy);
-}
-
-// A promoted GEMM's predicted cycles a core (0 otherwise: ties then go by tile size alone).
-double promoted_work(const GemmTiling& t, const GemmDesc& d, const ArchLimits& arch) {
-  return arch.perf.cores > 0 && d.promote_k > 0 ? predict_gemm(d, t, arch.perf).per_core_cycles : 0.0;
+  return {double(waves) * (arch.copies_overlap_compute ? std::max(flops, copy) : flops + copy), 0.0};
 }
 
 }  // namespace
@@ -152,8 +156,7 @@ GemmConfig select_gemm_config(const GemmDesc& d, const ArchLimits& arch) {
           const GemmTiling t{.block_m = bm, .block_n = bn, .block_k = bk, .l0_k = l0k, .l1_stages = kL1Stages,
                              .l0_stages = kL0Stages};
           if (!fits(t, d, arch)) continue;
-          const double s = score(t, d, arch);
-          const double work = promoted_work(t, d, arch);
+          const auto [s, work] = score(t, d, arch);
           // Ties (within the model's resolution on NPU archs) go to the larger tiles (more reuse than
           // the model credits), then to the larger K tiles (fewer pipeline steps), then the larger L0 K.
           // A promoted GEMM first takes the least work a core among tied configs: its vector cores' passes
