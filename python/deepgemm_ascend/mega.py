@@ -324,13 +324,31 @@ def _interleave_rows(t):
     return out
 
 
+def _widen_fp4(w, name):
+    """Packed FP4 codes [E, rows, K/2] (low nibble first) -> float8_e4m3fn [E, rows, K], exactly (every E2M1
+    value is an e4m3 value), one expert at a time through a table of the 256 code pairs."""
+    from .utils.math import _PACKED_FP4, _fp4_decode
+    if w.dtype not in _PACKED_FP4:
+        raise TypeError(f"{name}: expected packed FP4 codes (int8, uint8 or float4_e2m1fn_x2), got {w.dtype}")
+    pairs = torch.arange(256, device=w.device)
+    lut = _fp4_decode(torch.stack([pairs & 0xF, pairs >> 4], dim=-1)).to(torch.float8_e4m3fn).view(torch.uint8)
+    out = torch.empty(w.size(0), w.size(1), 2 * w.size(2), dtype=torch.uint8, device=w.device)
+    for e in range(w.size(0)):
+        codes = w[e].contiguous().view(torch.uint8).reshape(-1).to(torch.int32)
+        out[e].view(-1, 2).copy_(lut.index_select(0, codes))
+    return out.view(torch.float8_e4m3fn)
+
+
 def transform_weights_for_mega_moe(l1_weights, l2_weights, activation="swiglu"):
     """Interleaves the gate/up rows of L1 in chunks of 8 (weights and, on the FP4 path, their scales).
 
     Tuple inputs ((W1 int8 [E, 2I, H/2], SF1 [E, 2I, H/128] int32), (W2, SF2)) are the FP4 path,
     tensor inputs (W1 bf16 [E, 2I, H], W2 [E, H, I]) the BF16 path. Unlike SM100, the Ascend cube
     reads MX scales in weight-row order, so SF rows are not permuted for tensor memory; L2 is
-    returned unchanged. Returns (l1, l2) in the form the inputs had.
+    returned unchanged. Returns (l1, l2) in the form the inputs had, except that for the NPU kernels
+    (runtime.on_npu_kernels) the FP4 weights come back widened to float8_e4m3fn [E, rows, K] (exact, twice
+    the bytes): the 950's MX cube pairs e4m3 with e4m3 only, and weights widened here once are not widened
+    again on every call.
     """
     _check_choice(activation, "activation", ("swiglu",))
     if isinstance(l1_weights, tuple) != isinstance(l2_weights, tuple):
@@ -344,6 +362,10 @@ def transform_weights_for_mega_moe(l1_weights, l2_weights, activation="swiglu"):
                 raise ValueError(f"{name}: expected a 3-D tensor [E, rows, K...]")
         if sf1.size(1) != w1.size(1):
             raise ValueError(f"l1_weights: scales have {sf1.size(1)} rows, weights {w1.size(1)}")
+        from .runtime import on_npu_kernels
+        if on_npu_kernels(w1):
+            return ((_widen_fp4(_interleave_rows(w1), "l1_weights"), _interleave_rows(sf1)),
+                    (_widen_fp4(w2, "l2_weights"), sf2))
         return (_interleave_rows(w1), _interleave_rows(sf1)), (w2, sf2)
     for name, t in (("l1_weights", l1_weights), ("l2_weights", l2_weights)):
         if not isinstance(t, torch.Tensor) or t.dim() != 3:
@@ -393,7 +415,8 @@ def fp8_fp4_mega_moe(y, l1_weights, l2_weights, sym_buffer, cumulative_local_exp
 
     y: bf16 [T, H], T <= num_max_tokens_per_rank. l1_weights = (W1 int8 [E, 2I, H/2], SF1 int32
     [E, 2I, H/128]) and l2_weights = (W2 int8 [E, H, I/2], SF2 int32 [E, H, I/128]) after
-    transform_weights_for_mega_moe (E = experts per rank). cumulative_local_expert_recv_stats: int32
+    transform_weights_for_mega_moe (E = experts per rank; the NPU kernels also take, and the transform
+    gives them, W1 / W2 widened to float8_e4m3fn [E, 2I, H] / [E, H, I]). cumulative_local_expert_recv_stats: int32
     [E], incremented by the pairs each local expert received. recipe must be (1, 1, 32).
     Raises TypeError / ValueError for bad arguments and RuntimeError naming the rank when a peer
     fails, exits or does not arrive in time.

@@ -98,6 +98,37 @@ def test_transform_interleaves_gate_and_up_rows_by_eight():
     assert torch.equal(tb1[:, 8:16], b1[:, inter:inter + 8]) and tb2 is w2
 
 
+def test_transform_widens_fp4_to_e4m3_for_the_npu_kernels():
+    e, inter, k = 2, 16, 64
+    gen = torch.Generator().manual_seed(3)
+    w1 = torch.randint(-128, 128, (e, 2 * inter, k // 2), dtype=torch.int8, generator=gen)
+    w2 = torch.randint(-128, 128, (e, k, inter // 2), dtype=torch.int8, generator=gen)
+    sf1 = torch.randint(0, 2 ** 30, (e, 2 * inter, 1), dtype=torch.int32, generator=gen)
+    sf2 = torch.randint(0, 2 ** 30, (e, k, 1), dtype=torch.int32, generator=gen)
+    (h1, hs1), (h2, _) = dg.transform_weights_for_mega_moe((w1, sf1), (w2, sf2))
+    before = dg.runtime.get_backend()
+    try:
+        dg.runtime.set_backend("npu-model")
+        (t1, ts1), (t2, ts2) = dg.transform_weights_for_mega_moe((w1, sf1), (w2, sf2))
+    finally:
+        dg.runtime.set_backend(before)
+    assert t1.dtype == t2.dtype == torch.float8_e4m3fn
+    assert t1.shape == (e, 2 * inter, k) and t2.shape == (e, k, inter)
+    assert torch.equal(ts1, hs1) and ts2 is sf2
+    # Each code pair (low nibble first) becomes two e4m3 values equal to its E2M1 values, -0 kept.
+    for wide, packed in ((t1, h1), (t2, w2)):
+        b = packed.view(torch.uint8).to(torch.int64)
+        codes = torch.stack([b & 0xF, b >> 4], dim=-1).flatten(-2)
+        lut = torch.tensor([0, .5, 1, 1.5, 2, 3, 4, 6, -0., -.5, -1, -1.5, -2, -3, -4, -6])
+        assert torch.equal(wide.view(torch.uint8), lut[codes].to(torch.float8_e4m3fn).view(torch.uint8))
+    with pytest.raises(TypeError, match="l2_weights: expected packed FP4"):
+        try:
+            dg.runtime.set_backend("npu-model")
+            dg.transform_weights_for_mega_moe((w1, sf1), (w2.float(), sf2))
+        finally:
+            dg.runtime.set_backend(before)
+
+
 def test_transform_rejects_mixed_paths():
     w = torch.zeros(1, 32, 64, dtype=torch.int8)
     with pytest.raises(TypeError, match="both"):
@@ -272,13 +303,15 @@ needs_model = pytest.mark.skipif("npu-model" not in dg.info()["backends"], reaso
 
 
 @needs_model
-@pytest.mark.parametrize("world,fp8", [(1, False), (2, False), (1, True), (2, True)],
-                         ids=["bf16-1", "bf16-2", "fp8xfp4-1", "fp8xfp4-2"])
-def test_on_the_npu_model_matches_the_host(world, fp8):
+@pytest.mark.parametrize("world,fp8,widened", [(1, False, False), (2, False, False), (1, True, False),
+                                               (2, True, False), (1, True, True)],
+                         ids=["bf16-1", "bf16-2", "fp8xfp4-1", "fp8xfp4-2", "fp8xfp4-widened-1"])
+def test_on_the_npu_model_matches_the_host(world, fp8, widened):
     # 4 local experts and a ring of two experts per wave: two waves per call; two calls on one buffer.
-    # FP8 x FP4: the weights widened to e4m3 on the vector cores, the fp8 MX cube, SwiGLU to e4m3 + UE8M0.
+    # FP8 x FP4: the weights widened to e4m3 on the vector cores on every call (widened: once, by the
+    # transform), the fp8 MX cube, SwiGLU to e4m3 + UE8M0.
     sc = tm.Scenario(num_experts=4 * world, topk=4, tokens=(40, 17)[:world], masked_ratio=0.15, clamp=10.0,
-                     fp8=fp8, calls=2)
+                     fp8=fp8, calls=2, widened=widened)
     for rank, report in enumerate(run_ranks(world, tm.check_rank_on_npu_model, sc, 768 * world, timeout=300)):
         for r in report:
             where = f"rank {rank} call {r['call']}"
@@ -414,6 +447,9 @@ class TestValidation:
             (ValueError, "^y", lambda: dg.fp8_fp4_mega_moe(y.t(), w.l1, w.l2, buf)),
             (ValueError, "^l1_weights", lambda: dg.fp8_fp4_mega_moe(y, (w1[:, :64], s1), w.l2, buf)),
             (TypeError, "^l2_weights", lambda: dg.fp8_fp4_mega_moe(y, w.l1, (w2.float(), s2), buf)),
+            # e4m3 weights (the transform's form for the NPU kernels) are refused by the host.
+            (ValueError, "^l1_weights.*NPU kernels only",
+             lambda: dg.fp8_fp4_mega_moe(y, (torch.zeros(4, 256, 256, dtype=torch.float8_e4m3fn), s1), w.l2, buf)),
             (ValueError, "^l2_weights", lambda: dg.fp8_fp4_mega_moe(y, w.l1, (w2, s2[:, :, :0]), buf)),
             (TypeError, "^l1_weights", lambda: dg.fp8_fp4_mega_moe(y, w1, w.l2, buf)),
             (ValueError, "^recipe", lambda: dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf, recipe=(1, 1, 128))),

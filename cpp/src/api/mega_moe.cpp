@@ -28,11 +28,16 @@ using core::DType;
 constexpr int64_t kMxGranK = arch::MxFormat::kMxBlockK;
 constexpr int64_t kSfPerInt = 4;
 
-// A weight tensor [E, rows, K] (K packed in pairs for FP4) with a unit last stride.
+// A weight tensor [E, rows, K] (K packed in pairs for FP4) with a unit last stride. The NPU kernels also
+// take FP4 weights already widened to e4m3 [E, rows, K] (transform_weights_for_mega_moe's NPU form).
 void check_weight(const TensorView& w, const char* arg, int64_t experts, int64_t rows, int64_t k, bool fp8, bool npu) {
   require_rank(w, arg, 3);
-  if (fp8) {
-    require_dtype(w, arg, {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2});
+  if (fp8 && w.dtype == DType::kFP8E4M3) {
+    DGA_REQUIRE(npu, kValue, arg, "e4m3 weights (transform_weights_for_mega_moe's form for the NPU kernels) run on ",
+                "the NPU kernels only; the host takes the packed FP4 codes (int8 [E, rows, K / 2])");
+    require_shape(w, arg, {experts, rows, k});
+  } else if (fp8) {
+    require_dtype(w, arg, {DType::kInt8, DType::kUInt8, DType::kFP4E2M1x2, DType::kFP8E4M3});
     require_shape(w, arg, {experts, rows, k / 2});
   } else {
     require_dtype(w, arg, {DType::kBF16});

@@ -6,7 +6,8 @@
 //   route                   the ring rows of each local expert, wave by wave (experts_per_wave experts each)
 //   per wave: gather, L1 GEMM (psum ends of the wave's experts), SwiGLU (bf16, or e4m3 with UE8M0 scales),
 //             L2 GEMM, scatter; FP8 x FP4: each GEMM's FP4 weights of the wave's experts widened to e4m3
-//             on the vector cores first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged
+//             on the vector cores first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged,
+//             unless transform_weights_for_mega_moe widened them once (e4m3 weights)
 //   combine barrier         every expert output is in its combine slot
 //   combine                 y[t] = bf16(sum of its slots)
 //
@@ -65,17 +66,19 @@ double timeout_s() {
 // The work of one call in device memory, carved from the device workspace (valid until the next request:
 // the launches below take none, their GEMMs having a bf16 D, no C and, for FP8 x FP4, weights already
 // widened to e4m3 here). FP8: ring and act hold e4m3 rows with their UE8M0 scale rows (ring_sf, act_sf,
-// K-major bytes), w1 / w2 the wave's experts' weights widened to e4m3.
+// K-major bytes), w1 / w2 the wave's experts' FP4 weights widened to e4m3 (none for e4m3 weights).
 struct Work {
   int32_t *ends, *src, *status;
   float* weights;
   uint8_t *ring, *h, *act, *o, *ring_sf, *act_sf, *w1, *w2;
 };
 
-Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int64_t epw, int64_t rows) {
+Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int64_t epw, int64_t rows,
+           const TensorView& l1_w, const TensorView& l2_w) {
   const int64_t e = s.experts_per_rank(), hidden = s.hidden, inter = s.intermediate_hidden;
   const int64_t x_bytes = s.fp8 ? 1 : 2, mx = s.fp8 ? arch::MxFormat::kMxBlockK : 0;
-  const int64_t w = s.fp8 ? epw : 0;
+  // Room for the wave's widened weights of a layer whose weights are FP4 codes.
+  const auto wide = [&](const TensorView& w) { return s.fp8 && w.dtype != DType::kFP8E4M3 ? epw : 0; };
   constexpr int kParts = 12;
   const int64_t parts[kParts] = {e * 4,
                                  waves * rows * 3 * 4,
@@ -87,8 +90,8 @@ Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int
                                  rows * hidden * 2,
                                  mx ? rows * hidden / mx : 0,
                                  mx ? rows * inter / mx : 0,
-                                 w * 2 * inter * hidden,
-                                 w * hidden * inter};
+                                 wide(l1_w) * 2 * inter * hidden,
+                                 wide(l2_w) * hidden * inter};
   int64_t total = 0;
   for (int64_t b : parts) total += align_up(b, kWorkAlign);
   auto* base = static_cast<uint8_t*>(dev.workspace(size_t(total)));
@@ -169,11 +172,13 @@ struct WaveGemms {
   int64_t rows, align;
 };
 
-// One layer's GEMM over the experts [first, first + groups); FP8 x FP4: their weights widened to e4m3 into
-// `wide` first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged.
+// One layer's GEMM over the experts [first, first + groups); FP8 x FP4: FP4 weights widened to e4m3 into
+// `wide` first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged; e4m3 weights (widened by
+// transform_weights_for_mega_moe) as they are.
 void wave_gemm(const WaveGemms& g, int64_t first, const TensorView& ends, const TensorView& a, const void* a_sf,
                const TensorView& weight, const TensorView* wsf, void* wide, const TensorView& d) {
-  const int bits = g.s.fp8 ? 8 : 16, w_bits = g.s.fp8 ? 4 : 16, per = g.s.fp8 ? 2 : 1;  // FP4: two per byte
+  const bool fp4 = g.s.fp8 && weight.dtype != DType::kFP8E4M3;
+  const int bits = g.s.fp8 ? 8 : 16, w_bits = fp4 ? 4 : bits, per = fp4 ? 2 : 1;  // FP4: two per byte
   const tile::OperandFormat fmt = g.s.fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
   kernel::ContiguousProblems<kernel::HostRows> problems{.a = matrix(a, bits, false),
                                                         .b = matrix(index_leading(weight, first), w_bits, false),
@@ -182,10 +187,12 @@ void wave_gemm(const WaveGemms& g, int64_t first, const TensorView& ends, const 
                                                         .groups = ends.size(0),
                                                         .align = g.align,
                                                         .ids = {}};
-  if (g.s.fp8) {
+  if (fp4) {
     const layout::MatrixRef b = problems.b;
     problems.b = npu_widen_fp4(g.y, b, problems.groups, problems.b_group, wide);
     problems.b_group = b.rows * b.cols;
+  }
+  if (g.s.fp8) {
     const TensorView sf0 = index_leading(*wsf, first);
     const int64_t item = int64_t(core::itemsize(wsf->dtype));
     problems.scaling = {.enabled = true,
@@ -229,7 +236,7 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
   const int64_t align = get_mk_alignment_for_contiguous_layout();
   const heuristics::MegaMoeWaves plan =
       heuristics::npu_mega_moe_waves(s.num_ring_tokens, ranks, s.num_max_tokens_per_rank, e, align);
-  const Work w = carve(dev, s, plan.waves, plan.experts_per_wave, plan.ring_rows);
+  const Work w = carve(dev, s, plan.waves, plan.experts_per_wave, plan.ring_rows, l1_w, l2_w);
   npu_zero_rows(view(y, w.status, DType::kFP32, {1, 2}));
   DgaMegaMoeParams p = params(buf, regions, y, recv_stats, w, plan, align);
 

@@ -5,7 +5,7 @@ and a float64 reference.
 Every rank builds the inputs of every rank from one seed, so each process can compute the reference
 for its own tokens without exchanging weights.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -236,6 +236,7 @@ class Scenario:
     clamp: float = None
     calls: int = 2                # repeated calls with fresh inputs on the same buffer
     huge_expert: int = None       # make_weights' huge_expert
+    widened: bool = False         # the NPU kernels take the FP4 weights widened to e4m3 by the transform
 
 
 def _fused(buf, weights, inp, y, stats, clamp, fp8):
@@ -323,6 +324,10 @@ def check_rank_on_npu_model(rank, world, group, sc, num_ring_tokens):
     try:
         for backend in ("host", "npu-model"):
             runtime.set_backend(backend)
+            if backend == "npu-model" and sc.widened:  # the transform's NPU form: e4m3 weights
+                l1, l2 = transform_weights_for_mega_moe(weights.l1_plain, weights.l2)
+                assert l1[0].dtype == l2[0].dtype == torch.float8_e4m3fn
+                weights = replace(weights, l1=l1, l2=l2)
             buf = SymmBuffer(group, sc.num_experts, n, sc.topk, sc.hidden, sc.inter, num_ring_tokens,
                              "fp8xfp4" if sc.fp8 else "bf16xbf16")
             stats[backend] = torch.zeros(sc.num_experts // world, dtype=torch.int32)
