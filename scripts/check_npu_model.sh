@@ -183,8 +183,11 @@ mutate "Mega MoE route: an expert's ring rows not from an aligned start (the GEM
 mutate "Mega MoE scatter: the combine slot of (token, slot) taken as token * topk + slot" npu_mega_moe.hpp \
   's/p_.combine_off + (k \* p_.n + t) \* row_bytes/p_.combine_off + (t * p_.topk + k) * row_bytes/' \
   'NpuModelMegaMoe*'
-mutate "Mega MoE combine: the sum stored before its cast is waited (the barrier dropped)" npu_mega_moe.hpp \
-  '/vreg::convert<Arch, bfloat16_t, float>(/{n;d}' \
+mutate "Mega MoE combine: the sum stored before its cast is done (the y stage marked ready before the cast)" \
+  npu_mega_moe.hpp '/vreg::convert<Arch, bfloat16_t, float>(/{n;d};s/const Tile y = out.acquire();/&  out.commit();/' \
+  'NpuModelMegaMoe*'
+mutate "Mega MoE gather / scatter: a row stored before its load is waited (the copy ring's consume after the store)" \
+  npu_mega_moe.hpp 's/load(ring.acquire(), src/const Tile t = ring.acquire(); load(t, src/;s/store(dst + uint64_t(at), ring.consume(), n);/store(dst + uint64_t(at), t, n); ring.consume();/' \
   'NpuModelMegaMoe*'
 mutate "Mega MoE gather: every slot given the routing weight of slot 0" npu_mega_moe.hpp \
   's/p_.topk_weights_off + (t \* p_.topk + k) \* kF32/p_.topk_weights_off + t * p_.topk * kF32/' \

@@ -9,8 +9,10 @@
 //             routing weight, from its rank's buffer
 //   scatter   the wave's o rows into the combine slot (slot, token) of the token's rank
 //   combine   this rank's tokens: y[t] = bf16(sum over its valid slots, ascending, of float(slot))
-// Rows move GM -> UB -> GM in chunks; the phases of a step are ordered by PIPE_ALL barriers. The cross-rank
-// order is the barriers' (and the stream's between launches). Part of the NPU primitive layer; NOT
+// Gather, scatter and combine move rows GM -> UB -> GM through rings of UB stages ordered by events, so that
+// the loads of the next rows are in flight while the earlier ones are stored (or summed); the barrier and the
+// route (one core, a few steps) order their phases by PIPE_ALL barriers. The cross-rank order is the
+// barriers' (and the stream's between launches). Part of the NPU primitive layer; NOT
 // validated on hardware (nor the visibility of one rank's MTE writes to another's reads, which the 950's
 // documentation leaves to HCCL).
 #pragma once
@@ -21,6 +23,7 @@
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "npu_ctx.hpp"
 #include "npu_primitives.hpp"
+#include "npu_ring.hpp"
 #include "npu_vreg.hpp"
 
 namespace deepgemm_ascend::tile::npu {
@@ -67,17 +70,18 @@ template <class Arch = arch::Ascend950>
 class MegaMoeKernels {
   static constexpr uint32_t kB16 = 2, kF32 = 4, kI32 = 4, kI64 = 8;
   static constexpr int64_t kMxBlockK = arch::MxFormat::kMxBlockK;  // values per UE8M0 scale byte
-  static constexpr uint32_t kCopyBytes = Arch::kUBBytes / 4;  // one GM -> GM copy step
-  // values of one combine step: the fp32 sums fill half of buf_, the slot's bf16 values its other half
+  static constexpr uint32_t kCopyBytes = Arch::kUBBytes / 4;  // buf_ and aux_: the barrier's and the route's
+  // The gather's and the scatter's copies: kCopyStages stages of kStageBytes in flight (a row of 7168 bf16
+  // values in one stage).
+  static constexpr int kCopyStages = 4;
+  static constexpr uint32_t kStageBytes = 16 * 1024;
+  // values of one combine step: the fp32 sums fill half of buf_; each slot's bf16 values a stage of its ring
   static constexpr uint32_t kCombineValues = kCopyBytes / kF32 / 2 / vreg::kLanes<Arch> * vreg::kLanes<Arch>;
+  using CopyRing = Ring<kCopyStages, Pipe::kMTE2, Pipe::kMTE3>;
 
  public:
   __aicore__ inline MegaMoeKernels(VecCtx<Arch>& ctx, const DgaMegaMoeParams& p)
-      : ctx_(ctx),
-        p_(p),
-        buf_(ctx.alloc(Pos::kUB, kCopyBytes)),
-        aux_(ctx.alloc(Pos::kUB, kCopyBytes)),
-        out_(ctx.alloc(Pos::kUB, kCombineValues * kB16)) {}
+      : ctx_(ctx), p_(p), buf_(ctx.alloc(Pos::kUB, kCopyBytes)), aux_(ctx.alloc(Pos::kUB, kCopyBytes)) {}
 
   __aicore__ inline void barrier(bool publish_tokens) {
     if (AscendC::GetBlockIdx() != 0) return;
@@ -145,54 +149,60 @@ class MegaMoeKernels {
 
   __aicore__ inline void gather() {
     const int64_t row_bytes = p_.hidden * (p_.fp8 ? 1 : kB16), sf_bytes = p_.hidden / kMxBlockK;
+    CopyRing ring(ctx_, {{Pos::kUB, kStageBytes}}, "mega moe gather");
     for (int64_t i = AscendC::GetBlockIdx(); i < p_.ring_rows; i += AscendC::GetBlockNum()) {
       const RingRow s = ring_row(i);
       if (s.rank < 0) continue;
       const uint64_t peer = p_.peers[s.rank];
       const int64_t t = s.token, k = s.slot;
-      copy(p_.ring + uint64_t(i * row_bytes), peer + uint64_t(p_.x_off + t * row_bytes), row_bytes);
-      if (p_.fp8) copy(p_.ring_sf + uint64_t(i * sf_bytes), peer + uint64_t(p_.x_sf_off + t * sf_bytes), sf_bytes);
-      copy(p_.weights + uint64_t(i) * kF32, peer + uint64_t(p_.topk_weights_off + (t * p_.topk + k) * kF32), kF32);
+      copy(ring, p_.ring + uint64_t(i * row_bytes), peer + uint64_t(p_.x_off + t * row_bytes), row_bytes);
+      if (p_.fp8)
+        copy(ring, p_.ring_sf + uint64_t(i * sf_bytes), peer + uint64_t(p_.x_sf_off + t * sf_bytes), sf_bytes);
+      copy(ring, p_.weights + uint64_t(i) * kF32, peer + uint64_t(p_.topk_weights_off + (t * p_.topk + k) * kF32),
+           kF32);
     }
   }
 
   __aicore__ inline void scatter() {
     const int64_t row_bytes = p_.hidden * kB16;
+    CopyRing ring(ctx_, {{Pos::kUB, kStageBytes}}, "mega moe scatter");
     for (int64_t i = AscendC::GetBlockIdx(); i < p_.ring_rows; i += AscendC::GetBlockNum()) {
       const RingRow s = ring_row(i);
       if (s.rank < 0) continue;
       const int64_t k = s.slot, t = s.token;
-      copy(p_.peers[s.rank] + uint64_t(p_.combine_off + (k * p_.n + t) * row_bytes), p_.o + uint64_t(i * row_bytes),
-           row_bytes);
+      copy(ring, p_.peers[s.rank] + uint64_t(p_.combine_off + (k * p_.n + t) * row_bytes),
+           p_.o + uint64_t(i * row_bytes), row_bytes);
     }
   }
 
-  // IEEE casts (an overflowing sum is inf, as on the host).
+  // IEEE casts (an overflowing sum is inf, as on the host). The slots' chunks stream through a ring (MTE2 ->
+  // V) while the earlier ones are added; the next token's topk_idx row is loaded while this one is summed.
   __aicore__ inline void combine() {
     const IeeeCasts ieee;
     const uint64_t me = p_.peers[p_.rank];
-    auto idx = ctx_.template tensor<int64_t>(aux_);
     const uint32_t idx_bytes = uint32_t(p_.topk) * kI64;
     const Tile acc{Pos::kUB, buf_.offset, kCombineValues * kF32};
-    const Tile x{Pos::kUB, buf_.offset + kCombineValues * kF32, kCombineValues * kB16};
-    const Tile& y = out_;
+    Ring<kCopyStages, Pipe::kMTE2, Pipe::kV> in(ctx_, {{Pos::kUB, kCombineValues * kB16}}, "mega moe combine slots");
+    Ring<2, Pipe::kV, Pipe::kMTE3> out(ctx_, {{Pos::kUB, kCombineValues * kB16}}, "mega moe combine y");
+    TopkRows rows(ctx_, aux_, me + uint64_t(p_.topk_idx_off), idx_bytes);
     for (int64_t t = AscendC::GetBlockIdx(); t < p_.tokens; t += AscendC::GetBlockNum()) {
-      barrier_all();
-      load(aux_, me + uint64_t(p_.topk_idx_off + t * int64_t(idx_bytes)), idx_bytes);
-      barrier_all();
+      const int64_t next = t + AscendC::GetBlockNum();
+      auto idx = rows.get(t, next < p_.tokens ? next : -1);
       for (int64_t c0 = 0; c0 < p_.hidden; c0 += kCombineValues) {
         const uint32_t n = uint32_t(p_.hidden - c0 < int64_t(kCombineValues) ? p_.hidden - c0 : kCombineValues);
         mega::zero<Arch>(ctx_.template ub<float>(acc), n);
         for (int64_t k = 0; k < p_.topk; ++k) {
           if (idx.GetValue(uint32_t(k)) < 0) continue;
-          barrier_all();
-          load(x, me + uint64_t(p_.combine_off + ((k * p_.n + t) * p_.hidden + c0) * kB16), n * kB16);
-          barrier_all();
-          mega::add_bf16<Arch>(ctx_.template ub<float>(acc), ctx_.template ub<bfloat16_t>(x), n);
+          load(in.acquire(), me + uint64_t(p_.combine_off + ((k * p_.n + t) * p_.hidden + c0) * kB16), n * kB16);
+          in.commit();
+          mega::add_bf16<Arch>(ctx_.template ub<float>(acc), ctx_.template ub<bfloat16_t>(in.consume()), n);
+          in.release();
         }
+        const Tile y = out.acquire();
         vreg::convert<Arch, bfloat16_t, float>(ctx_.template ub<bfloat16_t>(y), ctx_.template ub<float>(acc), n);
-        barrier_all();
-        store(p_.y + uint64_t((t * p_.y_stride + c0) * kB16), y, n * kB16);
+        out.commit();
+        store(p_.y + uint64_t((t * p_.y_stride + c0) * kB16), out.consume(), n * kB16);
+        out.release();
       }
     }
   }
@@ -246,16 +256,56 @@ class MegaMoeKernels {
     AscendC::DataCacheCleanAndInvalid<int32_t, AscendC::CacheLine::ENTIRE_DATA_CACHE>(s);
   }
 
-  // bytes from GM to GM through the UB, in steps of kCopyBytes.
-  __aicore__ inline void copy(uint64_t dst, uint64_t src, int64_t bytes) {
-    for (int64_t at = 0; at < bytes; at += kCopyBytes) {
-      const uint32_t n = uint32_t(bytes - at < int64_t(kCopyBytes) ? bytes - at : int64_t(kCopyBytes));
-      barrier_all();
-      load(buf_, src + uint64_t(at), n);
-      barrier_all();
-      store(dst + uint64_t(at), buf_, n);
+  // bytes from GM to GM through the ring's stages, a stage at a time.
+  __aicore__ inline void copy(CopyRing& ring, uint64_t dst, uint64_t src, int64_t bytes) {
+    for (int64_t at = 0; at < bytes; at += kStageBytes) {
+      const uint32_t n = uint32_t(bytes - at < int64_t(kStageBytes) ? bytes - at : int64_t(kStageBytes));
+      load(ring.acquire(), src + uint64_t(at), n);
+      ring.commit();
+      store(dst + uint64_t(at), ring.consume(), n);
+      ring.release();
     }
   }
+
+  // A token's topk_idx row for the scalar, in one of two UB slots: get(t, next) waits for row t (loaded by the
+  // previous get, or now) and starts loading row `next` (none: -1) into the other slot.
+  class TopkRows {
+    using E = AscendC::HardEvent;
+
+   public:
+    __aicore__ inline TopkRows(VecCtx<Arch>& ctx, const Tile& ub, uint64_t gm, uint32_t row_bytes)
+        : ctx_(ctx), ub_(ub), gm_(gm), row_bytes_(row_bytes), id_(ctx.pipe().template AllocEventID<E::MTE2_S>()) {}
+    __aicore__ inline ~TopkRows() { ctx_.pipe().template ReleaseEventID<E::MTE2_S>(id_); }
+    // The scalar reads of the returned row precede (in issue order) the load that next overwrites its slot.
+    __aicore__ inline AscendC::LocalTensor<int64_t> get(int64_t t, int64_t next) {
+      if (t != loaded_) fetch(t);
+      wait_event<E::MTE2_S>(id_);
+      const AscendC::LocalTensor<int64_t> row = slot(which_);
+      which_ ^= 1;
+      loaded_ = next;
+      if (next >= 0) fetch(next);
+      return row;
+    }
+
+   private:
+    __aicore__ inline AscendC::LocalTensor<int64_t> slot(int w) {
+      return ctx_.template tensor<int64_t>(Tile{Pos::kUB, ub_.offset + uint32_t(w) * kSlotBytes, kSlotBytes});
+    }
+    __aicore__ inline void fetch(int64_t t) {  // into slot which_
+      AscendC::DataCopyPad(slot(which_), gm_at<int64_t>(gm_ + uint64_t(t) * row_bytes_),
+                           AscendC::DataCopyExtParams(1, row_bytes_, 0, 0, 0),
+                           AscendC::DataCopyPadExtParams<int64_t>(false, 0, 0, 0));
+      set_event<E::MTE2_S>(id_);
+    }
+    static constexpr uint32_t kSlotBytes = 256;  // num_topk <= 32 int64 ids (the buffer's limit)
+    VecCtx<Arch>& ctx_;
+    Tile ub_;
+    uint64_t gm_;
+    uint32_t row_bytes_;
+    AscendC::TEventID id_;
+    int64_t loaded_ = -1;
+    int which_ = 0;
+  };
 
   __aicore__ inline void load(const Tile& t, uint64_t gm, uint32_t bytes) {
     const AscendC::DataCopyExtParams cp(1, bytes, 0, 0, 0);
@@ -269,7 +319,7 @@ class MegaMoeKernels {
 
   VecCtx<Arch>& ctx_;
   const DgaMegaMoeParams& p_;
-  Tile buf_, aux_, out_;
+  Tile buf_, aux_;
 };
 
 // The kernel bodies of mega_moe.asc.

@@ -26,6 +26,8 @@ __aicore__ constexpr AscendC::HardEvent hard_event(Pipe src, Pipe dst) {
          : src == Pipe::kV && dst == Pipe::kMTE2    ? E::V_MTE2
          : src == Pipe::kV && dst == Pipe::kMTE3    ? E::V_MTE3
          : src == Pipe::kMTE3 && dst == Pipe::kV    ? E::MTE3_V
+         : src == Pipe::kMTE2 && dst == Pipe::kMTE3 ? E::MTE2_MTE3
+         : src == Pipe::kMTE3 && dst == Pipe::kMTE2 ? E::MTE3_MTE2
                                                     : E::MAX;
 }
 
