@@ -171,8 +171,8 @@ mutate "FP4 MQA: the MX hand-off restarts the product at its last K step (the ea
   npu_target.hpp 's/init || (kPromoted \&\& promo != nullptr)/init || (kToVector \&\& promo != nullptr)/'
 mutate "SwiGLU: the up values clamped from above only" npu_swiglu.hpp '/R::Maxs(u, u, -clamp, m);/d' \
   '*NpuModelSwiglu*'
-mutate "SwiGLU: the chunk's h values converted before their MTE2 load is waited (the barrier dropped)" \
-  npu_swiglu.hpp '/^    load(r, j0, n);$/{n;d}' \
+mutate "SwiGLU: the chunk's h values converted before their MTE2 load is done (the stage marked ready first)" \
+  npu_swiglu.hpp '/^    in_.commit();$/d;s/tensor<bfloat16_t>(in_.acquire())/tensor<bfloat16_t>([\&] { const Tile t = in_.acquire(); in_.commit(); return t; }())/' \
   '*NpuModelSwiglu*'
 mutate "SwiGLU: interleaved gate / up blocks read contiguously (block stride 1)" npu_swiglu.hpp \
   's/swiglu::Columns{0, swiglu::kBlockFloats, 2 \* swiglu::kGroup, 2}/swiglu::Columns{0, swiglu::kBlockFloats, 2 * swiglu::kGroup, 1}/' \

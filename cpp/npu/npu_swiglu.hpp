@@ -8,8 +8,9 @@
 //   S     e4m3: each group's scale code and inverse from its slot (scalar reads and writes of the UB)
 //   V     e4m3: act * inverse, cast (RINT, saturating)
 //   MTE3  the chunk's outputs and scale words to GM
-// The phases are ordered by PIPE_ALL barriers (the scalar phase reads and writes the UB). Part of the NPU
-// primitive layer; NOT validated on hardware.
+// The next chunk's h values load while this one is computed, and its outputs are stored while the next is
+// (two-stage rings, MTE2 -> V and V -> MTE3); the scalar phase is ordered after the activation and before the
+// quantisation by V -> S and S -> V events. Part of the NPU primitive layer; NOT validated on hardware.
 #pragma once
 
 #include "kernel_operator.h"
@@ -19,6 +20,7 @@
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "npu_ctx.hpp"
 #include "npu_primitives.hpp"
+#include "npu_ring.hpp"
 #include "npu_vreg.hpp"
 
 namespace deepgemm_ascend::tile::npu {
@@ -93,11 +95,15 @@ __simd_vf__ inline void quantise(__ubuf__ float* act, __ubuf__ float* inv, __ubu
 
 template <class Arch = arch::Ascend950>
 class SwigluRows {
+  using E = AscendC::HardEvent;
   static constexpr uint32_t kB16 = 2, kF32 = 4, kBlock = Arch::kUBAlign;
-  // UB bytes per output of a chunk: bf16 h (4), fp32 h (8), act (4), out (<= 2), the amax and inverse
-  // slots (32 B per 32 outputs each) and the scale words (32 B per 128 outputs), rounded up.
-  static constexpr uint32_t kUbBytesPerOutput = 21;
+  // UB bytes per output of a chunk: two stages of bf16 h (2 x 4), fp32 h (8), act (4), two stages of out
+  // (2 x <= 2) and of the scale words (2 x 32 B per 128 outputs), the amax and inverse slots (32 B per 32
+  // outputs each), rounded up.
+  static constexpr uint32_t kUbBytesPerOutput = 27;
   static constexpr uint32_t kWordOutputs = swiglu::kGroup * swiglu::kWordGroups;
+  using InRing = Ring<2, Pipe::kMTE2, Pipe::kV>;
+  using OutRing = Ring<2, Pipe::kV, Pipe::kMTE3, 2>;  // a chunk's outputs and its scale words
 
  public:
   // Outputs per step: a multiple of 128 whose buffers fit the UB.
@@ -107,25 +113,44 @@ class SwigluRows {
       : ctx_(ctx),
         p_(p),
         chunk_(uint32_t(p.inter < int64_t(kChunk) ? p.inter : int64_t(kChunk))),
-        hb_(ctx.alloc(Pos::kUB, 2 * chunk_ * kB16)),
+        chunks_((p.inter + chunk_ - 1) / chunk_),
+        in_(ctx, {{Pos::kUB, 2 * chunk_ * kB16}}, "swiglu h"),
         hf_(ctx.alloc(Pos::kUB, 2 * chunk_ * kF32)),
         act_(ctx.alloc(Pos::kUB, chunk_ * kF32)),
         amax_(ctx.alloc(Pos::kUB, chunk_ / swiglu::kGroup * kBlock)),
         inv_(ctx.alloc(Pos::kUB, chunk_ / swiglu::kGroup * kBlock)),
-        out_(ctx.alloc(Pos::kUB, chunk_ * kB16)),
-        words_(ctx.alloc(Pos::kUB, chunk_ / kWordOutputs * kBlock)) {}
+        out_(ctx, {{Pos::kUB, chunk_ * kB16}, {Pos::kUB, chunk_ / kWordOutputs * kBlock}}, "swiglu out"),
+        v_s_(ctx.pipe().template AllocEventID<E::V_S>()),
+        s_v_(ctx.pipe().template AllocEventID<E::S_V>()) {}
+  __aicore__ inline ~SwigluRows() {
+    ctx_.pipe().template ReleaseEventID<E::V_S>(v_s_);
+    ctx_.pipe().template ReleaseEventID<E::S_V>(s_v_);
+  }
+  SwigluRows(const SwigluRows&) = delete;
+  SwigluRows& operator=(const SwigluRows&) = delete;
 
-  // IEEE casts for the run (a bf16 act past bf16's range is inf, as on the host).
+  // IEEE casts for the run (a bf16 act past bf16's range is inf, as on the host). Units are (row, chunk)
+  // pairs, this core's every GetBlockNum()-th; the next unit's load is issued before this one is computed.
   __aicore__ inline void run() {
     const IeeeCasts ieee;
-    const int64_t chunks = (p_.inter + chunk_ - 1) / chunk_;
-    const int64_t core = AscendC::GetBlockIdx(), cores = AscendC::GetBlockNum();
-    for (int64_t u = core; u < p_.rows * chunks; u += cores)
-      if (in_group(u / chunks)) step(u / chunks, (u % chunks) * chunk_);
+    const int64_t total = p_.rows * chunks_;
+    int64_t u = next(AscendC::GetBlockIdx() - AscendC::GetBlockNum());
+    if (u < total) load(u);
+    while (u < total) {
+      const int64_t v = next(u);
+      if (v < total) load(v);
+      step(u);
+      u = v;
+    }
   }
 
  private:
-  // Whether row r belongs to a group of the psum ends (every row without them).
+  // This core's first unit after u whose row belongs to a group of the psum ends (every row without them).
+  __aicore__ inline int64_t next(int64_t u) const {
+    const int64_t total = p_.rows * chunks_;
+    for (u += AscendC::GetBlockNum(); u < total && !in_group(u / chunks_);) u += AscendC::GetBlockNum();
+    return u;
+  }
   __aicore__ inline bool in_group(int64_t r) const {
     if (p_.ends == 0) return true;
     auto ends = gm_at<int32_t>(p_.ends);
@@ -137,40 +162,43 @@ class SwigluRows {
     }
     return false;
   }
+  __aicore__ inline uint32_t values(int64_t j0) const {
+    return uint32_t(p_.inter - j0 < int64_t(chunk_) ? p_.inter - j0 : int64_t(chunk_));
+  }
 
-  __aicore__ inline void step(int64_t r, int64_t j0) {
-    const uint32_t n = uint32_t(p_.inter - j0 < int64_t(chunk_) ? p_.inter - j0 : int64_t(chunk_));
-    const uint32_t groups = n / swiglu::kGroup;
+  __aicore__ inline void step(int64_t u) {
+    const int64_t r = u / chunks_, j0 = (u % chunks_) * chunk_;
+    const uint32_t n = values(j0), groups = n / swiglu::kGroup;
     const float weight = gm_at<float>(p_.weights).GetValue(uint64_t(r * p_.w_stride));
-    barrier_all();  // the previous step's stores have left the UB
-    load(r, j0, n);
-    barrier_all();
     __ubuf__ float* const hf = ctx_.template ub<float>(hf_);
     __ubuf__ float* const act = ctx_.template ub<float>(act_);
-    vreg::convert<Arch, float, bfloat16_t>(hf, ctx_.template ub<bfloat16_t>(hb_), 2 * n);
+    vreg::convert<Arch, float, bfloat16_t>(hf, ctx_.template ub<bfloat16_t>(in_.consume()), 2 * n);
+    in_.release();
     const swiglu::Columns c = p_.interleaved != 0
                                   ? swiglu::Columns{0, swiglu::kBlockFloats, 2 * swiglu::kGroup, 2}
                                   : swiglu::Columns{0, n, swiglu::kGroup, 1};
     __ubuf__ float* const amax = ctx_.template ub<float>(amax_);
+    const auto& o = out_.acquire();
+    __ubuf__ bfloat16_t* const out = ctx_.template ub<bfloat16_t>(o.part[0]);
     if (p_.fp8_out == 0) {
-      swiglu::activate<Arch, false>(hf, act, amax, ctx_.template ub<bfloat16_t>(out_), groups, c, p_.clamp, weight);
-      barrier_all();
-      store(r, j0, n, n * kB16);
-      return;
+      swiglu::activate<Arch, false>(hf, act, amax, out, groups, c, p_.clamp, weight);
+      return store(r, j0, n, n * kB16);
     }
-    swiglu::activate<Arch, true>(hf, act, amax, ctx_.template ub<bfloat16_t>(out_), groups, c, p_.clamp, weight);
-    barrier_all();
-    scales(groups);
-    barrier_all();
-    swiglu::quantise<Arch>(act, ctx_.template ub<float>(inv_), ctx_.template ub<fp8_e4m3fn_t>(out_), groups);
-    barrier_all();
+    swiglu::activate<Arch, true>(hf, act, amax, out, groups, c, p_.clamp, weight);
+    set_event<E::V_S>(v_s_);  // the scalar reads the amax slots once the activation wrote them
+    wait_event<E::V_S>(v_s_);
+    scales(groups, o.part[1]);
+    set_event<E::S_V>(s_v_);  // the quantisation reads the inverses once the scalar wrote them
+    wait_event<E::S_V>(s_v_);
+    swiglu::quantise<Arch>(act, ctx_.template ub<float>(inv_), ctx_.template ub<fp8_e4m3fn_t>(o.part[0]), groups);
     store(r, j0, n, n);
-    store_scales(r, j0, n);
   }
 
-  // The chunk's gate / up columns: one run (interleaved: columns [2 j0, 2 j0 + 2n)) or two (gate j0.., up
-  // I + j0..), into the bf16 buffer.
-  __aicore__ inline void load(int64_t r, int64_t j0, uint32_t n) {
+  // Unit u's gate / up columns: one run (interleaved: columns [2 j0, 2 j0 + 2n)) or two (gate j0.., up
+  // I + j0..), into the next stage of the bf16 ring.
+  __aicore__ inline void load(int64_t u) {
+    const int64_t r = u / chunks_, j0 = (u % chunks_) * chunk_;
+    const uint32_t n = values(j0);
     const uint64_t row = p_.h + uint64_t(r * p_.h_stride) * kB16;
     const bool il = p_.interleaved != 0;
     const uint64_t at = row + uint64_t(il ? 2 * j0 : j0) * kB16;
@@ -178,15 +206,16 @@ class SwigluRows {
     const uint32_t bytes = (il ? 2 * n : n) * kB16;
     const int64_t gap = il ? 0 : (p_.inter - int64_t(n)) * kB16;  // bytes from the gate run's end to the up run
     const AscendC::DataCopyExtParams cp(runs, bytes, uint32_t(gap), 0, 0);
-    AscendC::DataCopyPad(ctx_.template tensor<bfloat16_t>(hb_), gm_at<bfloat16_t>(at), cp,
+    AscendC::DataCopyPad(ctx_.template tensor<bfloat16_t>(in_.acquire()), gm_at<bfloat16_t>(at), cp,
                          AscendC::DataCopyPadExtParams<bfloat16_t>(false, 0, 0, bfloat16_t(0)));
+    in_.commit();
   }
 
-  // Scalar unit: each group's code (into its scale word) and inverse (filling its slot).
-  __aicore__ inline void scales(uint32_t groups) {
+  // Scalar unit: each group's code (into its scale word in `words`) and inverse (filling its slot).
+  __aicore__ inline void scales(uint32_t groups, const Tile& words_tile) {
     auto amax = ctx_.template tensor<float>(amax_);
     auto inv = ctx_.template tensor<float>(inv_);
-    auto words = ctx_.template tensor<uint8_t>(words_);
+    auto words = ctx_.template tensor<uint8_t>(words_tile);
     for (uint32_t g = 0; g < groups; ++g) {
       const uint8_t code = block::swiglu_scale_code(amax.GetValue(g * swiglu::kBlockFloats));
       const float s = block::swiglu_inverse_scale(code);
@@ -195,25 +224,31 @@ class SwigluRows {
     }
   }
 
+  // The stage's outputs (`bytes`) and, for e4m3, its scale words (4 codes each, one per 32 B UB block) to GM.
   __aicore__ inline void store(int64_t r, int64_t j0, uint32_t n, uint32_t bytes) {
+    out_.commit();
+    const auto& o = out_.consume();
     const uint32_t item = bytes / n;
     const uint64_t at = p_.out + uint64_t((r * p_.out_stride + j0) * int64_t(item));
-    const AscendC::DataCopyExtParams cp(1, bytes, 0, 0, 0);
-    AscendC::DataCopyPad(gm_at<uint8_t>(at), ctx_.template tensor<uint8_t>(out_), cp);
-  }
-
-  // The chunk's scale words (4 codes each, one per 32 B UB block) to their GM words.
-  __aicore__ inline void store_scales(int64_t r, int64_t j0, uint32_t n) {
-    const uint64_t at = p_.sf + uint64_t(r * p_.sf_row_bytes + (j0 / kWordOutputs) * p_.sf_word_bytes);
-    const uint32_t word = swiglu::kWordGroups;
-    const AscendC::DataCopyExtParams cp(uint16_t(n / kWordOutputs), word, 0, uint32_t(p_.sf_word_bytes - word), 0);
-    AscendC::DataCopyPad(gm_at<uint8_t>(at), ctx_.template tensor<uint8_t>(words_), cp);
+    AscendC::DataCopyPad(gm_at<uint8_t>(at), ctx_.template tensor<uint8_t>(o.part[0]),
+                         AscendC::DataCopyExtParams(1, bytes, 0, 0, 0));
+    if (p_.fp8_out != 0) {
+      const uint64_t sf = p_.sf + uint64_t(r * p_.sf_row_bytes + (j0 / kWordOutputs) * p_.sf_word_bytes);
+      const uint32_t word = swiglu::kWordGroups;
+      const AscendC::DataCopyExtParams cp(uint16_t(n / kWordOutputs), word, 0, uint32_t(p_.sf_word_bytes - word), 0);
+      AscendC::DataCopyPad(gm_at<uint8_t>(sf), ctx_.template tensor<uint8_t>(o.part[1]), cp);
+    }
+    out_.release();
   }
 
   VecCtx<Arch>& ctx_;
   const DgaSwigluParams& p_;
   uint32_t chunk_;
-  Tile hb_, hf_, act_, amax_, inv_, out_, words_;
+  int64_t chunks_;
+  InRing in_;
+  Tile hf_, act_, amax_, inv_;
+  OutRing out_;
+  AscendC::TEventID v_s_, s_v_;
 };
 
 // The kernel body of dga_swiglu.
