@@ -3,8 +3,9 @@
 // the NPU dispatch's workspaces: a bf16 D with C is computed as D = bf16(f32(C) + A @ B^T) in one fp32
 // accumulation, as upstream rounds it once; an FP8 x FP4 GEMM widens its FP4 operand for the fp8 MX cube
 // (which pairs fp8 with fp8 only). Each step converts one chunk of one row: GM -> UB (MTE2)
-// through a two-stage input ring, the cast on V, UB -> GM (MTE3) through a two-stage output ring. Part of
-// the NPU primitive layer; NOT validated on hardware.
+// through an eight-stage input ring (the loads of the next rows in flight while this one is cast: a short
+// row's load is mostly the GM read latency), the cast on V, UB -> GM (MTE3) through a two-stage output
+// ring. Part of the NPU primitive layer; NOT validated on hardware.
 #pragma once
 
 #include "kernel_operator.h"
@@ -44,9 +45,9 @@ __simd_vf__ inline void fill(__ubuf__ float* dst, uint32_t n, int32_t c0, int32_
 
 template <class Arch = arch::Ascend950>
 class ConvertRows {
-  static constexpr uint32_t kStages = 2, kStageBytes = Arch::kUBBytes / 4;
-  using InRing = Ring<kStages, Pipe::kMTE2, Pipe::kV>;
-  using OutRing = Ring<kStages, Pipe::kV, Pipe::kMTE3>;
+  static constexpr uint32_t kInStages = 8, kOutStages = 2, kStageBytes = Arch::kUBBytes / 16;
+  using InRing = Ring<kInStages, Pipe::kMTE2, Pipe::kV>;
+  using OutRing = Ring<kOutStages, Pipe::kV, Pipe::kMTE3>;
 
  public:
   __aicore__ inline ConvertRows(VecCtx<Arch>& ctx)
