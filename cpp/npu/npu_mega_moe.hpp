@@ -274,9 +274,17 @@ class MegaMoeKernels {
 
    public:
     __aicore__ inline TopkRows(VecCtx<Arch>& ctx, const Tile& ub, uint64_t gm, uint32_t row_bytes)
-        : ctx_(ctx), ub_(ub), gm_(gm), row_bytes_(row_bytes), id_(ctx.pipe().template AllocEventID<E::MTE2_S>()) {}
-    __aicore__ inline ~TopkRows() { ctx_.pipe().template ReleaseEventID<E::MTE2_S>(id_); }
-    // The scalar reads of the returned row precede (in issue order) the load that next overwrites its slot.
+        : ctx_(ctx),
+          ub_(ub),
+          gm_(gm),
+          row_bytes_(row_bytes),
+          id_(ctx.pipe().template AllocEventID<E::MTE2_S>()),
+          read_(ctx.pipe().template AllocEventID<E::S_MTE2>()) {}
+    __aicore__ inline ~TopkRows() {
+      ctx_.pipe().template ReleaseEventID<E::MTE2_S>(id_);
+      ctx_.pipe().template ReleaseEventID<E::S_MTE2>(read_);
+    }
+    // A fetch waits for the scalar reads before it (S -> MTE2): the slot it overwrites was read two rows ago.
     __aicore__ inline AscendC::LocalTensor<int64_t> get(int64_t t, int64_t next) {
       if (t != loaded_) fetch(t);
       wait_event<E::MTE2_S>(id_);
@@ -292,6 +300,8 @@ class MegaMoeKernels {
       return ctx_.template tensor<int64_t>(Tile{Pos::kUB, ub_.offset + uint32_t(w) * kSlotBytes, kSlotBytes});
     }
     __aicore__ inline void fetch(int64_t t) {  // into slot which_
+      set_event<E::S_MTE2>(read_);
+      wait_event<E::S_MTE2>(read_);
       AscendC::DataCopyPad(slot(which_), gm_at<int64_t>(gm_ + uint64_t(t) * row_bytes_),
                            AscendC::DataCopyExtParams(1, row_bytes_, 0, 0, 0),
                            AscendC::DataCopyPadExtParams<int64_t>(false, 0, 0, 0));
@@ -302,7 +312,7 @@ class MegaMoeKernels {
     Tile ub_;
     uint64_t gm_;
     uint32_t row_bytes_;
-    AscendC::TEventID id_;
+    AscendC::TEventID id_, read_;
     int64_t loaded_ = -1;
     int which_ = 0;
   };

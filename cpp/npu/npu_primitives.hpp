@@ -51,7 +51,7 @@ __aicore__ inline void barrier_all() { AscendC::PipeBarrier<PIPE_ALL>(); }
 // CTRL[60] = 0 selects the casts' own NO_SAT / SAT instead of the saturating default, and CTRL[50] = 1 makes a
 // saturating cast to fp8 give NaN for NaN instead of 0 (SetCtrlSpr(ISASI).md; Reg Cast.md, 饱和模式). The
 // previous values are restored. Construct it after the kernel's context: the pipe's set-up (InitSocState)
-// sets CTRL to its default, saturation included.
+// sets CTRL to its default, saturation included. The restore waits for every pipe first.
 class IeeeCasts {
  public:
   __aicore__ inline IeeeCasts()
@@ -61,6 +61,7 @@ class IeeeCasts {
     AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(1);
   }
   __aicore__ inline ~IeeeCasts() {
+    barrier_all();  // the casts issued before have run (CTRL is written at once)
     AscendC::SetCtrlSpr<kFp8NanBit, kFp8NanBit>(saved_nan_);
     AscendC::SetCtrlSpr<kGlobalSatBit, kGlobalSatBit>(saved_);
   }
@@ -79,7 +80,10 @@ class IeeeFixpipeCasts {
   __aicore__ inline IeeeFixpipeCasts() : saved_(AscendC::GetCtrlSpr<kNoSatBit, kNoSatBit>()) {
     AscendC::SetCtrlSpr<kNoSatBit, kNoSatBit>(1);
   }
-  __aicore__ inline ~IeeeFixpipeCasts() { AscendC::SetCtrlSpr<kNoSatBit, kNoSatBit>(saved_); }
+  __aicore__ inline ~IeeeFixpipeCasts() {
+    barrier_all();  // the Fixpipes issued before have run (CTRL is written at once)
+    AscendC::SetCtrlSpr<kNoSatBit, kNoSatBit>(saved_);
+  }
 
  private:
   static constexpr int8_t kNoSatBit = 48;

@@ -38,6 +38,8 @@ class Ring {
   static_assert(kReady != AscendC::HardEvent::MAX && kFree != AscendC::HardEvent::MAX,
                 "no AscendC event type between these pipes");
   static_assert(N >= 1 && Parts >= 1, "a ring needs a stage and a buffer");
+  // One event id of each of its two types per stage; a core has eight of each type (SetFlag-WaitFlag(ISASI).md).
+  static_assert(N <= 8, "at most eight stages");
 
  public:
   static constexpr int kStages = N;
