@@ -330,8 +330,9 @@ def _widen_fp4(w, name):
     from .utils.math import _PACKED_FP4, _fp4_decode
     if w.dtype not in _PACKED_FP4:
         raise TypeError(f"{name}: expected packed FP4 codes (int8, uint8 or float4_e2m1fn_x2), got {w.dtype}")
-    pairs = torch.arange(256, device=w.device)
+    pairs = torch.arange(256)  # the table is built on the host: only the gathers run on w's device
     lut = _fp4_decode(torch.stack([pairs & 0xF, pairs >> 4], dim=-1)).to(torch.float8_e4m3fn).view(torch.uint8)
+    lut = lut.to(w.device)
     out = torch.empty(w.size(0), w.size(1), 2 * w.size(2), dtype=torch.uint8, device=w.device)
     for e in range(w.size(0)):
         codes = w[e].contiguous().view(torch.uint8).reshape(-1).to(torch.int32)
