@@ -38,17 +38,20 @@ struct Columns {
 };
 
 
-// act of `groups` groups (32 lanes each); e4m3: act and the group's largest |act| (slot i, 32 B apart),
-// bf16: the cast outputs.
+// act of `groups` groups (an even count: I is a multiple of 128), two a register (the block-stride loads reach
+// the next group's columns at the same stride); e4m3: act and each group's largest |act| (slot i, 32 B
+// apart), bf16: the cast outputs.
 template <class Arch, bool kFp8>
 __simd_vf__ inline void activate(__ubuf__ float* hf, __ubuf__ float* act, __ubuf__ float* amax,
                                  __ubuf__ bfloat16_t* out, uint32_t groups, Columns c, float clamp, float weight) {
   namespace R = AscendC::Reg;
-  R::RegTensor<float> g, u, t, a;
+  R::RegTensor<float> g, u, t, a, r;
   R::RegTensor<bfloat16_t> y;
   uint32_t lanes = kGroup;
-  R::MaskReg m = R::UpdateMask<float>(lanes);
-  for (uint16_t i = 0; i < uint16_t(groups); ++i) {
+  R::MaskReg m = R::CreateMask<float>(), lo = R::UpdateMask<float>(lanes), hi;  // both groups, the first, the second
+  R::MaskNot(hi, lo, m);
+  for (uint16_t j = 0; j < uint16_t(groups / 2); ++j) {
+    const uint32_t i = 2 * uint32_t(j);  // the pair's first group
     R::LoadAlign<float, R::DataCopyMode::DATA_BLOCK_COPY>(g, hf + c.gate + i * c.step, c.stride, m);
     R::LoadAlign<float, R::DataCopyMode::DATA_BLOCK_COPY>(u, hf + c.up + i * c.step, c.stride, m);
     R::Mins(g, g, clamp, m);
@@ -63,8 +66,10 @@ __simd_vf__ inline void activate(__ubuf__ float* hf, __ubuf__ float* act, __ubuf
     if constexpr (kFp8) {
       R::StoreAlign(act + i * kGroup, t, m);
       R::Abs(a, t, m);
-      R::ReduceMax(a, a, m);
-      R::StoreAlign<float, R::StoreDist::DIST_FIRST_ELEMENT_B32>(amax + i * kBlockFloats, a, m);
+      R::ReduceMax(r, a, lo);
+      R::StoreAlign<float, R::StoreDist::DIST_FIRST_ELEMENT_B32>(amax + i * kBlockFloats, r, lo);
+      R::ReduceMax(r, a, hi);
+      R::StoreAlign<float, R::StoreDist::DIST_FIRST_ELEMENT_B32>(amax + (i + 1) * kBlockFloats, r, lo);
     } else {
       R::Cast<bfloat16_t, float, vreg::kToBf16>(y, t, m);
       R::StoreAlign<bfloat16_t, R::StoreDist::DIST_PACK_B32>(out + i * kGroup, y, m);
