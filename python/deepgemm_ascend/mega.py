@@ -327,9 +327,8 @@ def _interleave_rows(t):
 def _widen_fp4(w, name):
     """Packed FP4 codes [E, rows, K/2] (low nibble first) -> float8_e4m3fn [E, rows, K], exactly (every E2M1
     value is an e4m3 value), one expert at a time through a table of the 256 code pairs."""
-    from .utils.math import _PACKED_FP4, _fp4_decode
-    if w.dtype not in _PACKED_FP4:
-        raise TypeError(f"{name}: expected packed FP4 codes (int8, uint8 or float4_e2m1fn_x2), got {w.dtype}")
+    from .utils.math import _check_packed_fp4, _fp4_decode
+    _check_packed_fp4(w, name)
     pairs = torch.arange(256)  # the table is built on the host: only the gathers run on w's device
     lut = _fp4_decode(torch.stack([pairs & 0xF, pairs >> 4], dim=-1)).to(torch.float8_e4m3fn).view(torch.uint8)
     lut = lut.to(w.device)

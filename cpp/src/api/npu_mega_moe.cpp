@@ -63,6 +63,9 @@ double timeout_s() {
   return t > 0 ? t : kDefaultTimeoutS;
 }
 
+// FP8 x FP4 weights given as FP4 codes, which each wave widens to e4m3 (not the transform's e4m3 weights).
+bool fp4_codes(const comm::MegaMoeShape& s, const TensorView& w) { return s.fp8 && w.dtype != DType::kFP8E4M3; }
+
 // The work of one call in device memory, carved from the device workspace (valid until the next request:
 // the launches below take none, their GEMMs having a bf16 D, no C and, for FP8 x FP4, weights already
 // widened to e4m3 here). FP8: ring and act hold e4m3 rows with their UE8M0 scale rows (ring_sf, act_sf,
@@ -78,7 +81,7 @@ Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int
   const int64_t e = s.experts_per_rank(), hidden = s.hidden, inter = s.intermediate_hidden;
   const int64_t x_bytes = s.fp8 ? 1 : 2, mx = s.fp8 ? arch::MxFormat::kMxBlockK : 0;
   // Room for the wave's widened weights of a layer whose weights are FP4 codes.
-  const auto wide = [&](const TensorView& w) { return s.fp8 && w.dtype != DType::kFP8E4M3 ? epw : 0; };
+  const auto wide = [&](const TensorView& w) { return fp4_codes(s, w) ? epw : 0; };
   constexpr int kParts = 12;
   const int64_t parts[kParts] = {e * 4,
                                  waves * rows * 3 * 4,
@@ -177,7 +180,7 @@ struct WaveGemms {
 // transform_weights_for_mega_moe) as they are.
 void wave_gemm(const WaveGemms& g, int64_t first, const TensorView& ends, const TensorView& a, const void* a_sf,
                const TensorView& weight, const TensorView* wsf, void* wide, const TensorView& d) {
-  const bool fp4 = g.s.fp8 && weight.dtype != DType::kFP8E4M3;
+  const bool fp4 = fp4_codes(g.s, weight);
   const int bits = g.s.fp8 ? 8 : 16, w_bits = fp4 ? 4 : bits, per = fp4 ? 2 : 1;  // FP4: two per byte
   const tile::OperandFormat fmt = g.s.fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
   kernel::ContiguousProblems<kernel::HostRows> problems{.a = matrix(a, bits, false),

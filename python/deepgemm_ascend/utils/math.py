@@ -279,10 +279,14 @@ def _pack_nibbles(codes):
     return (codes[..., 0::2] | (codes[..., 1::2] << 4)).to(torch.uint8).view(torch.int8)
 
 
-def _unpack_nibbles(packed, name):
-    """Packed int8/uint8/float4_e2m1fn_x2 [..., c] -> codes (int64) [..., 2c]."""
+def _check_packed_fp4(packed, name):
     if packed.dtype not in _PACKED_FP4:
         raise TypeError(f"{name}: expected packed FP4 as int8, uint8 or float4_e2m1fn_x2, got {packed.dtype}")
+
+
+def _unpack_nibbles(packed, name):
+    """Packed int8/uint8/float4_e2m1fn_x2 [..., c] -> codes (int64) [..., 2c]."""
+    _check_packed_fp4(packed, name)
     b = packed.view(torch.uint8).to(torch.int64)
     return torch.stack([b & 0xF, b >> 4], dim=-1).flatten(-2)
 
