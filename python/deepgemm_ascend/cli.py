@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(npu-model backend, DGA_NPU_MODEL_TIMING_ONLY: the arithmetic is skipped, only timed), with "
                     "their real tile configs and launches, one call per family and shape in a process of its own. "
                     "Prints per call the predicted time (summed over its launches), TFLOPS, the launches, the "
-                    "critical pipe and DeepGEMM-Ascend's published 950DT figures where they exist. These are "
+                    "critical pipe, the fraction of its bound (Mega MoE: without its communication launches, "
+                    "reported apart) and DeepGEMM-Ascend's published 950DT figures where they exist. These are "
                     "predictions of our timing model (950PR constants from the devkit docs), not measurements. "
                     "Needs the npu-model backend (built with the AscendC devkit).",
         epilog="families and their default shapes: " + "; ".join(

@@ -225,3 +225,19 @@ def test_model_families_at_production_shapes():
     print("\n" + model_run.format_rows(rows))
     for r in rows:
         print(f"{r['family']}: {r['wall_s']:.1f} s wall ({r['status']})")
+
+
+def test_mega_moe_reports_its_communication_apart_from_the_fraction_of_its_bound(tmp_path):
+    from deepgemm_ascend.npu_timing.families import MEGA_COMMUNICATION
+
+    out = tmp_path / "model.json"
+    res = run_module("deepgemm_ascend", "model", "--family", "mega-moe", "--shapes", "128,2048,1024", "--json",
+                     str(out), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    (row,) = json.loads(out.read_text())["rows"]
+    kernels = [s["kernel"] for s in row["launches"]]
+    assert set(MEGA_COMMUNICATION) <= set(kernels) and "dga_mega_moe_combine" in kernels
+    comm = sum(s["time_us"] for s in row["launches"] if s["kernel"] in MEGA_COMMUNICATION)
+    assert 0 < comm < row["predicted_us"] and row["communication_us"] == pytest.approx(comm)
+    assert row["of_bound"] == pytest.approx(row["bound"]["bound_us"] / (row["predicted_us"] - comm))
+    assert f"communication: {comm:.1f} us of the {row['predicted_us']:.1f} us" in res.stdout

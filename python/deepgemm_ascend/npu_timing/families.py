@@ -26,6 +26,9 @@ class Family:
     default: Shape
     shape_meaning: str  # what the numbers of a --shapes entry stand for (3 or 4 of them)
     build: Callable[[Shape], Tuple[Callable[[], object], Work]]
+    # Kernels whose launches move data between ranks (and the barriers that order them): reported apart and
+    # left out of the time measured against the bound, whose work counts no communication.
+    communication: Tuple[str, ...] = ()
 
     @property
     def dims(self) -> int:
@@ -240,6 +243,10 @@ def _hc(shape: Shape):
 
 
 MEGA_EXPERTS, MEGA_TOPK, MEGA_CLAMP = 32, 8, 10.0  # one rank of EP8 over 256 experts, top-8
+# The dispatch (each routed token's row pulled from its rank) and the combine's send (each expert output pushed
+# into its token's rank), and the barriers around them; on one rank the copies stay in this rank's memory.
+MEGA_COMMUNICATION = ("dga_mega_moe_dispatch_barrier", "dga_mega_moe_gather", "dga_mega_moe_scatter",
+                      "dga_mega_moe_combine_barrier")
 
 
 def _mega_weights(experts: int, hidden: int, inter: int):
@@ -303,7 +310,7 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in (
            (64, 8192, 64), "batch,context,H", _paged_mqa),
     Family("hc", "HC pre-norm GEMM tf32_hc_prenorm_gemm (unsplit)", (4096, 24, 28672), "M,N,K", _hc),
     Family("mega-moe", f"Mega MoE fp8_fp4_mega_moe, one rank, {MEGA_EXPERTS} experts, top-{MEGA_TOPK}",
-           (128, 2048, 1024), "tokens,hidden,intermediate", _mega_moe),
+           (128, 2048, 1024), "tokens,hidden,intermediate", _mega_moe, MEGA_COMMUNICATION),
 )}
 
 # DeepGEMM-Ascend's published figures (us, TFLOPS) per (family, shape): measured on an Ascend 950DT, CANN
