@@ -211,10 +211,10 @@ def mqa_rows(fn, legacy):
 
 
 def paged_rows(fn, legacy):
-    def operands(table_value=0):
-        q = fp8(2, 1, 8, 64)
+    def operands(table_value=0, h=8):
+        q = fp8(2, 1, h, 64)
         cache = torch.randint(0, 255, (4, 64, 1, 68), dtype=torch.uint8)
-        w = torch.randn(2, 8)
+        w = torch.randn(2, h)
         lens = torch.tensor([[40], [64]], dtype=torch.int32)
         table = torch.full((2, 2), table_value, dtype=torch.int32)
         meta = dg.get_paged_mqa_logits_metadata(lens, 64, dg.get_num_ai_cores())
@@ -228,7 +228,12 @@ def paged_rows(fn, legacy):
         q, cache, w, lens, table, meta = operands()
         return lambda: fn(q, cache, w, lens, table, meta, 32), []
 
-    return [Row("index", ValueError, "block_table", bad_block), Row("size", ValueError, "max_context_len", bad_len)]
+    def heads():
+        q, cache, w, lens, table, meta = operands(h=24)
+        return lambda: fn(q, cache, w, lens, table, meta, 64), []
+
+    return [Row("index", ValueError, "block_table", bad_block), Row("size", ValueError, "max_context_len", bad_len),
+            Row("shape", ValueError, "q", heads)]
 
 
 def simple(klass, exc, arg, fn, *args, outputs=()):

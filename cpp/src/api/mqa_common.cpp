@@ -9,6 +9,25 @@ namespace deepgemm_ascend::api {
 using core::DType;
 using core::TensorView;
 
+namespace {
+constexpr int64_t kHeadChoices[] = {8, 16, 32, 64};
+constexpr int64_t kFp8HeadDims[] = {32, 64, 128};
+constexpr int64_t kFp4HeadDims[] = {64, 128};
+
+template <size_t N>
+bool one_of(int64_t v, const int64_t (&set)[N]) {
+  for (int64_t x : set)
+    if (x == v) return true;
+  return false;
+}
+}  // namespace
+
+void require_mqa_heads(int64_t heads, int64_t dim, bool fp4) {
+  DGA_REQUIRE(one_of(heads, kHeadChoices), kValue, "q", "heads must be 8, 16, 32 or 64, got ", heads);
+  DGA_REQUIRE(fp4 ? one_of(dim, kFp4HeadDims) : one_of(dim, kFp8HeadDims), kValue, "q", "head_dim ", dim,
+              " is not supported in ", fp4 ? "FP4 mode (64, 128)" : "FP8 mode (32, 64, 128)");
+}
+
 void require_mqa_weights(const TensorView& weights, int64_t rows, int64_t heads) {
   require_dtype(weights, "weights", {DType::kFP32, DType::kBF16});
   require_shape(weights, "weights", {rows, heads});

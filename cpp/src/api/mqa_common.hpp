@@ -10,6 +10,8 @@
 
 namespace deepgemm_ascend::api {
 
+// q's heads (8, 16, 32 or 64) and head_dim (FP8: 32, 64 or 128; FP4: 64 or 128), upstream's sets.
+void require_mqa_heads(int64_t heads, int64_t dim, bool fp4);
 // weights fp32 / bf16 [rows, heads] with a unit last stride.
 void require_mqa_weights(const core::TensorView& weights, int64_t rows, int64_t heads);
 // logits fp32 / bf16, 2-D, bf16 when the weights are bf16.

@@ -16,17 +16,6 @@ using core::DType;
 
 namespace {
 
-constexpr int64_t kHeadChoices[] = {8, 16, 32, 64};
-constexpr int64_t kFp8HeadDims[] = {32, 64, 128};
-constexpr int64_t kFp4HeadDims[] = {64, 128};
-
-template <size_t N>
-bool one_of(int64_t v, const int64_t (&set)[N]) {
-  for (int64_t x : set)
-    if (x == v) return true;
-  return false;
-}
-
 void require_contiguous(const TensorView& t, const char* arg) {
   DGA_REQUIRE(t.is_contiguous(), kValue, arg, "must be contiguous, got strides ", t.strides_str());
 }
@@ -62,9 +51,7 @@ MqaShape validate_operands(const MqaCall& m) {
                     .skv = m.kv.shape[0],
                     .fp4 = fp4,
                     .npu = npu};
-  DGA_REQUIRE(one_of(sh.heads, kHeadChoices), kValue, "q", "heads must be 8, 16, 32 or 64, got ", sh.heads);
-  DGA_REQUIRE(fp4 ? one_of(sh.dim, kFp4HeadDims) : one_of(sh.dim, kFp8HeadDims), kValue, "q", "head_dim ", sh.dim,
-              " is not supported in ", fp4 ? "FP4 mode (64, 128)" : "FP8 mode (32, 64, 128)");
+  api::require_mqa_heads(sh.heads, sh.dim, fp4);
   DGA_REQUIRE(m.kv.shape[1] * per == sh.dim, kValue, "kv", "expected head_dim ", sh.dim, ", got shape ",
               m.kv.shape_str());
   return sh;

@@ -55,6 +55,7 @@ PagedShape validate_query(const PagedCall& m) {
                 .fp4 = fp4,
                 .npu = npu};
   DGA_REQUIRE(sh.next_n >= 1, kValue, "q", "next_n must be at least 1");
+  api::require_mqa_heads(sh.heads, sh.dim, fp4);
   if (fp4) {
     api::require_dtype(*m.sfq, "sfq", {DType::kInt32});
     api::require_shape(*m.sfq, "sfq", {sh.batch, sh.next_n, sh.heads});
