@@ -393,7 +393,7 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const bool fp4 = m.sfq != nullptr;
   const int64_t batch = m.q->size(0), next_n = m.q->size(1), heads = m.q->size(2), dim = m.q->size(3) * (fp4 ? 2 : 1);
   const int64_t block_kv = m.kv_cache->size(1), width = m.acc->size(1), row_bytes = m.q->size(3);
-  const heuristics::GemmConfig cfg = heuristics::npu_paged_mqa_config(heads, block_kv, dim);
+  const heuristics::GemmConfig cfg = heuristics::npu_paged_mqa_config(heads, next_n, block_kv, dim);
   // Request 0's query rows and block 0's KV rows; a block's row scales follow its rows.
   const auto* block0 = static_cast<const uint8_t*>(m.kv_cache->ptr());
   const MqaOperands o = mqa_operands(*m.q, next_n * heads, *m.kv_cache, block_kv, dim, fp4 ? m.sfq->ptr() : nullptr,

@@ -40,8 +40,10 @@ GemmConfig npu_mqa_config(int64_t heads, int64_t dim) {
   return one_k_block(layout::align_up(heads, layout::kFractalRows), kNpuMqaBlockN, dim, kernel::kMqaL1Stages);
 }
 
-GemmConfig npu_paged_mqa_config(int64_t heads, int64_t block_kv, int64_t dim) {
-  return one_k_block(layout::align_up(heads, layout::kFractalRows), block_kv, dim, kernel::kPagedMqaL1Stages);
+GemmConfig npu_paged_mqa_config(int64_t heads, int64_t next_n, int64_t block_kv, int64_t dim) {
+  const int64_t queries = layout::imax(1, layout::imin(next_n, kNpuPagedMqaMaxRows / heads));
+  return one_k_block(layout::align_up(queries * heads, layout::kFractalRows), block_kv, dim,
+                     kernel::kPagedMqaL1Stages);
 }
 
 }  // namespace deepgemm_ascend::heuristics

@@ -30,7 +30,11 @@ inline constexpr int64_t kNpuMqaBlockN = 256;
 // NPU dense kernel: one query's heads per tile (two queries for 8 heads: the cube's 16-row fractal),
 // kNpuMqaBlockN KV rows, K = head_dim in one block so that every tile's scores reach the vector cores once.
 GemmConfig npu_mqa_config(int64_t heads, int64_t dim);
-// NPU paged kernel: one query's heads per tile, one cache page (block_kv rows) per tile column block.
-GemmConfig npu_paged_mqa_config(int64_t heads, int64_t block_kv, int64_t dim);
+// NPU paged kernel: rows per tile at most this many (as many of a request's next_n queries as fit).
+inline constexpr int64_t kNpuPagedMqaMaxRows = 128;
+// NPU paged kernel: the heads of as many of a request's next_n queries as kNpuPagedMqaMaxRows holds (at
+// least one) per tile, so that a page's KV rows are loaded once for them; one cache page (block_kv rows)
+// per tile column block.
+GemmConfig npu_paged_mqa_config(int64_t heads, int64_t next_n, int64_t block_kv, int64_t dim);
 
 }  // namespace deepgemm_ascend::heuristics
