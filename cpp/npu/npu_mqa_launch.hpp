@@ -30,11 +30,12 @@ __aicore__ inline GmRows gm_ints(uint64_t addr) {
   return r;
 }
 
-// One problem per query over its KV rows [ks, ke) (kernel/compressed_mqa_problems.hpp), so that no tile
-// lies outside every query's range: compressed mode, query i's logits row starting at column 0 with its
-// first KV row; normal mode (`normal`), each KV row at its own column (the columns outside [ks, ke) were
-// set to -inf before the launch). col0 is the first KV row, so the vector cores' [ks, ke) test holds for
-// every column they compute; ks / ke are read at their own addresses.
+// One problem per query (compressed mode) or per tile of queries (normal mode) over the KV rows of their
+// ranges [ks, ke) (kernel/compressed_mqa_problems.hpp), so that no tile lies outside every range of its
+// queries: compressed mode, query i's logits row starting at column 0 with its first KV row; normal mode
+// (`normal`), each KV row at its own column (the columns outside [ks, ke) were set to -inf before the
+// launch). col0 is the problem's first KV row, so the vector cores' [ks, ke) test holds for every column
+// they compute; ks / ke are read at their own addresses, from the problem's first query on.
 struct CompressedMqaProblems {
   kernel::CompressedMqaProblems<GmRows> src;
   const DgaMqaParams* p;
@@ -42,11 +43,11 @@ struct CompressedMqaProblems {
   __aicore__ inline int64_t count() const { return src.count(); }
   __aicore__ inline kernel::GemmProblem get(int64_t i) const { return src.get(i); }
   __aicore__ inline MqaSegment segment(int64_t i, const kernel::GemmProblem&) const {
-    const int64_t start = src.range(i).start;
+    const int64_t q0 = src.first(i), start = src.range(i).start;
     const uint64_t f32 = sizeof(float), i32 = sizeof(int32_t);
-    return {p->weights + uint64_t(i * p->w_stride) * f32, p->ks + uint64_t(i) * i32, p->ke + uint64_t(i) * i32,
+    return {p->weights + uint64_t(q0 * p->w_stride) * f32, p->ks + uint64_t(q0) * i32, p->ke + uint64_t(q0) * i32,
             p->kv_scale != 0 ? p->kv_scale + uint64_t(start) * f32 : 0,
-            p->logits + uint64_t(i * p->logits_stride + (normal ? start : 0)) * f32, start};
+            p->logits + uint64_t(q0 * p->logits_stride + (normal ? start : 0)) * f32, start};
   }
 };
 
@@ -105,16 +106,16 @@ __aicore__ inline kernel::GemmProblem handed_problem(const DgaGemmParams& g) {
   return problem;
 }
 
-// Normal mode: one problem per query over its range, as compressed mode (the tiles outside every query's
-// range are not computed), when a query's heads fill its tiles' rows; otherwise (fewer heads than a tile's
-// rows, several queries per tile), or without ks, one problem, whose tiles set -inf outside the ranges.
+// Normal mode: one problem per tile of queries (block_m / heads of them) over the union of their ranges, as
+// compressed mode's one per query (the tiles outside every range are not computed); without ks, or with a
+// tile that does not hold whole queries, one problem, whose tiles set -inf outside the ranges.
 template <class Elem>
 __aicore__ inline void run_mqa_logits(const DgaMqaParams& p) {
   const kernel::GemmProblem g = handed_problem<Elem>(p.gemm);
-  if (p.compressed == 0 && (p.ks == 0 || p.gemm.block_m != p.heads)) return run_mqa<Elem>(p, DenseMqaProblems{g, &p});
   const bool normal = p.compressed == 0;
-  const kernel::CompressedMqaProblems<GmRows> src{g.a, g.b, p.heads, normal ? g.b.rows : p.compressed,
-                                                  gm_ints(p.ks), gm_ints(p.ke), g.scaling};
+  if (normal && (p.ks == 0 || p.gemm.block_m % p.heads != 0)) return run_mqa<Elem>(p, DenseMqaProblems{g, &p});
+  const kernel::CompressedMqaProblems<GmRows> src{g.a,          g.b,           p.heads,   normal ? g.b.rows : p.compressed,
+                                                  gm_ints(p.ks), gm_ints(p.ke), g.scaling, normal ? p.gemm.block_m / p.heads : 1};
   run_mqa<Elem>(p, CompressedMqaProblems{src, &p, normal});
 }
 

@@ -138,10 +138,11 @@ struct MqaVecTarget {
     static constexpr uint32_t kUbBlock = 32;
 
    public:
-    // The promotion slots first: the cube's Fixpipe writes them at the UB's start. A stage holds the scales
-    // (one fp32 per column) and then the weights, each query's run 32 B aligned (at most one block a row).
+    // The promotion slots first (no accumulator: the sums stay in registers): the cube's Fixpipe writes them
+    // at the UB's start. A stage holds the scales (one fp32 per column) and then the weights, each query's
+    // run 32 B aligned (at most one block a row).
     __aicore__ inline MqaEpilogue(Ctx& ctx, int64_t block_m, int64_t block_n, const DgaMqaParams& p)
-        : ctx_(ctx), p_(p), ub_(block_m, block_n), slots_(ctx.alloc(Pos::kUB, ub_.bytes())), rx_(ub_),
+        : ctx_(ctx), p_(p), ub_(block_m, block_n), slots_(ctx.alloc(Pos::kUB, ub_.slots_bytes())), rx_(ub_),
           row_bytes_(align_block(uint32_t(block_n) * uint32_t(sizeof(float)))),
           in_(ctx, {{Pos::kUB, row_bytes_ + ub_.rows * kUbBlock}}, "mqa kv scales and weights"),
           out_(ctx, {{Pos::kUB, row_bytes_}}, "mqa logits") {}

@@ -34,6 +34,7 @@ struct PromotionUb {
       : rows(uint32_t(arch::vector_split_rows(block_m))), row_values(align16(uint32_t(block_n))), slots(slots_) {}
   __aicore__ inline uint32_t slot_bytes() const { return rows * row_values * uint32_t(sizeof(float)); }
   __aicore__ inline uint32_t slot(int s) const { return uint32_t(s) * slot_bytes(); }
+  __aicore__ inline uint32_t slots_bytes() const { return slot(slots); }  // the slots alone (no acc, no out)
   __aicore__ inline uint32_t acc() const { return uint32_t(slots) * slot_bytes(); }
   __aicore__ inline uint32_t out() const { return acc() + slot_bytes(); }
   __aicore__ inline uint32_t bytes() const { return out() + slot_bytes() / 2; }

@@ -362,7 +362,8 @@ MqaOperands mqa_operands(const core::TensorView& q, int64_t q_rows, const core::
 void npu_mqa_logits(const NpuMqa& m) {
   const NpuDevice dev(*m.logits, "logits");
   const int64_t s = m.q->size(0), heads = m.q->size(1), dim = m.q->size(2) * (m.sfq ? 2 : 1), skv = m.kv->size(0);
-  const heuristics::GemmConfig cfg = heuristics::npu_mqa_config(heads, dim);
+  // Compressed mode: one query per tile (each query's logits start at its own first KV row).
+  const heuristics::GemmConfig cfg = heuristics::npu_mqa_config(heads, dim, m.compressed > 0 ? 1 : s);
   const int64_t block_m = cfg.tiling.block_m, block_n = cfg.tiling.block_n;
   const bool fp4 = m.sfq != nullptr;
   const MqaOperands o = mqa_operands(*m.q, s * heads, *m.kv, skv, dim, fp4 ? m.sfq->ptr() : nullptr,

@@ -36,12 +36,14 @@ GemmConfig select_mqa_config(const MqaDesc& d, const ArchLimits& arch) {
   return select_gemm_config(mqa_gemm_desc(d), arch);
 }
 
-GemmConfig npu_mqa_config(int64_t heads, int64_t dim) {
-  return one_k_block(layout::align_up(heads, layout::kFractalRows), kNpuMqaBlockN, dim, kernel::kMqaL1Stages);
+GemmConfig npu_mqa_config(int64_t heads, int64_t dim, int64_t queries) {
+  const int64_t per_tile = layout::imax(1, layout::imin(queries, kNpuMqaMaxRows / heads));
+  return one_k_block(layout::align_up(per_tile * heads, layout::kFractalRows), kNpuMqaBlockN, dim,
+                     kernel::kMqaL1Stages);
 }
 
 GemmConfig npu_paged_mqa_config(int64_t heads, int64_t next_n, int64_t block_kv, int64_t dim) {
-  const int64_t queries = layout::imax(1, layout::imin(next_n, kNpuPagedMqaMaxRows / heads));
+  const int64_t queries = layout::imax(1, layout::imin(next_n, kNpuMqaMaxRows / heads));
   return one_k_block(layout::align_up(queries * heads, layout::kFractalRows), block_kv, dim,
                      kernel::kPagedMqaL1Stages);
 }

@@ -26,15 +26,15 @@ GemmConfig select_mqa_config(const MqaDesc& d, const ArchLimits& arch);
 
 // NPU: KV columns per tile of the dense kernel.
 inline constexpr int64_t kNpuMqaBlockN = 256;
+// NPU: (query, head) rows per tile at most this many (whole queries; one query at least).
+inline constexpr int64_t kNpuMqaMaxRows = 128;
 
-// NPU dense kernel: one query's heads per tile (two queries for 8 heads: the cube's 16-row fractal),
-// kNpuMqaBlockN KV rows, K = head_dim in one block so that every tile's scores reach the vector cores once.
-GemmConfig npu_mqa_config(int64_t heads, int64_t dim);
-// NPU paged kernel: rows per tile at most this many (as many of a request's next_n queries as fit).
-inline constexpr int64_t kNpuPagedMqaMaxRows = 128;
-// NPU paged kernel: the heads of as many of a request's next_n queries as kNpuPagedMqaMaxRows holds (at
-// least one) per tile, so that a page's KV rows are loaded once for them; one cache page (block_kv rows)
-// per tile column block.
+// NPU dense kernel: the heads of up to `queries` queries per tile (as many as kNpuMqaMaxRows holds; the
+// rows padded to the cube's 16-row fractal), so that each KV tile is loaded once for them; kNpuMqaBlockN
+// KV rows, K = head_dim in one block so that every tile's scores reach the vector cores once.
+GemmConfig npu_mqa_config(int64_t heads, int64_t dim, int64_t queries);
+// NPU paged kernel: the heads of as many of a request's next_n queries as kNpuMqaMaxRows holds per tile,
+// so that a page's KV rows are loaded once for them; one cache page (block_kv rows) per tile column block.
 GemmConfig npu_paged_mqa_config(int64_t heads, int64_t next_n, int64_t block_kv, int64_t dim);
 
 }  // namespace deepgemm_ascend::heuristics
