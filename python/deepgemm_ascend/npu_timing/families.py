@@ -39,12 +39,39 @@ def _randn(*shape, dtype=torch.bfloat16, seed=0):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
 
 
+# Where the operands lie matters to the model (a Fixpipe row that is not 512 B aligned takes several GM write
+# requests). On the 950, torch_npu's caching allocator hands out blocks of multiples of 512 B with no pad
+# (Ascend/pytorch, NPUCachingAllocator.cpp: kMinBlockSize, AddPadSize 0 on Ascend910_95) inside segments
+# whose base is assumed at least 512 B aligned (aclrtMalloc documents 64 B); CPU tensors start 64 B aligned.
+# The kernels' own workspace is carved 512 B aligned on the model too (NpuDevice::workspace).
+NPU_ALIGN = 512
+
+
+def _placed_one(t):
+    if isinstance(t, (tuple, list)):
+        return type(t)(_placed_one(x) for x in t)
+    if not isinstance(t, torch.Tensor):
+        return t
+    src = torch.empty(0, dtype=torch.uint8).set_(t.untyped_storage())
+    raw = torch.empty(src.numel() + NPU_ALIGN, dtype=torch.uint8)
+    off = (-raw.data_ptr()) % NPU_ALIGN
+    raw[off:off + src.numel()].copy_(src)
+    # as_strided's storage offset counts from the start of raw's storage
+    return raw[off:].view(t.dtype).as_strided(t.shape, t.stride(), off // t.element_size() + t.storage_offset())
+
+
+def _placed(*objs):
+    """Copies of the tensors in `objs` (tensors, or tuples / lists of them) at NPU_ALIGN-aligned addresses,
+    strides and storage offsets kept."""
+    return tuple(_placed_one(o) for o in objs)
+
+
 # ---- dense GEMMs -------------------------------------------------------------------------------------
 def _bf16(shape: Shape):
     from ..gemm import bf16_gemm_nt
 
     m, n, k = shape
-    a, b, d = _randn(m, k), _randn(n, k, seed=1), torch.empty(m, n, dtype=torch.bfloat16)
+    a, b, d = _placed(_randn(m, k), _randn(n, k, seed=1), torch.empty(m, n, dtype=torch.bfloat16))
     return (lambda: bf16_gemm_nt(a, b, d)), Work(2.0 * m * n * k, "bf16", 2.0 * (m * k + n * k + m * n))
 
 
@@ -79,11 +106,11 @@ def _fp8(recipe):
         side_a, side_b, ue8m0 = RECIPES[recipe] if isinstance(recipe, str) else recipe
         qa = Operand(_randn(m, k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
         qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
-        d = torch.empty(m, n, dtype=torch.bfloat16)
+        a, b, d = _placed(qa.stored, qb.stored, torch.empty(m, n, dtype=torch.bfloat16))
         cube = "fp4" if side_a[0] == side_b[0] == "fp4" else "fp8"  # FP8 x FP4 widens its FP4 side to fp8
         work = Work(2.0 * m * n * k, cube, _operand_bytes(m, k, side_a) + _operand_bytes(n, k, side_b) + 2.0 * m * n,
                     _promotion_bytes(m, n, k, side_a))
-        return (lambda: fp8_fp4_gemm_nt(qa.stored, qb.stored, d, recipe_a=side_a[1:], recipe_b=side_b[1:])), work
+        return (lambda: fp8_fp4_gemm_nt(a, b, d, recipe_a=side_a[1:], recipe_b=side_b[1:])), work
     return build
 
 
@@ -125,7 +152,7 @@ def _contiguous(shape: Shape):
     ids = _group_ids(loads)
     a = per_token_cast_to_fp8(_randn(ids.numel(), k, dtype=torch.float32), False)
     b = _expert_weights(LOCAL_EXPERTS, n, k)
-    d = torch.empty(ids.numel(), n, dtype=torch.bfloat16)
+    a, b, d, ids = _placed(a, b, torch.empty(ids.numel(), n, dtype=torch.bfloat16), ids)
     return (lambda: m_grouped_fp8_gemm_nt_contiguous(a, b, d, ids)), _grouped_work(loads, n, k, BLOCK_A, BLOCK_B)
 
 
@@ -137,17 +164,17 @@ def _equal_groups(recipe: str):
 
         groups, per_group, n, k = shape
         ids = _group_ids([per_group] * groups)
-        d = torch.empty(ids.numel(), n, dtype=torch.bfloat16)
+        ids, d = _placed(ids, torch.empty(ids.numel(), n, dtype=torch.bfloat16))
         if recipe == "bf16":
-            a, b = _randn(ids.numel(), k), _randn(n, k, seed=1).unsqueeze(0).repeat(groups, 1, 1)
+            a, b = _placed(_randn(ids.numel(), k), _randn(n, k, seed=1).unsqueeze(0).repeat(groups, 1, 1))
             rows = groups * per_group
             work = Work(2.0 * rows * n * k, "bf16", 2.0 * (rows * k + groups * n * k + rows * n))
             return (lambda: m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids)), work
         side_a, side_b, ue8m0 = RECIPES[recipe]
         qa = Operand(_randn(ids.numel(), k, dtype=torch.float32), side_a, ue8m0, False, "cpu")
         qb = Operand(_randn(n, k, dtype=torch.float32, seed=1), side_b, ue8m0, False, "cpu")
-        b = tuple(t.unsqueeze(0).repeat(groups, *([1] * t.dim())) for t in qb.stored)
-        return (lambda: m_grouped_fp8_fp4_gemm_nt_contiguous(qa.stored, b, d, ids, recipe_a=side_a[1:],
+        a, b = _placed(qa.stored, tuple(t.unsqueeze(0).repeat(groups, *([1] * t.dim())) for t in qb.stored))
+        return (lambda: m_grouped_fp8_fp4_gemm_nt_contiguous(a, b, d, ids, recipe_a=side_a[1:],
                                                              recipe_b=side_b[1:])), \
             _grouped_work([per_group] * groups, n, k, side_a, side_b)
     return build
@@ -165,7 +192,7 @@ def _masked(shape: Shape):
     qa, sa = per_token_cast_to_fp8(_randn(groups * m_max, k, dtype=torch.float32), False)
     a = (qa.view(groups, m_max, k), sa.view(groups, m_max, -1))
     b = _expert_weights(groups, n, k)
-    d = torch.empty(groups, m_max, n, dtype=torch.bfloat16)
+    a, b, d, masked = _placed(a, b, torch.empty(groups, m_max, n, dtype=torch.bfloat16), masked)
     return (lambda: m_grouped_fp8_gemm_nt_masked(a, b, d, masked, expected_m)), \
         _grouped_work(masked.tolist(), n, k, BLOCK_A, BLOCK_B)
 
@@ -179,7 +206,7 @@ def _k_grouped(shape: Shape):
     ks = [_align(s, get_mk_alignment_for_contiguous_layout()) for s in loads]
     a, b = _randn(sum(ks), m), _randn(sum(ks), n, seed=1)
     c, d = torch.zeros(KG_GROUPS, m, n), torch.empty(KG_GROUPS, m, n)
-    ks_t = torch.tensor(ks, dtype=torch.int32)
+    a, b, c, d, ks_t = _placed(a, b, c, d, torch.tensor(ks, dtype=torch.int32))
     work = Work(2.0 * rows * m * n, "bf16", 2.0 * rows * (m + n) + 8.0 * KG_GROUPS * m * n)  # C read, D written
     return (lambda: k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_t, c=c)), work
 
@@ -199,6 +226,7 @@ def _mqa(shape: Shape):
     ks = torch.zeros(s, dtype=torch.int32)  # causal ranges, as bench/mqa.py
     ke = (torch.arange(s, dtype=torch.int32) + max(skv - s, 0) + 1).clamp(max=skv).to(torch.int32)
     cost = int((ke - ks).sum())
+    q, kv, w, ks, ke = _placed(q, kv, w, ks, ke)
     # Logits: every [S, SKV] value written; the vector cores pass each head's score of a live pair once.
     work = Work(2.0 * cost * h * HEAD_DIM, "fp8", s * h * (HEAD_DIM + 4) + skv * (HEAD_DIM + 4) + 4.0 * s * skv,
                 4.0 * cost * h)
@@ -223,6 +251,7 @@ def _paged_mqa(shape: Shape):
     q = _randn(batch, PAGED_NEXT_N, h, HEAD_DIM, dtype=torch.float8_e4m3fn)
     w = _randn(batch * PAGED_NEXT_N, h, dtype=torch.float32, seed=1)
     meta = get_paged_mqa_logits_metadata(lens, PAGED_BLOCK_KV, get_num_ai_cores())
+    q, cache, w, lens, table, meta = _placed(q, cache, w, lens, table, meta)
     rows = batch * PAGED_NEXT_N  # query rows; each reads its sequence's blocks
     work = Work(2.0 * rows * h * HEAD_DIM * ctx, "fp8",
                 batch * pages * PAGED_BLOCK_KV * (HEAD_DIM + 4) + rows * h * (HEAD_DIM + 4) + 4.0 * rows * ctx,
@@ -235,7 +264,7 @@ def _hc(shape: Shape):
 
     m, n, k = shape
     a, b = _randn(m, k), _randn(n, k, dtype=torch.float32, seed=1)
-    d, sq = torch.empty(m, n), torch.empty(m)
+    a, b, d, sq = _placed(a, b, torch.empty(m, n), torch.empty(m))
     # TF32-exact on the BF16 cube: B as a high and a low BF16 part, two products; the squares of A on the
     # vector cores (one fp32 pass).
     work = Work(2 * 2.0 * m * n * k, "bf16", 2.0 * m * k + 4.0 * n * k + 4.0 * m * (n + 1), 4.0 * m * k)
@@ -272,7 +301,7 @@ def _mega_moe(shape: Shape):
     inp = tm.make_rank_inputs(tokens, hidden, MEGA_EXPERTS, MEGA_TOPK, 0)
     buf = get_symm_buffer_for_mega_moe(None, MEGA_EXPERTS, tokens, MEGA_TOPK, hidden, inter)
     tm.fill_buffer(buf, inp)
-    y = torch.empty(tokens, hidden, dtype=torch.bfloat16)
+    y, l1, l2 = _placed(torch.empty(tokens, hidden, dtype=torch.bfloat16), l1, l2)
     pairs = int((inp.topk_idx >= 0).sum())
     used = int(torch.unique(inp.topk_idx[inp.topk_idx >= 0]).numel())
     weights = used * 3 * hidden * inter * (0.5 + 1 / 32)  # FP4 codes and UE8M0 scales per 32, L1 (2x) and L2
