@@ -139,6 +139,19 @@ TEST(NpuModelTiming, CoresShareHbmBandwidth) {
   EXPECT_NEAR(mem.transfer(0, b, 0, 100), 512, 1e-9);
 }
 
+TEST(NpuModelTiming, AMissFillsItsWholeLineFromHbm) {
+  const TimingConstants k = constants();
+  nm::MemoryTiming mem(k);
+  const Gm gm(1 << 16);
+  // 192 B from 64 B into a line: two lines missed, HBM moves both (256 B) for the request's 192.
+  mem.transfer(0, nm::GmSpan{.p = gm.at(64), .row_bytes = 192}, 0, 100);
+  EXPECT_EQ(mem.stats().hbm_read, 256u);
+  // The first line's other 64 B are in the L2 now: a hit, nothing more from HBM.
+  mem.transfer(10, nm::GmSpan{.p = gm.at(0), .row_bytes = 64}, 0, 100);
+  EXPECT_EQ(mem.stats().hbm_read, 256u);
+  EXPECT_EQ(mem.stats().l2_hit, 64u);
+}
+
 TEST(NpuModelTiming, UnalignedRowsCountWholeGranules) {
   const TimingConstants k = constants();
   nm::MemoryTiming mem(k);

@@ -123,13 +123,16 @@ void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, double t, uin
       c.writes += part;
     } else {
       (in_l2 ? c.hits : c.misses) += part;
+      if (!in_l2) c.fetched += double(line);  // the L2 fills the whole line from HBM
     }
     touch(l, it->second, write);
   }
 }
 
-// Reads: hits from the L2, misses from HBM, each at its share of the core's rate. Writes: into the L2 at the
-// core's rate (their lines' write-back is allocate()'s).
+// Reads: hits from the L2, misses from HBM, each at its share of the core's rate; a miss takes HBM its
+// whole line (a request that covers part of a line, as rows not aligned to lines do, still fills all of it,
+// and a later request for the rest hits), at the rate that delivers the core's part at its share. Writes:
+// into the L2 at the core's rate (their lines' write-back is allocate()'s).
 double MemoryTiming::finish(double t, const Count& c, double rate) {
   if (c.writes > 0) {
     stats_.l2_write += uint64_t(c.writes);
@@ -137,8 +140,8 @@ double MemoryTiming::finish(double t, const Count& c, double rate) {
   }
   const double total = c.hits + c.misses;
   if (total == 0) return t;
-  stats_.hbm_read += uint64_t(c.misses), stats_.l2_hit += uint64_t(c.hits);
-  const double end_hbm = c.misses > 0 ? hbm_.serve(t, c.misses, rate * c.misses / total) : t;
+  stats_.hbm_read += uint64_t(c.fetched), stats_.l2_hit += uint64_t(c.hits);
+  const double end_hbm = c.misses > 0 ? hbm_.serve(t, c.fetched, rate * c.misses / total * c.fetched / c.misses) : t;
   const double end_l2 = c.hits > 0 ? l2_.serve(t, c.hits, rate * c.hits / total) : t;
   return std::max(end_hbm, end_l2);
 }

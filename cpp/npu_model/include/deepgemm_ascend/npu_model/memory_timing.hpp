@@ -77,6 +77,7 @@ class MemoryTiming {
 
   struct Count {
     double hits = 0, misses = 0, writes = 0;
+    double fetched = 0;  // HBM bytes of the read misses: whole lines
   };
   struct Line {
     double last = 0;     // the cycle it was last touched
