@@ -200,11 +200,11 @@ TEST(NpuModelTiming, AReadLatencyDelaysCompletionNotThePipe) {
   nm::MemoryTiming mem(k);
   nm::CoreTiming core(k, &mem);
   const Gm gm(1 << 16);
-  const nm::GmSpan span{.p = gm.at(0), .row_bytes = 1600};
+  const nm::GmSpan span{.p = gm.at(0), .row_bytes = 3200};  // 25 whole lines
   core.instruction(kMte2, "copy", {.gm = &span});
-  core.instruction(kMte2, "copy", {.gm = &span});  // in flight behind the first (16 cycles each)
-  EXPECT_DOUBLE_EQ(core.set_time(kMte2), 532);
-  EXPECT_DOUBLE_EQ(core.end(), 532);
+  core.instruction(kMte2, "copy", {.gm = &span});  // in flight behind the first (32 cycles each)
+  EXPECT_DOUBLE_EQ(core.set_time(kMte2), 564);
+  EXPECT_DOUBLE_EQ(core.end(), 564);
 }
 
 }  // namespace npu_model_timing_test
