@@ -16,10 +16,12 @@
 
 #include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/dtype.hpp"
+#include "deepgemm_ascend/heuristics/mqa_tiling.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "deepgemm_ascend/runtime/npu_model.hpp"
 
 namespace core = deepgemm_ascend::core;
+namespace heuristics = deepgemm_ascend::heuristics;
 namespace runtime = deepgemm_ascend::runtime;
 
 namespace {
@@ -105,7 +107,8 @@ int64_t run_paged_mqa(const PagedCase& c) {
   g.a = {.addr = addr(q.data()), .rows = c.next_n * c.heads, .cols = c.dim, .row_stride = c.dim, .col_stride = 1};
   g.b = {.addr = addr(cache.data()), .rows = c.block_kv, .cols = c.dim, .row_stride = c.dim, .col_stride = 1};
   g.d_dtype = int32_t(core::DType::kFP32);
-  g.block_m = (c.heads + 15) / 16 * 16, g.block_n = c.block_kv, g.block_k = c.dim, g.l0_k = c.l0_k ? c.l0_k : c.dim;
+  g.block_m = heuristics::npu_paged_mqa_config(c.heads, c.next_n, c.block_kv, c.dim).tiling.block_m;  // the product's
+  g.block_n = c.block_kv, g.block_k = c.dim, g.l0_k = c.l0_k ? c.l0_k : c.dim;
   if (c.fp4) {  // int16 pairs of K-adjacent scales, K-major: pair p of row r at r * 4 + p * 2 bytes
     g.sfa = {.addr = addr(sfq.data()), .mn_stride = 4, .k_stride = 2, .gran_mn = 1, .fp32 = 0};
     g.sfb = {.addr = addr(cache.data() + c.block_kv * row_bytes), .mn_stride = 4, .k_stride = 2, .gran_mn = 1,
@@ -163,7 +166,7 @@ TEST(NpuKernelsOnModel, PagedFp8MqaLogitsMatchTheReference) {
   EXPECT_EQ(run_paged_mqa({.batch = 3, .next_n = 2, .heads = 16, .dim = 64, .block_kv = 32, .width = 150,
                            .cores = 2}), 0) << "next_n 2, block_kv 32, a partial last page";
   EXPECT_EQ(run_paged_mqa({.batch = 4, .next_n = 1, .heads = 8, .dim = 32, .block_kv = 64, .width = 200,
-                           .cores = 3}), 0) << "8 heads (two queries per tile row block), block_kv 64";
+                           .cores = 3}), 0) << "8 heads (one query in a 16-row tile), block_kv 64";
   EXPECT_EQ(run_paged_mqa({.batch = 2, .next_n = 1, .heads = 64, .dim = 128, .block_kv = 64, .width = 128,
                            .cores = 1}), 0) << "64 heads, head_dim 128, one core";
 }
