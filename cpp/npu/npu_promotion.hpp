@@ -24,9 +24,9 @@ constexpr uint16_t kPromotionFree[kMaxPromotionSlots] = {4, 5, 6, 7};
 constexpr int kGemmPromotionSlots = 4;
 
 // The UB of a vector core during a promoted GEMM with block_m x block_n tiles: `slots` product slots, the
-// fp32 accumulator and the bf16 output rows; each holds the vector core's half of the tile's rows, rows
-// of a multiple of 16 values (32 B aligned in fp32 and in bf16). The same offsets on the cube (Fixpipe
-// destination) and the vector cores.
+// fp32 accumulator and the bf16 output rows (the MQA epilogue takes the slots alone, slots_bytes()); each
+// holds the vector core's half of the tile's rows, rows of a multiple of 16 values (32 B aligned in fp32 and
+// in bf16). The same slot offsets on the cube (Fixpipe destination) and the vector cores.
 struct PromotionUb {
   uint32_t rows = 0, row_values = 0;
   int slots = 2;

@@ -1,9 +1,14 @@
 #include "deepgemm_ascend/heuristics/mqa_tiling.hpp"
 
+#include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 
 namespace deepgemm_ascend::heuristics {
+
+// The NPU MQA kernels keep two fp32 output tiles in L0C (the next tile's Mmad beside this one's Fixpipe).
+static_assert(2 * kNpuMqaMaxRows * kNpuMqaBlockN * int64_t(sizeof(float)) <= arch::Ascend950::kL0CBytes,
+              "two of the largest MQA tiles must fit the 950's L0C");
 
 namespace {
 

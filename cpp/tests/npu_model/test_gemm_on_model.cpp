@@ -222,9 +222,9 @@ int64_t run_hc_vector(int64_t m, int64_t n, int64_t k, int64_t splits, int cores
 // FP8 MQA logits (mqa_logits.asc, a mix kernel) on `cores` groups against a double reference: logits (fp32,
 // zeroed, row stride skv + 8) = kv_scale[j] * sum_h relu(q . kv) * w inside [ks, ke), -inf outside.
 // Compressed (width > 0): logits [s, width] (row stride width + 8), row i's range at columns [0, ke - ks)
-// and every other column still 0. Tiles of `queries` queries' rows (padded to 16).
+// and every other column still 0. Tiles of `queries` queries' rows (padded to 16) x block_n KV rows.
 int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores, int64_t width = 0,
-                int64_t queries = 1) {
+                int64_t queries = 1, int64_t block_n = 128) {
   std::mt19937 rng(uint32_t(s + heads + dim + skv + width + queries));
   std::normal_distribution<float> nd;
   std::uniform_int_distribution<int64_t> pos(0, skv);
@@ -247,7 +247,7 @@ int64_t run_mqa(int64_t s, int64_t heads, int64_t dim, int64_t skv, int cores, i
   p.gemm.a = {.addr = addr(q.data()), .rows = s * heads, .cols = dim, .row_stride = dim, .col_stride = 1};
   p.gemm.b = {.addr = addr(kv.data()), .rows = skv, .cols = dim, .row_stride = dim, .col_stride = 1};
   p.gemm.d_dtype = int32_t(core::DType::kFP32);
-  p.gemm.block_m = (queries * heads + 15) / 16 * 16, p.gemm.block_n = 128, p.gemm.block_k = dim, p.gemm.l0_k = dim;
+  p.gemm.block_m = (queries * heads + 15) / 16 * 16, p.gemm.block_n = block_n, p.gemm.block_k = dim, p.gemm.l0_k = dim;
   p.gemm.swizzle_band = 1, p.gemm.swizzle_along_m = 1;
   p.weights = addr(w.data()), p.ks = addr(ks.data()), p.ke = addr(ke.data()), p.kv_scale = addr(scale.data());
   p.logits = addr(logits.data()), p.w_stride = heads, p.logits_stride = stride, p.heads = heads;
@@ -332,6 +332,8 @@ TEST(NpuKernelsOnModel, Fp8MqaLogitsMatchTheReference) {
   EXPECT_EQ(run_mqa(7, 32, 64, 300, 2, 0, 4), 0) << "32 heads, four queries per tile, the last tile three";
   EXPECT_EQ(run_mqa(5, 16, 64, 300, 2, 0, 3), 0) << "three queries per tile: the vector cores split the second";
   EXPECT_EQ(run_mqa(3, 64, 128, 260, 2, 0, 2), 0) << "64 heads, two queries per tile: one each vector core";
+  EXPECT_EQ(run_mqa(3, 64, 128, 600, 2, 0, 2, 256), 0) << "the product's 128 x 256 tiles (L0C full)";
+  EXPECT_EQ(run_mqa(3, 24, 64, 300, 2), 0) << "24 heads in 32-row tiles: one problem over all of q x kv";
 }
 
 TEST(NpuKernelsOnModel, CompressedFp8MqaLogitsMatchTheReference) {
