@@ -42,8 +42,8 @@ struct CompressedMqaProblems {
   bool normal = false;
   __aicore__ inline int64_t count() const { return src.count(); }
   __aicore__ inline kernel::GemmProblem get(int64_t i) const { return src.get(i); }
-  __aicore__ inline MqaSegment segment(int64_t i, const kernel::GemmProblem&) const {
-    const int64_t q0 = src.first(i), start = src.range(i).start;
+  __aicore__ inline MqaSegment segment(int64_t i, const kernel::GemmProblem& pr) const {
+    const int64_t q0 = src.first(i), start = src.start(pr);
     const uint64_t f32 = sizeof(float), i32 = sizeof(int32_t);
     return {p->weights + uint64_t(q0 * p->w_stride) * f32, p->ks + uint64_t(q0) * i32, p->ke + uint64_t(q0) * i32,
             p->kv_scale != 0 ? p->kv_scale + uint64_t(start) * f32 : 0,

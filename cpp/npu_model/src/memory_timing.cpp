@@ -141,7 +141,7 @@ double MemoryTiming::finish(double t, const Count& c, double rate) {
   const double total = c.hits + c.misses;
   if (total == 0) return t;
   stats_.hbm_read += uint64_t(c.fetched), stats_.l2_hit += uint64_t(c.hits);
-  const double end_hbm = c.misses > 0 ? hbm_.serve(t, c.fetched, rate * c.misses / total * c.fetched / c.misses) : t;
+  const double end_hbm = c.misses > 0 ? hbm_.serve(t, c.fetched, rate * c.fetched / total) : t;
   const double end_l2 = c.hits > 0 ? l2_.serve(t, c.hits, rate * c.hits / total) : t;
   return std::max(end_hbm, end_l2);
 }

@@ -21,6 +21,11 @@ GemmConfig one_k_block(int64_t block_m, int64_t block_n, int64_t dim, int l1_sta
           .swizzle = {.band = 1, .along_m = true}};
 }
 
+// Queries a tile holds: at most `queries`, as many as kNpuMqaMaxRows rows take, one at least.
+int64_t queries_per_tile(int64_t heads, int64_t queries) {
+  return layout::imax(1, layout::imin(queries, kNpuMqaMaxRows / heads));
+}
+
 }  // namespace
 
 GemmDesc mqa_gemm_desc(const MqaDesc& d) {
@@ -42,15 +47,13 @@ GemmConfig select_mqa_config(const MqaDesc& d, const ArchLimits& arch) {
 }
 
 GemmConfig npu_mqa_config(int64_t heads, int64_t dim, int64_t queries) {
-  const int64_t per_tile = layout::imax(1, layout::imin(queries, kNpuMqaMaxRows / heads));
-  return one_k_block(layout::align_up(per_tile * heads, layout::kFractalRows), kNpuMqaBlockN, dim,
-                     kernel::kMqaL1Stages);
+  return one_k_block(layout::align_up(queries_per_tile(heads, queries) * heads, layout::kFractalRows),
+                     kNpuMqaBlockN, dim, kernel::kMqaL1Stages);
 }
 
 GemmConfig npu_paged_mqa_config(int64_t heads, int64_t next_n, int64_t block_kv, int64_t dim) {
-  const int64_t queries = layout::imax(1, layout::imin(next_n, kNpuMqaMaxRows / heads));
-  return one_k_block(layout::align_up(queries * heads, layout::kFractalRows), block_kv, dim,
-                     kernel::kPagedMqaL1Stages);
+  return one_k_block(layout::align_up(queries_per_tile(heads, next_n) * heads, layout::kFractalRows), block_kv,
+                     dim, kernel::kPagedMqaL1Stages);
 }
 
 }  // namespace deepgemm_ascend::heuristics

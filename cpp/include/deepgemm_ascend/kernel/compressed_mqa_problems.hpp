@@ -40,6 +40,9 @@ struct CompressedMqaProblems {
     return hi > lo ? Range{lo, layout::imin(hi - lo, width)} : Range{};
   }
 
+  // The first KV row of a problem get() returned (its range's start, without reading ks / ke again).
+  DGA_HOST_DEVICE int64_t start(const GemmProblem& p) const { return (p.b.origin - kv.origin) / kv.row_stride; }
+
   DGA_HOST_DEVICE GemmProblem get(int64_t i) const {
     const Range r = range(i);
     GemmProblem p{q, kv, {}, scaling};
