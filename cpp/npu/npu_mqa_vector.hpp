@@ -1,4 +1,4 @@
-// The vector-core target of the MQA-logits mix kernel's vector side (kernel/mqa_promotion.hpp): each
+// The vector-core target of the MQA-logits mix kernel's vector side (kernel/mqa_logits.hpp): each
 // tile's (query, head) rows of scores arrive in the UB from the cube (npu_promotion.hpp's slots); per
 // query, the core sums relu(score) * weight over the heads it holds, scales by the KV rows' scales, sets
 // the columns outside [ks, ke) to -inf, and adds the row to the fp32 logits in GM (atomic add: the other
@@ -10,7 +10,8 @@
 
 #include "deepgemm_ascend/arch/ascend950.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
-#include "deepgemm_ascend/kernel/mqa_promotion.hpp"
+#include "deepgemm_ascend/kernel/mqa_logits.hpp"
+#include "deepgemm_ascend/kernel/mqa_segments.hpp"
 #include "deepgemm_ascend/layout/fractal.hpp"
 #include "npu_ctx.hpp"
 #include "npu_promotion.hpp"
@@ -18,14 +19,6 @@
 #include "npu_vreg.hpp"
 
 namespace deepgemm_ascend::tile::npu {
-
-// Where one problem's logits go, in device memory: its first query's weights row and logits element
-// (column col0: the logits column of the problem's KV row 0), the queries' [ks, ke) (int32, one per
-// query; ks 0: every range starts at column 0) in logits columns, and its KV rows' fp32 scales.
-struct MqaSegment {
-  uint64_t weights, ks, ke, kv_scale, logits;
-  int64_t col0;
-};
 
 namespace mqa {
 
@@ -121,11 +114,15 @@ template <class ArchTag = arch::Ascend950>
 struct MqaVecTarget {
   using Arch = ArchTag;
   using Ctx = VecCtx<Arch>;
-  using Job = kernel::MqaJob<MqaSegment>;
+  using Job = kernel::MqaJob<kernel::MqaSegment>;
 
   __aicore__ static inline int64_t group_idx(const Ctx&) { return AscendC::GetBlockIdx() / AscendC::GetSubBlockNum(); }
   __aicore__ static inline int64_t group_num(const Ctx&) { return AscendC::GetBlockNum(); }
   __aicore__ static inline int64_t sub_idx(const Ctx&) { return AscendC::GetSubBlockIdx(); }
+  // The tile's rows this vector core reduces: its half.
+  __aicore__ static inline block::RowRange rows_of(int64_t rows, int64_t sub) {
+    return block::vector_core_rows(rows, sub);
+  }
 
   // Tiles whose inputs are in the UB at once: stage(job) copies a tile's KV scales and its rows' weights in,
   // tile(job) reduces the tile's scores with them once the cube has sent them; the kernel stages up to
@@ -141,23 +138,23 @@ struct MqaVecTarget {
     // The promotion slots first (no accumulator: the sums stay in registers): the cube's Fixpipe writes them
     // at the UB's start. A stage holds the scales (one fp32 per column) and then the weights, each query's
     // run 32 B aligned (at most one block a row).
-    __aicore__ inline MqaEpilogue(Ctx& ctx, int64_t block_m, int64_t block_n, const DgaMqaParams& p)
-        : ctx_(ctx), p_(p), ub_(block_m, block_n), slots_(ctx.alloc(Pos::kUB, ub_.slots_bytes())), rx_(ub_),
-          row_bytes_(align_block(uint32_t(block_n) * uint32_t(sizeof(float)))),
+    template <class Tiling>
+    __aicore__ inline MqaEpilogue(Ctx& ctx, const kernel::GemmArgs&, const Tiling& t, const DgaMqaParams& p)
+        : ctx_(ctx), p_(p), ub_(t.block_m, t.block_n), slots_(ctx.alloc(Pos::kUB, ub_.slots_bytes())), rx_(ub_),
+          row_bytes_(align_block(uint32_t(t.block_n) * uint32_t(sizeof(float)))),
           in_(ctx, {{Pos::kUB, row_bytes_ + ub_.rows * kUbBlock}}, "mqa kv scales and weights"),
           out_(ctx, {{Pos::kUB, row_bytes_}}, "mqa logits") {}
 
-    __aicore__ inline void stage(const Job& job) {
+    // The tile's inputs into the next input stage (the scores come from the cube).
+    __aicore__ inline void stage(const kernel::GemmProblem&, const Job& job) {
       if (job.rows <= 0) return;
       const Tile t = in_.acquire();
       if (job.seg.kv_scale != 0)  // FP8: the KV rows' fp32 scales (FP4: applied by the cube)
         copy_in(t.offset, job.seg.kv_scale + uint64_t(job.n0) * sizeof(float), uint32_t(job.cols));
       uint32_t at = t.offset + row_bytes_;
-      for (int64_t q = job.row0 / p_.heads; q * p_.heads < job.row0 + job.rows; ++q) {
-        const Heads hs = heads_of(q, job);
-        copy_in(at, job.seg.weights + uint64_t(q * p_.w_stride + hs.h0 - q * p_.heads) * sizeof(float),
-                uint32_t(hs.h1 - hs.h0));
-        at += align_block(uint32_t(hs.h1 - hs.h0) * uint32_t(sizeof(float)));
+      for (kernel::MqaQuery x = kernel::mqa_first(job, p_.heads); x.count > 0; x = kernel::mqa_next(job, p_.heads, x)) {
+        copy_in(at, job.seg.weights + uint64_t(x.q * p_.w_stride + x.head) * sizeof(float), uint32_t(x.count));
+        at += align_block(uint32_t(x.count) * uint32_t(sizeof(float)));
       }
       in_.commit();
     }
@@ -167,11 +164,11 @@ struct MqaVecTarget {
       if (job.rows > 0) {
         const Tile in = in_.consume();
         uint32_t w = in.offset + row_bytes_;
-        for (int64_t q = job.row0 / p_.heads; q * p_.heads < job.row0 + job.rows; ++q) {
-          const Heads hs = heads_of(q, job);
-          query(job, q, part + uint32_t(hs.h0 - job.row0) * ub_.row_values * uint32_t(sizeof(float)), w, in.offset,
-                uint16_t(hs.h1 - hs.h0));
-          w += align_block(uint32_t(hs.h1 - hs.h0) * uint32_t(sizeof(float)));
+        for (kernel::MqaQuery x = kernel::mqa_first(job, p_.heads); x.count > 0;
+             x = kernel::mqa_next(job, p_.heads, x)) {
+          query(job, x.q, part + uint32_t(x.first) * ub_.row_values * uint32_t(sizeof(float)), w, in.offset,
+                uint16_t(x.count));
+          w += align_block(uint32_t(x.count) * uint32_t(sizeof(float)));
         }
         in_.release();
       }
@@ -179,12 +176,6 @@ struct MqaVecTarget {
     }
 
    private:
-    struct Heads {
-      int64_t h0, h1;  // the query's rows in the job
-    };
-    __aicore__ inline Heads heads_of(int64_t q, const Job& job) const {
-      return {layout::imax(job.row0, q * p_.heads), layout::imin(job.row0 + job.rows, (q + 1) * p_.heads)};
-    }
     __aicore__ static inline uint32_t align_block(uint32_t bytes) { return (bytes + kUbBlock - 1) / kUbBlock * kUbBlock; }
 
     __aicore__ inline void copy_in(uint32_t ub_offset, uint64_t gm, uint32_t values) {

@@ -182,29 +182,4 @@ layout::ScaleRef ue8m0_rows(const void* base) {
                           .gran_k = kMxGranK};
 }
 
-void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
-                int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype) {
-  const bool scaled = fmt == tile::OperandFormat::kE2M1;
-  const int bits = tile::operand_bits(fmt);
-  tile::host::MqaArgs args{
-      .problems = problems, .num_problems = count, .operands = {.a = fmt, .b = fmt}, .scaled = scaled, .config = {}};
-  auto& backend = runtime::host_backend();
-  const heuristics::MqaDesc desc{.rows = rows,
-                                 .kv_rows = kv_rows,
-                                 .dim = dim,
-                                 .heads = heads,
-                                 .operand_bits = bits,
-                                 .logits_bytes = int(core::itemsize(logits_dtype)),
-                                 .mx_scales = scaled,
-                                 .num_cores = runtime::planning_cores()};
-  args.config = heuristics::select_mqa_config(desc, runtime::host_arch_limits());
-  print_gemm_config("mqa_logits", heuristics::mqa_gemm_desc(desc), args.config);
-  int64_t tiles = 0;
-  for (int64_t p = 0; p < count; ++p) tiles += tile::host::tile_count(problems[p], args.config.tiling);
-  if (tiles == 0) return;
-  args.config.num_blocks = int(std::min<int64_t>(tiles, desc.num_cores));
-  backend.launch("mqa_logits", args.config.num_blocks,
-                 [&args](tile::host::Core& core) { tile::host::mqa_logits(core, args); });
-}
-
 }  // namespace deepgemm_ascend::api

@@ -11,7 +11,6 @@
 #include "deepgemm_ascend/heuristics/gemm_config.hpp"
 #include "deepgemm_ascend/kernel/gemm.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
-#include "deepgemm_ascend/host/mqa_logits.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/config.hpp"
 #include "deepgemm_ascend/host/host_target.hpp"
@@ -63,10 +62,8 @@ bool scales_fold(const kernel::GemmProblem& p);
 // them still fold). A problem's result depends on its own scales only, never on the other problems'.
 bool fold_scales(std::vector<kernel::GemmProblem>& problems);
 
-// MQA logits: UE8M0 scales of 32 values, one int32 (4 bytes) per row; launch over a problem list.
+// MQA logits: UE8M0 scales of 32 values, one int32 (4 bytes) per row.
 layout::ScaleRef ue8m0_rows(const void* base);
-void launch_mqa(const tile::host::MqaProblem* problems, int64_t count, tile::OperandFormat fmt, int64_t rows,
-                int64_t kv_rows, int64_t dim, int64_t heads, core::DType logits_dtype);
 
 // NPU target: `src` [rows, cols] converted into `dst` (fp32 <-> bf16, row-major rows) on the vector cores.
 void npu_convert_rows(const core::TensorView& src, const core::TensorView& dst);

@@ -1,6 +1,13 @@
 #include "mqa_common.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "deepgemm_ascend/core/convert.hpp"
+#include "deepgemm_ascend/heuristics/mqa_tiling.hpp"
+#include "deepgemm_ascend/host/host_mqa_vector.hpp"
+#include "deepgemm_ascend/runtime/backend.hpp"
+#include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "gemm_common.hpp"
 #include "validate.hpp"
 
@@ -86,6 +93,94 @@ NpuLogitsWork npu_logits_work(const TensorView& logits, const TensorView& weight
 
 void npu_finish_logits(const NpuLogitsWork& work, const TensorView& logits) {
   if (logits.dtype != DType::kFP32) npu_convert_rows(work.acc, logits);
+}
+
+HostLogitsWork host_logits_work(const TensorView& logits, const TensorView& weights) {
+  HostLogitsWork w{.storage = {},
+                   .acc = nullptr,
+                   .rows = logits.shape[0],
+                   .cols = logits.shape[1],
+                   .stride = logits.stride(0),
+                   .weights = fp32_weights(weights)};
+  if (logits.dtype == DType::kFP32) {
+    w.acc = logits.as<float>();
+  } else {
+    w.storage.resize(size_t(w.rows * w.cols));
+    w.acc = w.storage.data(), w.stride = w.cols;
+  }
+  return w;
+}
+
+void host_zero_rows(HostLogitsWork& work, const int32_t* lens, const int32_t* starts) {
+  for (int64_t r = 0; r < work.rows; ++r) {
+    float* row = work.acc + r * work.stride;
+    const int64_t lo = starts != nullptr ? std::clamp<int64_t>(starts[r], 0, work.cols) : 0;
+    const int64_t hi = lens != nullptr ? std::clamp<int64_t>(lens[r], lo, work.cols) : work.cols;
+    std::fill(row, row + lo, -INFINITY);
+    std::fill(row + lo, row + hi, 0.0f);
+    std::fill(row + hi, row + work.cols, -INFINITY);
+  }
+}
+
+void host_finish_logits(const HostLogitsWork& work, const TensorView& logits) {
+  if (logits.dtype == DType::kFP32) return;
+  auto* out = logits.as<uint16_t>();
+  for (int64_t r = 0; r < work.rows; ++r)
+    for (int64_t c = 0; c < work.cols; ++c)
+      out[r * logits.stride(0) + c] = core::float_to_bf16(work.acc[r * work.stride + c]);
+}
+
+kernel::GemmArgs host_mqa_args(tile::OperandFormat fmt, int64_t rows, int64_t kv_rows, int64_t dim, int64_t heads) {
+  const bool scaled = fmt == tile::OperandFormat::kE2M1;
+  const heuristics::MqaDesc desc{.rows = rows,
+                                 .kv_rows = kv_rows,
+                                 .dim = dim,
+                                 .heads = heads,
+                                 .operand_bits = tile::operand_bits(fmt),
+                                 .logits_bytes = int(sizeof(float)),
+                                 .mx_scales = scaled,
+                                 .num_cores = runtime::planning_cores()};
+  kernel::GemmArgs args{.problems = nullptr,
+                        .num_problems = 0,
+                        .config = heuristics::select_mqa_config(desc, runtime::host_arch_limits()),
+                        .operands = {.a = fmt, .b = fmt},
+                        .scaled = scaled};
+  print_gemm_config("mqa_logits", heuristics::mqa_gemm_desc(desc), args.config);
+  DGA_REQUIRE(args.config.tiling.block_m % heads == 0, kRuntime, "q", "the host's MQA tiles of ",
+              args.config.tiling.block_m, " rows do not hold whole queries of ", heads, " heads");
+  return args;
+}
+
+DgaMqaParams host_mqa_params(const HostLogitsWork& work, int64_t heads, int64_t compressed) {
+  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
+  DgaMqaParams p{};
+  p.weights = addr(work.weights.data), p.logits = addr(work.acc);
+  p.w_stride = work.weights.stride, p.logits_stride = work.stride, p.heads = heads, p.compressed = compressed;
+  return p;
+}
+
+namespace {
+
+template <class Problems>
+void launch_host_mqa(const DgaMqaParams& p, kernel::GemmArgs args, const Problems& problems) {
+  int64_t tiles = 0;
+  for (int64_t i = 0; i < problems.count(); ++i) tiles += kernel::tile_count(problems.get(i), args.config.tiling);
+  if (tiles == 0) return;
+  args.config.num_blocks = int(std::min<int64_t>(tiles, runtime::planning_cores()));
+  runtime::host_backend().launch("mqa_logits", args.config.num_blocks, [&](tile::host::Core& core) {
+    kernel::mqa_logits_vector<tile::host::HostMqaVector>(core, args, args.config.tiling, problems, p);
+  });
+}
+
+}  // namespace
+
+void launch_mqa(const DgaMqaParams& p, const kernel::GemmArgs& args,
+                const kernel::QueryMqaSegments<kernel::HostRows>& problems) {
+  launch_host_mqa(p, args, problems);
+}
+void launch_mqa(const DgaMqaParams& p, const kernel::GemmArgs& args,
+                const kernel::PagedMqaSegments<kernel::HostRows>& problems) {
+  launch_host_mqa(p, args, problems);
 }
 
 }  // namespace deepgemm_ascend::api

@@ -1,10 +1,10 @@
-// Lightning-indexer MQA logits entry point: validate, plan the host problem, dispatch to the host kernel
-// or the NPU.
+// Lightning-indexer MQA logits entry point: validate, dispatch to the host or the NPU, which run one
+// kernel (kernel/mqa_logits.hpp) over one problem source (kernel/mqa_segments.hpp).
 #include <string>
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
-#include "deepgemm_ascend/host/mqa_logits.hpp"
+#include "deepgemm_ascend/kernel/mqa_segments.hpp"
 #include "gemm_common.hpp"
 #include "mqa_common.hpp"
 #include "npu_device.hpp"
@@ -120,34 +120,6 @@ MqaShape validate(const MqaCall& m) {
   return sh;
 }
 
-// The host kernel's single problem: every query row against every KV row.
-struct MqaPlan {
-  api::Fp32Weights weights;
-  tile::host::MqaProblem problem;
-};
-
-MqaPlan plan(const MqaCall& m, const MqaShape& sh) {
-  MqaPlan p{.weights = api::fp32_weights(m.weights), .problem = {}};
-  p.problem = {.q = api::mqa_rows(m.q, sh.s * sh.heads, sh.dim, sh.fp4),
-               .kv = api::mqa_rows(m.kv, sh.skv, sh.dim, sh.fp4),
-               .scaling = {},
-               .out = {.weights = p.weights.data,
-                       .w_stride = p.weights.stride,
-                       .ks = m.ks.as<const int32_t>(),
-                       .ke = m.ke.as<const int32_t>(),
-                       .kv_scale = sh.fp4 ? nullptr : m.sfkv.as<const float>(),
-                       .logits = m.logits.ptr(),
-                       .logits_stride = m.logits.stride(0),
-                       .logits_dtype = m.logits.dtype,
-                       .heads = sh.heads,
-                       .skv = sh.skv,
-                       .clean = m.clean,
-                       .compressed = m.compressed}};
-  if (sh.fp4)
-    p.problem.scaling = {.enabled = true, .a = api::ue8m0_rows(m.sfq->ptr()), .b = api::ue8m0_rows(m.sfkv.ptr())};
-  return p;
-}
-
 // NPU target (FP8 or FP4). Normal mode: columns outside a row's range get -inf with or without cleaning
 // (upstream leaves them unspecified without), set before the launch, which computes each row's range only.
 // Compressed mode: row i's range at columns [0, ke - ks) (clamped to max_seqlen_k), the columns after it 0
@@ -169,9 +141,28 @@ void dispatch_npu(const MqaCall& m) {
   api::npu_finish_logits(work, m.logits);
 }
 
+// Host: the same kernel and problems as the NPU's (kernel/mqa_logits.hpp, kernel/mqa_segments.hpp), the
+// logits prepared as there.
 void dispatch_host(const MqaCall& m, const MqaShape& sh) {
-  const MqaPlan p = plan(m, sh);
-  api::launch_mqa(&p.problem, 1, api::mqa_format(sh.fp4), sh.s * sh.heads, sh.skv, sh.dim, sh.heads, m.logits.dtype);
+  const auto* ks = m.ks.as<const int32_t>();
+  const auto* ke = m.ke.as<const int32_t>();
+  api::HostLogitsWork work = api::host_logits_work(m.logits, m.weights);
+  if (m.compressed) api::host_zero_rows(work);
+  else api::host_zero_rows(work, ke, ks);
+  // Compressed: one query a problem.
+  const kernel::GemmArgs args = api::host_mqa_args(api::mqa_format(sh.fp4), m.compressed ? sh.heads : sh.s * sh.heads,
+                                                   sh.skv, sh.dim, sh.heads);
+  DgaMqaParams p = api::host_mqa_params(work, sh.heads, m.compressed ? m.logits.shape[1] : 0);
+  const auto addr = [](const void* v) { return uint64_t(reinterpret_cast<uintptr_t>(v)); };
+  p.ks = addr(ks), p.ke = addr(ke), p.kv_scale = sh.fp4 ? 0 : addr(m.sfkv.ptr());
+  kernel::GemmProblem g{.a = api::mqa_rows(m.q, sh.s * sh.heads, sh.dim, sh.fp4),
+                        .b = api::mqa_rows(m.kv, sh.skv, sh.dim, sh.fp4),
+                        .epilogue = {},
+                        .scaling = {}};
+  if (sh.fp4) g.scaling = {.enabled = true, .a = api::ue8m0_rows(m.sfq->ptr()), .b = api::ue8m0_rows(m.sfkv.ptr())};
+  api::launch_mqa(p, args, kernel::query_mqa_segments(p, g, args.config.tiling.block_m, kernel::HostRows{ks},
+                                                      kernel::HostRows{ke}));
+  api::host_finish_logits(work, m.logits);
 }
 
 }  // namespace

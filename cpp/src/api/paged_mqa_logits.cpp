@@ -1,12 +1,12 @@
-// Lightning-indexer MQA logits over a paged KV cache: validate, plan one problem per (request, page),
-// dispatch to the host kernel or the NPU.
+// Lightning-indexer MQA logits over a paged KV cache: validate, dispatch to the host or the NPU, which run
+// one kernel (kernel/mqa_logits.hpp) over one problem per (request, page) (kernel/mqa_segments.hpp).
 #include <cmath>
 #include <deque>
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
 #include "deepgemm_ascend/core/convert.hpp"
-#include "deepgemm_ascend/kernel/paged_mqa_problems.hpp"
+#include "deepgemm_ascend/kernel/mqa_segments.hpp"
 #include "gemm_common.hpp"
 #include "mqa_common.hpp"
 #include "npu_device.hpp"
@@ -153,90 +153,45 @@ PagedShape validate(const PagedCall& m) {
   return sh;
 }
 
-// The host kernel's problems, one per (request, page) the shared page walk (kernel/paged_mqa_problems.hpp)
-// yields, each with its rows' [start, end) columns in the page.
-struct PagedPlan {
-  api::Fp32Weights weights;
-  std::deque<std::vector<int32_t>> ranges;  // stable storage for the per-problem [ks, ke) arrays
-  std::vector<tile::host::MqaProblem> problems;
-};
-
+// The pages of the shared page walk (kernel/paged_mqa_problems.hpp) over the host's tensors.
 kernel::PagedMqaProblems<kernel::HostRows> page_walk(const PagedCall& m, const PagedShape& sh) {
   const int64_t per = sh.fp4 ? 2 : 1;
-  return {.q = api::mqa_rows(m.q, sh.next_n * sh.heads, sh.dim, sh.fp4),
-          .kv = api::mqa_rows(m.kv_cache, sh.block_kv, sh.dim, sh.fp4),
-          .request_values = sh.next_n * sh.heads * sh.dim,
-          .block_values = m.kv_cache.strides[0] * per,
-          .batch = sh.batch,
-          .next_n = sh.next_n,
-          .num_blocks = sh.num_blocks,
-          .pages = std::min(layout::ceil_div(sh.width, sh.block_kv), m.block_table.shape[1]),
-          .width = sh.width,
-          .lens = {m.context_lens.as<const int32_t>()},
-          .table = {m.block_table.as<const int32_t>()},
-          .table_stride = m.block_table.strides[0]};
-}
-
-// The problem of page `pg`: its rows' column ranges stored in `plan.ranges`.
-tile::host::MqaProblem page_problem(const PagedCall& m, const PagedShape& sh, const kernel::GemmProblem& gp,
-                                    const kernel::MqaPage& pg, PagedPlan& plan) {
-  const int64_t b = pg.request, next_n = sh.next_n;
-  const auto* lens = m.context_lens.as<const int32_t>();
-  const uint8_t* block = m.kv_cache.as<const uint8_t>() + pg.block * m.kv_cache.strides[0];
-  const int32_t* ks = plan.ranges.emplace_back(size_t(next_n), 0).data();
-  std::vector<int32_t>& ke = plan.ranges.emplace_back(size_t(next_n));
-  for (int64_t t = 0; t < next_n; ++t)
-    ke[size_t(t)] = int32_t(std::clamp<int64_t>(lens[b * next_n + t] - pg.col0, 0, sh.block_kv));
-  const void* scales = block + sh.block_kv * sh.row_bytes;
-  const int64_t logits_offset = (b * next_n * m.logits.strides[0] + pg.col0) * core::itemsize(m.logits.dtype);
-  tile::host::MqaProblem pr{.q = gp.a,
-                            .kv = gp.b,
-                            .scaling = {},
-                            .out = {.weights = plan.weights.data + b * next_n * plan.weights.stride,
-                                    .w_stride = plan.weights.stride,
-                                    .ks = ks,
-                                    .ke = ke.data(),
-                                    .kv_scale = sh.fp4 ? nullptr : static_cast<const float*>(scales),
-                                    .logits = static_cast<char*>(m.logits.ptr()) + logits_offset,
-                                    .logits_stride = m.logits.strides[0],
-                                    .logits_dtype = m.logits.dtype,
-                                    .heads = sh.heads,
-                                    .skv = pg.cols,
-                                    .clean = m.clean,
-                                    .compressed = false}};
-  if (sh.fp4) {
-    const auto* sq = static_cast<const uint8_t*>(m.sfq->ptr()) + b * next_n * sh.heads * kScaleBytes;
-    pr.scaling = {.enabled = true, .a = api::ue8m0_rows(sq), .b = api::ue8m0_rows(scales)};
+  kernel::PagedMqaProblems<kernel::HostRows> w{
+      .q = api::mqa_rows(m.q, sh.next_n * sh.heads, sh.dim, sh.fp4),
+      .kv = api::mqa_rows(m.kv_cache, sh.block_kv, sh.dim, sh.fp4),
+      .request_values = sh.next_n * sh.heads * sh.dim,
+      .block_values = m.kv_cache.strides[0] * per,
+      .batch = sh.batch,
+      .next_n = sh.next_n,
+      .num_blocks = sh.num_blocks,
+      .pages = std::min(layout::ceil_div(sh.width, sh.block_kv), m.block_table.shape[1]),
+      .width = sh.width,
+      .lens = {m.context_lens.as<const int32_t>()},
+      .table = {m.block_table.as<const int32_t>()},
+      .table_stride = m.block_table.strides[0]};
+  if (sh.fp4) {  // a request's q scales follow the request before; a block's row scales follow its rows
+    const auto* block0 = m.kv_cache.as<const uint8_t>();
+    w.scaling = {.enabled = true,
+                 .a = api::ue8m0_rows(m.sfq->ptr()),
+                 .b = api::ue8m0_rows(block0 + sh.block_kv * sh.row_bytes)};
+    w.sfa_request_bytes = sh.next_n * sh.heads * kScaleBytes, w.sfb_block_bytes = m.kv_cache.strides[0];
   }
-  return pr;
+  return w;
 }
 
-void plan(const PagedCall& m, const PagedShape& sh, PagedPlan& plan) {
-  plan.weights = api::fp32_weights(m.weights);
-  const kernel::PagedMqaProblems<kernel::HostRows> source = page_walk(m, sh);
-  for (int64_t i = 0; i < source.count(); ++i) {
-    const kernel::MqaPage pg = source.page(i);
-    if (pg.block >= 0) plan.problems.push_back(page_problem(m, sh, source.problem(pg), pg, plan));
-  }
-}
-
-void fill_neg_inf(const TensorView& logits, int64_t row, int64_t from) {
-  for (int64_t j = from; j < logits.shape[1]; ++j) {
-    if (logits.dtype == DType::kFP32) logits.as<float>()[row * logits.strides[0] + j] = -INFINITY;
-    else logits.as<uint16_t>()[row * logits.strides[0] + j] = core::float_to_bf16(-INFINITY);
-  }
-}
-
-// Host: with cleaning, the columns past each request's pages are -inf (the kernel cleans within them).
+// Host: the same kernel and problems as the NPU's (kernel/mqa_logits.hpp, kernel/mqa_segments.hpp), the
+// logits prepared as there.
 void dispatch_host(const PagedCall& m, const PagedShape& sh) {
-  PagedPlan p;
-  plan(m, sh, p);
-  for (int64_t b = 0; b < sh.batch && m.clean; ++b) {
-    const int64_t end = std::min(sh.width, request_pages(m, sh, b) * sh.block_kv);
-    for (int64_t t = 0; t < sh.next_n; ++t) fill_neg_inf(m.logits, b * sh.next_n + t, end);
-  }
-  api::launch_mqa(p.problems.data(), int64_t(p.problems.size()), api::mqa_format(sh.fp4), sh.next_n * sh.heads,
-                  sh.block_kv, sh.dim, sh.heads, m.logits.dtype);
+  const auto* lens = m.context_lens.as<const int32_t>();
+  api::HostLogitsWork work = api::host_logits_work(m.logits, m.weights);
+  api::host_zero_rows(work, lens);
+  const kernel::GemmArgs args =
+      api::host_mqa_args(api::mqa_format(sh.fp4), sh.next_n * sh.heads, sh.block_kv, sh.dim, sh.heads);
+  DgaPagedMqaParams p{};
+  p.mqa = api::host_mqa_params(work, sh.heads, 0);
+  p.context_lens = uint64_t(reinterpret_cast<uintptr_t>(lens));
+  api::launch_mqa(p.mqa, args, kernel::PagedMqaSegments<kernel::HostRows>{page_walk(m, sh), &p, sh.fp4 ? 4 : 8});
+  api::host_finish_logits(work, m.logits);
 }
 
 // NPU target (FP8 or FP4): every column at or past a row's length is -inf, with or without cleaning
