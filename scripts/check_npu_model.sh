@@ -161,8 +161,6 @@ mutate "MQA logits: a tile's staged scales and weights marked ready before their
   npu_mqa_vector.hpp 's/const Tile t = in_.acquire();/const Tile t = in_.acquire();\n      in_.commit();/; /^      in_.commit();$/d'
 mutate "MQA logits: the prefill's -inf only past ke (the rows' starts not read)" \
   npu_convert.hpp 's/gm_at<int32_t>(p.starts).GetValue(uint64_t(r))/int32_t(c0)/' '*Fp8MqaLogits*'
-mutate "paged MQA logits: every page added at its rows' first column (the logits address without col0)" \
-  npu_mqa_launch.hpp 's/rows \* p->mqa.logits_stride + col0)/rows * p->mqa.logits_stride)/'
 mutate "paged MQA logits: the prefill's -inf from column 0 on (the row lengths not read)" \
   npu_convert.hpp 's/gm_at<int32_t>(p.lens).GetValue(uint64_t(r))/0/'
 mutate "FP8 per-column B scales read before their MTE2 load is waited (ring consume skipped)" \
@@ -198,11 +196,8 @@ mutate "FP4 widening: the packed bytes loaded as one 256 B run (NORM, not UNPACK
   's/R::LoadDist::DIST_UNPACK4_B8>(/R::LoadDist::DIST_NORM>(/' '*Fp4Widens*'
 mutate "FP4 widening: the source row read at its value offset (not halved into bytes)" npu_convert.hpp \
   's|(r \* p.src.row_stride + c0) / 2|r * p.src.row_stride + c0|' '*Fp4Widens*'
-mutate "compressed MQA: a query's KV scales read from KV row 0 (not its range's first row)" npu_mqa_launch.hpp \
-  's/p->kv_scale + uint64_t(start) \* f32 : 0/p->kv_scale : 0/' '*CompressedFp8Mqa*'
-mutate "compressed MQA: a query's columns tested against its range as if they started at KV row 0 (col0 0)" \
-  npu_mqa_launch.hpp 's/(normal ? start : 0)) \* f32, start}/(normal ? start : 0)) * f32, 0}/' \
-  '*CompressedFp8Mqa*'
+# (Where the MQA problems' logits, ranges and KV scales are, kernel/mqa_segments.hpp, is shared with the host,
+# whose MQA suite fails on such errors: not part of the NPU primitive layer.)
 # The instructions' documented operand rules (test_npu_model_rules.cpp breaks each once): planted in the
 # primitive layer, each fails the suite through its rule.
 mutate "L0A tiles 512 B past 1024 B boundaries (MmadMx's 1024 B rule for fp8 operands)" npu_ctx.hpp \
