@@ -152,6 +152,25 @@ TEST(NpuModelTiming, AMissFillsItsWholeLineFromHbm) {
   EXPECT_EQ(mem.stats().l2_hit, 64u);
 }
 
+TEST(NpuModelTiming, AnAtomicAddFillsItsMissedLinesFromHbm) {
+  const TimingConstants k = constants();
+  const Gm gm(1 << 16);
+  const nm::GmSpan out{.p = gm.at(0), .row_bytes = 1024, .write = true};
+  // A plain write of lines not in the L2 goes into the L2 at 1000 B/cycle and reads nothing.
+  nm::MemoryTiming plain(k);
+  EXPECT_NEAR(plain.transfer(0, out, 0, 1000), 1.024, 1e-9);
+  EXPECT_EQ(plain.stats().hbm_read, 0u);
+  // An atomic add sums with GM's bytes: its missed lines come from HBM first (100 B/cycle).
+  nm::MemoryTiming atomic(k);
+  EXPECT_NEAR(atomic.transfer(0, out, 0, 1000, true), 10.24, 1e-9);
+  EXPECT_EQ(atomic.stats().hbm_read, 1024u);
+  // Adding again to lines the L2 holds (or to lines just written) reads nothing more.
+  atomic.transfer(20, out, 0, 1000, true);
+  plain.transfer(20, out, 0, 1000, true);
+  EXPECT_EQ(atomic.stats().hbm_read, 1024u);
+  EXPECT_EQ(plain.stats().hbm_read, 0u);
+}
+
 TEST(NpuModelTiming, UnalignedRowsCountWholeGranules) {
   const TimingConstants k = constants();
   nm::MemoryTiming mem(k);

@@ -114,7 +114,9 @@ void run(const char* instr, int pipe, F&& f, int unit_flag = 0, Timed t = {}) {
   if (pipe == kPipeV) t = {.cycles = deepgemm_ascend::arch::Ascend950::kTiming.vector_cycles_per_op, .skippable = true};
   guard(instr, [&] {
     Core& c = current();
-    nm::Work w{.cycles = t.cycles, .gm = t.gm, .runs = nullptr, .gm_granule = t.granule, .unit_flag = unit_flag,
+    // The Fixpipe's and MTE3's GM writes are atomic adds while SetAtomicAdd is on.
+    nm::Work w{.cycles = t.cycles, .gm = t.gm, .runs = nullptr, .gm_granule = t.granule,
+               .atomic = (pipe == kPipeFix || pipe == kPipeMte3) && c.atomic == 1, .unit_flag = unit_flag,
                .l0c = static_cast<const uint8_t*>(t.l0c), .l0c_bytes = t.l0c_bytes};
     if (c.timing != nullptr && t.skippable && timing_only()) {
       c.timing->instruction(pipe, instr, w);

@@ -111,7 +111,7 @@ void MemoryTiming::touch(uint64_t line, Line& l, bool write) {
   if (l.dirty) dirty_.emplace_back(l.used, line);
 }
 
-void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, double t, uint64_t g, Count& c) {
+void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, bool atomic, double t, uint64_t g, Count& c) {
   const uint64_t line = k_.l2_line_bytes;
   const uint64_t lo = at / g * g, hi = (at + bytes + g - 1) / g * g;
   for (uint64_t l = lo / line; l * line < hi; ++l) {
@@ -121,6 +121,7 @@ void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, double t, uin
     if (!in_l2) allocate(t, double(line));
     if (write) {
       c.writes += part;
+      if (atomic && !in_l2) c.fetched += double(line);  // the sum needs the line's bytes from HBM
     } else {
       (in_l2 ? c.hits : c.misses) += part;
       if (!in_l2) c.fetched += double(line);  // the L2 fills the whole line from HBM
@@ -132,11 +133,13 @@ void MemoryTiming::count(uintptr_t at, uint64_t bytes, bool write, double t, uin
 // Reads: hits from the L2, misses from HBM, each at its share of the core's rate; a miss takes HBM its
 // whole line (a request that covers part of a line, as rows not aligned to lines do, still fills all of it,
 // and a later request for the rest hits), at the rate that delivers the core's part at its share. Writes:
-// into the L2 at the core's rate (their lines' write-back is allocate()'s).
+// into the L2 at the core's rate (their lines' write-back is allocate()'s); an atomic add's fills from HBM
+// beside them.
 double MemoryTiming::finish(double t, const Count& c, double rate) {
   if (c.writes > 0) {
-    stats_.l2_write += uint64_t(c.writes);
-    return l2_.serve(t, c.writes, rate);
+    stats_.l2_write += uint64_t(c.writes), stats_.hbm_read += uint64_t(c.fetched);
+    const double end_l2 = l2_.serve(t, c.writes, rate);
+    return c.fetched > 0 ? std::max(end_l2, hbm_.serve(t, c.fetched, rate)) : end_l2;
   }
   const double total = c.hits + c.misses;
   if (total == 0) return t;
@@ -146,20 +149,21 @@ double MemoryTiming::finish(double t, const Count& c, double rate) {
   return std::max(end_hbm, end_l2);
 }
 
-double MemoryTiming::transfer(double t, const GmSpan& s, uint32_t granule, double rate) {
+double MemoryTiming::transfer(double t, const GmSpan& s, uint32_t granule, double rate, bool atomic) {
   const uint64_t g = granule != 0 ? granule : k_.dma_granule_bytes;
   Count c;
   for (uint64_t m = 0; m < s.mats; ++m)
     for (uint64_t r = 0; r < s.rows; ++r)
-      count(reinterpret_cast<uintptr_t>(s.p) + m * s.mat_stride + r * s.row_stride, s.row_bytes, s.write, t, g, c);
+      count(reinterpret_cast<uintptr_t>(s.p) + m * s.mat_stride + r * s.row_stride, s.row_bytes, s.write, atomic, t, g,
+            c);
   return finish(t, c, rate);
 }
 
-double MemoryTiming::transfer(double t, const Accesses& runs, uint32_t granule, double rate) {
+double MemoryTiming::transfer(double t, const Accesses& runs, uint32_t granule, double rate, bool atomic) {
   const uint64_t g = granule != 0 ? granule : k_.dma_granule_bytes;
   Count c;
   for (const Run& r : runs)
-    if (r.gm && r.bytes > 0) count(reinterpret_cast<uintptr_t>(r.p), r.bytes, r.write, t, g, c);
+    if (r.gm && r.bytes > 0) count(reinterpret_cast<uintptr_t>(r.p), r.bytes, r.write, atomic, t, g, c);
   return finish(t, c, rate);
 }
 

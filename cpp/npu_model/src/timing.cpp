@@ -52,8 +52,8 @@ void CoreTiming::instruction(int pipe, const char* name, const Work& w) {
   const double dma_bytes = w.gm != nullptr || w.runs != nullptr ? gm_bytes(w) : 0.0;
   if (dma_bytes > 0) {  // a DMA (its GM side)
     const double rate = k_.dma_core_bytes_per_cycle;
-    const double moved = w.gm != nullptr ? memory_->transfer(start, *w.gm, w.gm_granule, rate)
-                                         : memory_->transfer(start, *w.runs, w.gm_granule, rate);
+    const double moved = w.gm != nullptr ? memory_->transfer(start, *w.gm, w.gm_granule, rate, w.atomic)
+                                         : memory_->transfer(start, *w.runs, w.gm_granule, rate, w.atomic);
     const double own = start + dma_bytes / rate;
     if (moved > start) s.memory_wait += std::max(0.0, moved - std::max(own, end));
     end = std::max(end, moved);

@@ -7,6 +7,8 @@
 // cleaned): a written line is allocated and dirty, and HBM takes its bytes, once, only when it is evicted -
 // when the L2's size has been allocated after its last use - and in the background, holding no core. A
 // kernel's end does not wait for its dirty lines (nothing in the documents cleans the L2 at a kernel's end).
+// An atomic add sums what it writes with what GM holds (SetAtomicAdd.md: "将待拷贝的内容和GM已有内容进行
+// 求和，然后将求和结果写入GM"), so its lines not in the L2 are first filled from HBM, as a read's misses.
 // HBM and the L2 each serve a fixed number of bytes per cycle, shared by every core in time order of the
 // requests the model has seen (a calendar of 256-cycle buckets).
 #pragma once
@@ -48,9 +50,10 @@ class MemoryTiming {
 
   // The GM side of a DMA that starts at cycle t and moves at most `rate` bytes per cycle: the cycle its last
   // byte has moved, without the latency (latency()).
-  double transfer(double t, const GmSpan& s, uint32_t granule, double rate);
+  // atomic: the writes are atomic adds.
+  double transfer(double t, const GmSpan& s, uint32_t granule, double rate, bool atomic = false);
   // The same for the GM runs an instruction noted (Run::gm).
-  double transfer(double t, const Accesses& runs, uint32_t granule, double rate);
+  double transfer(double t, const Accesses& runs, uint32_t granule, double rate, bool atomic = false);
   double latency(bool write) const { return write ? k_.gm_write_latency_cycles : k_.gm_read_latency_cycles; }
   const MemoryStats& stats() const { return stats_; }
 
@@ -77,7 +80,7 @@ class MemoryTiming {
 
   struct Count {
     double hits = 0, misses = 0, writes = 0;
-    double fetched = 0;  // HBM bytes of the read misses: whole lines
+    double fetched = 0;  // HBM bytes of the read misses and the atomic adds' fills: whole lines
   };
   struct Line {
     double last = 0;     // the cycle it was last touched
@@ -87,7 +90,7 @@ class MemoryTiming {
   bool hit(Line& l, double t) const;
   void allocate(double t, double bytes);
   void touch(uint64_t line, Line& l, bool write);
-  void count(uintptr_t at, uint64_t bytes, bool write, double t, uint64_t granule, Count& c);
+  void count(uintptr_t at, uint64_t bytes, bool write, bool atomic, double t, uint64_t granule, Count& c);
   double finish(double t, const Count& c, double rate);
 
   const arch::TimingConstants& k_;

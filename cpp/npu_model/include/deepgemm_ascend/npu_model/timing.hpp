@@ -30,6 +30,7 @@ struct Work {
   const GmSpan* gm = nullptr;      // the GM side as a span (an instruction the model did not run), or
   const Accesses* runs = nullptr;  // as the GM runs the instruction noted
   uint32_t gm_granule = 0;  // 0: the DMA granule
+  bool atomic = false;      // its GM writes are atomic adds (SetAtomicAdd)
   // An Mmad or Fixpipe with a unit flag (0: none) and the L0C bytes it writes or reads.
   int unit_flag = 0;
   const uint8_t* l0c = nullptr;
