@@ -90,6 +90,14 @@ struct HcVecTarget {
   __aicore__ static inline int64_t sub_idx(const Ctx&) { return AscendC::GetSubBlockIdx(); }
   __aicore__ static inline int64_t sub_num(const Ctx&) { return AscendC::GetSubBlockNum(); }
 
+  // The pass's writes (MTE3) are done on every vector core: then each tells its cube core (mode 2, kHcPassDone),
+  // which waits for both of its group's.
+  static constexpr uint16_t kHcPassDone = 0;
+  __aicore__ static inline void pass_done(Ctx&) {
+    all_vector_cores_barrier<PIPE_MTE3>();
+    cross_core_set<PIPE_MTE3>(kHcPassDone);
+  }
+
   class HcPrenorm {
     // UB: four input stages of kInBytes (up to three loads in flight while one is summed: the GM read latency
     // is hidden), two output stages of kOutBytes, the lanes' partial sums, the ends batch.

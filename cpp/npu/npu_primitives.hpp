@@ -264,4 +264,15 @@ __aicore__ inline void cross_core_set(uint16_t id) { AscendC::CrossCoreSetFlag<k
 template <pipe_t P>
 __aicore__ inline void cross_core_wait(uint16_t id) { AscendC::CrossCoreWaitFlag<kCrossCoreAicAiv, P>(id); }
 
+// Mode 0 on vector cores: all of the launch's (CrossCoreSetFlag(ISASI).md, "模式0": every AIV's set before
+// any AIV's wait returns). Each sets the flag once its pipe P has completed what it was given, and P waits
+// until all have (modes 0-2 take no PIPE_S).
+constexpr uint8_t kCrossCoreAllCores = 0;
+constexpr uint16_t kAllVectorCoresBarrier = 8;  // its flag id (apart from the mode-2 ids 0-7)
+template <pipe_t P>
+__aicore__ inline void all_vector_cores_barrier() {
+  AscendC::CrossCoreSetFlag<kCrossCoreAllCores, P>(kAllVectorCoresBarrier);
+  AscendC::CrossCoreWaitFlag<kCrossCoreAllCores, P>(kAllVectorCoresBarrier);
+}
+
 }  // namespace deepgemm_ascend::tile::npu

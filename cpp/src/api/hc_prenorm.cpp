@@ -60,10 +60,11 @@ DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const
           kKBlock};
 }
 
-// On the NPU target: the vector pass (hi, lo, the zeroed D, the ends), then one mix launch: the hi and lo
-// products as a K-grouped BF16 GEMM on the cube cores (one group per split, the ends read on the device;
-// each tile's A is multiplied by hi and by lo into one L0C tile) adding onto the zeroed D, and the sums of
-// squares of the same tiles' rows on their vector cores (A read from HBM once); no host sync.
+// On the NPU target, one mix launch: its vector cores run the vector pass (hi, lo, the zeroed D, the ends)
+// and tell the cube cores, which then run the hi and lo products as a K-grouped BF16 GEMM (one group per
+// split, the ends read on the device; each tile's A is multiplied by hi and by lo into one L0C tile) adding
+// onto the zeroed D, while the vector cores sum the squares of the same tiles' rows (A read from HBM once);
+// no host sync.
 void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView& sqr_sum,
                     int64_t splits, bool split_d) {
   const api::NpuDevice dev(d, "d");
@@ -76,9 +77,6 @@ void npu_hc_prenorm(const TensorView& a, const TensorView& b, const TensorView& 
   auto* ends = reinterpret_cast<int32_t*>(ws + 2 * part);
   DgaHcPrenormParams p = vector_params(a, b, d, sqr_sum, splits, split_d, hi_lo, ends, true);
   p.lo = p.hi + part;
-  DgaHcPrenormParams prep = p;
-  prep.sqr_sum = 0;  // the sums of squares run beside the products
-  dev.launch("dga_npu_launch_hc_prenorm_vector", unsigned(dev.vector_cores()), &prep, 2 * n * k + splits * m * n);
   TensorView ends_view = d;
   ends_view.data = ends, ends_view.offset = 0, ends_view.dtype = DType::kInt32, ends_view.ndim = 1;
   ends_view.shape[0] = splits, ends_view.strides[0] = 1;

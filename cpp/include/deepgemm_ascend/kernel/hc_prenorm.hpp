@@ -4,8 +4,8 @@
 // significant bits of b, more than TF32's 11. This pass writes hi and lo, the sums of squares of A's
 // rows over each split's K range, and, for the cube's accumulating K-grouped launches on the NPU, a
 // zeroed D and the splits' K end offsets. Steps are spread over the cores round-robin; the target does
-// each step's element work (VT::HcPrenorm: split, sqr_sums, zero_d, set_end / store_ends). On the NPU the
-// sums of squares run beside the cube's products instead (hc_sqr_sums_beside_gemm).
+// each step's element work (VT::HcPrenorm: split, sqr_sums, zero_d, set_end / store_ends). On the NPU the pass
+// runs in the cube's mix launch, its sums of squares beside the cube's products (hc_prenorm_beside_gemm).
 #pragma once
 
 #include "deepgemm_ascend/core/macros.hpp"
@@ -35,17 +35,17 @@ DGA_DEVICE void hc_sqr_sums(Op& op, const DgaHcPrenormParams& p, int64_t core, i
   }
 }
 
-template <class VT>
-DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
-  typename VT::HcPrenorm op(ctx, p);
-  const int64_t core = VT::core_idx(ctx), cores = VT::core_num(ctx);
+// The pass's steps of core `core` of `cores`: hi and lo, the sums of squares (`sqr`, when p.sqr_sum is set),
+// D zeroed and the splits' K ends.
+template <class Op>
+DGA_DEVICE void hc_prenorm_steps(Op& op, const DgaHcPrenormParams& p, int64_t core, int64_t cores, bool sqr) {
   // B -> hi + lo: one row's chunk per step.
   const int64_t chunk = op.chunk(), b_chunks = layout::ceil_div(p.b.cols, chunk);
   for (int64_t u = core; u < p.b.rows * b_chunks; u += cores) {
     const int64_t r = u / b_chunks, c0 = (u % b_chunks) * chunk;
     op.split(r, c0, layout::imin(chunk, p.b.cols - c0));
   }
-  if (p.sqr_sum != 0) hc_sqr_sums(op, p, core, cores);
+  if (sqr && p.sqr_sum != 0) hc_sqr_sums(op, p, core, cores);
   // D = 0: a block of one split's rows per step.
   if (p.d.addr != 0) {
     const int64_t zrows = op.zero_rows(), zblocks = layout::ceil_div(p.d.rows, zrows);
@@ -63,14 +63,25 @@ DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParam
   }
 }
 
-// The sums of squares beside the cube's K-grouped GEMM (one mix launch, VT's vector cores): spread over every
-// vector core, at the time the cube cores read the same rows of A, so that A comes from HBM about once and
-// from L2 for the other reader.
 template <class VT>
-DGA_DEVICE void hc_sqr_sums_beside_gemm(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
+DGA_DEVICE void hc_prenorm_vector(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
+  typename VT::HcPrenorm op(ctx, p);
+  hc_prenorm_steps(op, p, VT::core_idx(ctx), VT::core_num(ctx), true);
+}
+
+// The pass in the cube's K-grouped GEMM's mix launch (VT's vector cores): its steps but the sums of squares
+// spread over every vector core of every group; VT::pass_done (every vector core's writes done, then each
+// group's cube core told) lets the cube cores read hi, lo, D and the ends; then the sums of squares, at the
+// time the cube cores read the same rows of A, so that A comes from HBM about once and from L2 for the other
+// reader.
+template <class VT>
+DGA_DEVICE void hc_prenorm_beside_gemm(typename VT::Ctx& ctx, const DgaHcPrenormParams& p) {
   typename VT::HcPrenorm op(ctx, p);
   const int64_t subs = VT::sub_num(ctx);
-  hc_sqr_sums(op, p, VT::group_idx(ctx) * subs + VT::sub_idx(ctx), VT::group_num(ctx) * subs);
+  const int64_t core = VT::group_idx(ctx) * subs + VT::sub_idx(ctx), cores = VT::group_num(ctx) * subs;
+  hc_prenorm_steps(op, p, core, cores, false);
+  VT::pass_done(ctx);
+  if (p.sqr_sum != 0) hc_sqr_sums(op, p, core, cores);
 }
 
 }  // namespace deepgemm_ascend::kernel
