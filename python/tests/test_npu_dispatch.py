@@ -42,7 +42,7 @@ NOT_KERNELS = {
 # Launchers some calls must reach: FP8 x FP4 Mega MoE widens its FP4 weights for the fp8 MX cube.
 LAUNCHES = {"fp8_fp4_mega_moe": {"dga_npu_launch_convert_rows", "dga_npu_launch_gemm_fp8_mx_contiguous",
                                  "dga_npu_launch_swiglu", "dga_npu_launch_mega_moe_gather"},
-            "tf32_hc_prenorm_gemm": {"dga_npu_launch_hc_prenorm_vector", "dga_npu_launch_hc_prenorm_gemm"}}
+            "tf32_hc_prenorm_gemm": {"dga_npu_launch_hc_prenorm_gemm"}}
 
 BF16, FP32 = torch.bfloat16, torch.float32
 
