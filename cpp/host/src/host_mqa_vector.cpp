@@ -5,25 +5,18 @@
 
 namespace deepgemm_ascend::tile::host {
 
-namespace {
-template <class T>
-T* at(uint64_t addr) {
-  return reinterpret_cast<T*>(uintptr_t(addr));
-}
-}  // namespace
-
 void mqa_reduce_query(Core& core, const kernel::MqaJob<kernel::MqaSegment>& job, const kernel::MqaQuery& x,
                       const LocalTile& l0c, const L0CGeometry& c_g, const DgaMqaParams& p) {
   core.check_access(l0c, Pos::kL0C, Pipe::kFIX, "mqa_reduce_query");
   core.check_extent(l0c, uint64_t(c_g.bytes()), "mqa_reduce_query");
   constexpr int64_t B = kCubeBlock;
   const kernel::MqaSegment& s = job.seg;
-  const int64_t ks = s.ks != 0 ? at<const int32_t>(s.ks)[x.q] : 0, ke = at<const int32_t>(s.ke)[x.q];
+  const int64_t ks = s.ks != 0 ? at_address<const int32_t>(s.ks)[x.q] : 0, ke = at_address<const int32_t>(s.ke)[x.q];
   const int64_t n0 = s.col0 + job.n0;  // the KV row of the job's first column
   const float* c = l0c.as<const float>();
-  const float* w = at<const float>(s.weights) + x.q * p.w_stride + x.head;
-  const float* scale = s.kv_scale != 0 ? at<const float>(s.kv_scale) + job.n0 : nullptr;
-  float* out = at<float>(s.logits) + x.q * p.logits_stride + job.n0;
+  const float* w = at_address<const float>(s.weights) + x.q * p.w_stride + x.head;
+  const float* scale = s.kv_scale != 0 ? at_address<const float>(s.kv_scale) + job.n0 : nullptr;
+  float* out = at_address<float>(s.logits) + x.q * p.logits_stride + job.n0;
   for (int64_t c0 = 0; c0 < job.cols; c0 += B) {
     const int64_t len = std::min(B, job.cols - c0);
     if (n0 + c0 + len <= ks || n0 + c0 >= ke) {  // no column of the block in range

@@ -99,6 +99,9 @@ layout::MatrixRef npu_widen_fp4(const core::TensorView& like, const layout::Matr
 // the next workspace request of this thread's stream: one per call).
 core::TensorView npu_fp32_workspace(const core::TensorView& like, int64_t rows, int64_t cols);
 // A row-major fp32 [rows, cols] view of `t` (e.g. that workspace) starting `offset` values in.
+// The address of host or device memory as the launch parameters (kernel/launch_abi.hpp) carry it.
+inline uint64_t addr(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
+
 inline core::TensorView fp32_rows(core::TensorView t, int64_t offset, int64_t rows, int64_t cols) {
   t.offset = offset, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.strides[0] = cols, t.strides[1] = 1;
   return t;
@@ -142,8 +145,7 @@ void launch_gemm(const char* kernel, const heuristics::GemmDesc& desc, kernel::G
   heuristics::GemmDesc planned = desc;
   args.config = host_gemm_config(planned);
   // Grouped launches: as many blocks as there are tiles over all problems, up to the cores.
-  int64_t tiles = 0;
-  for (int64_t p = 0; p < problems.count(); ++p) tiles += kernel::tile_count(problems.get(p), args.config.tiling);
+  const int64_t tiles = kernel::tile_count(problems, args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, args.config.num_blocks));
   print_gemm_config(kernel, planned, args.config);

@@ -46,15 +46,14 @@ DgaHcPrenormParams vector_params(const TensorView& a, const TensorView& b, const
                                  const TensorView& sqr_sum, int64_t splits, bool split_d, uint16_t* hi_lo,
                                  int32_t* ends, bool zero_d) {
   const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
-  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const DgaMatrix dm = zero_d ? device_matrix(d, m, n) : DgaMatrix{0, m, n, n, 1};
   return {device_matrix(a, m, k),
           device_matrix(b, n, k),
           dm,
-          addr(hi_lo),
-          addr(hi_lo + n * k),
-          addr(sqr_sum.ptr()),
-          addr(ends),
+          api::addr(hi_lo),
+          api::addr(hi_lo + n * k),
+          api::addr(sqr_sum.ptr()),
+          api::addr(ends),
           split_d ? d.stride(0) : 0,
           splits,
           kKBlock};

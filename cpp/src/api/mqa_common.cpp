@@ -152,7 +152,6 @@ kernel::GemmArgs host_mqa_args(tile::OperandFormat fmt, int64_t rows, int64_t kv
 }
 
 DgaMqaParams host_mqa_params(const HostLogitsWork& work, int64_t heads, int64_t compressed) {
-  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   DgaMqaParams p{};
   p.weights = addr(work.weights.data), p.logits = addr(work.acc);
   p.w_stride = work.weights.stride, p.logits_stride = work.stride, p.heads = heads, p.compressed = compressed;
@@ -163,8 +162,7 @@ namespace {
 
 template <class Problems>
 void launch_host_mqa(const DgaMqaParams& p, kernel::GemmArgs args, const Problems& problems) {
-  int64_t tiles = 0;
-  for (int64_t i = 0; i < problems.count(); ++i) tiles += kernel::tile_count(problems.get(i), args.config.tiling);
+  const int64_t tiles = kernel::tile_count(problems, args.config.tiling);
   if (tiles == 0) return;
   args.config.num_blocks = int(std::min<int64_t>(tiles, runtime::planning_cores()));
   runtime::host_backend().launch("mqa_logits", args.config.num_blocks, [&](tile::host::Core& core) {

@@ -153,8 +153,7 @@ void dispatch_host(const MqaCall& m, const MqaShape& sh) {
   const kernel::GemmArgs args = api::host_mqa_args(api::mqa_format(sh.fp4), m.compressed ? sh.heads : sh.s * sh.heads,
                                                    sh.skv, sh.dim, sh.heads);
   DgaMqaParams p = api::host_mqa_params(work, sh.heads, m.compressed ? m.logits.shape[1] : 0);
-  const auto addr = [](const void* v) { return uint64_t(reinterpret_cast<uintptr_t>(v)); };
-  p.ks = addr(ks), p.ke = addr(ke), p.kv_scale = sh.fp4 ? 0 : addr(m.sfkv.ptr());
+  p.ks = api::addr(ks), p.ke = api::addr(ke), p.kv_scale = sh.fp4 ? 0 : api::addr(m.sfkv.ptr());
   kernel::GemmProblem g{.a = api::mqa_rows(m.q, sh.s * sh.heads, sh.dim, sh.fp4),
                         .b = api::mqa_rows(m.kv, sh.skv, sh.dim, sh.fp4),
                         .epilogue = {},

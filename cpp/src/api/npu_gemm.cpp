@@ -369,7 +369,6 @@ void npu_mqa_logits(const NpuMqa& m) {
   const MqaOperands o = mqa_operands(*m.q, s * heads, *m.kv, skv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      m.kv_scale->ptr());
   const layout::MutMatrixRef none{.bits = core::kFp32Bits};
-  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   // Compressed: one problem per query, at most `compressed` KV rows each.
   const int64_t tiles = m.compressed > 0
                             ? s * layout::ceil_div(std::min(skv, m.compressed), block_n)
@@ -400,7 +399,6 @@ void npu_paged_mqa_logits(const NpuPagedMqa& m) {
   const MqaOperands o = mqa_operands(*m.q, next_n * heads, *m.kv_cache, block_kv, dim, fp4 ? m.sfq->ptr() : nullptr,
                                      block0 + block_kv * row_bytes);
   const layout::MutMatrixRef none{.bits = core::kFp32Bits};
-  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
   const int64_t pages = std::min(layout::ceil_div(width, block_kv), m.block_table->size(1));
   const DgaMqaParams mqa{gemm_params(o.q, o.kv, none, o.scaling, DType::kFP32, false, cfg), addr(m.weights->ptr()),
                          0, 0, 0, addr(m.acc->ptr()), m.weights->stride(0), m.acc->stride(0), heads, 0};

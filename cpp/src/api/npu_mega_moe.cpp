@@ -43,7 +43,6 @@ constexpr double kPollsPerSecond = 1e6;  // [assumed] one poll of the arrivals (
 constexpr double kDefaultTimeoutS = 100;
 
 int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
-uint64_t addr(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
 
 // A contiguous view of device memory `p` on `like`'s device.
 TensorView view(const TensorView& like, void* p, DType dtype, std::initializer_list<int64_t> shape) {

@@ -1,7 +1,5 @@
 // Lightning-indexer MQA logits over a paged KV cache: validate, dispatch to the host or the NPU, which run
 // one kernel (kernel/mqa_logits.hpp) over one problem per (request, page) (kernel/mqa_segments.hpp).
-#include <cmath>
-#include <deque>
 #include <vector>
 
 #include "deepgemm_ascend/api.hpp"
@@ -189,7 +187,7 @@ void dispatch_host(const PagedCall& m, const PagedShape& sh) {
       api::host_mqa_args(api::mqa_format(sh.fp4), sh.next_n * sh.heads, sh.block_kv, sh.dim, sh.heads);
   DgaPagedMqaParams p{};
   p.mqa = api::host_mqa_params(work, sh.heads, 0);
-  p.context_lens = uint64_t(reinterpret_cast<uintptr_t>(lens));
+  p.context_lens = api::addr(lens);
   api::launch_mqa(p.mqa, args, kernel::PagedMqaSegments<kernel::HostRows>{page_walk(m, sh), &p, sh.fp4 ? 4 : 8});
   api::host_finish_logits(work, m.logits);
 }

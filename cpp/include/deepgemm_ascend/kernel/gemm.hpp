@@ -27,6 +27,14 @@ DGA_HOST_DEVICE int64_t tile_count(const GemmProblem& p, const Tiling& t) {
   return block::GemmScheduler(p.a.rows, p.b.rows, t.block_m, t.block_n, Swizzle{}).num_tiles();
 }
 
+// Output tiles of all problems of a problem source (gemm_problems.hpp).
+template <class Problems, class Tiling>
+DGA_HOST_DEVICE int64_t tile_count(const Problems& problems, const Tiling& t) {
+  int64_t tiles = 0;
+  for (int64_t p = 0; p < problems.count(); ++p) tiles += tile_count(problems.get(p), t);
+  return tiles;
+}
+
 // The kernel over the problems of `problems` (gemm_problems.hpp) with the tiling `t`: args.config.tiling's
 // run-time values, or a kernel::StaticTiling whose sizes are constants of the instantiation (JIT
 // entries, NPU kernels per config). args.problems is not read.

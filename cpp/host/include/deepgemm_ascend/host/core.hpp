@@ -15,6 +15,12 @@
 
 namespace deepgemm_ascend::tile::host {
 
+// Host memory at an address of the launch parameters (kernel/launch_abi.hpp: plain integers).
+template <class T>
+T* at_address(uint64_t addr) {
+  return reinterpret_cast<T*>(uintptr_t(addr));
+}
+
 class Core {
  public:
   explicit Core(const BufferSpec& spec);

@@ -26,9 +26,9 @@ struct HostHcVector {
 
     // hi = bf16(b), lo = bf16(b - hi) for B's row r, columns [c0, c0 + n).
     void split(int64_t r, int64_t c0, int64_t n) const {
-      const float* b = ptr<const float>(p_.b.addr) + r * p_.b.row_stride + c0;
-      uint16_t* hi = ptr<uint16_t>(p_.hi) + r * p_.b.cols + c0;
-      uint16_t* lo = ptr<uint16_t>(p_.lo) + r * p_.b.cols + c0;
+      const float* b = at_address<const float>(p_.b.addr) + r * p_.b.row_stride + c0;
+      uint16_t* hi = at_address<uint16_t>(p_.hi) + r * p_.b.cols + c0;
+      uint16_t* lo = at_address<uint16_t>(p_.lo) + r * p_.b.cols + c0;
       for (int64_t c = 0; c < n; ++c) {
         hi[c] = core::float_to_bf16(b[c]);
         lo[c] = core::float_to_bf16(b[c] - core::bf16_to_float(hi[c]));
@@ -37,26 +37,24 @@ struct HostHcVector {
     // sqr_sum[s, r] = sum of a[r, k]^2 over k in [k0, k0 + ks), for rows [r0, r0 + rows).
     void sqr_sums(int64_t s, int64_t r0, int64_t rows, int64_t k0, int64_t ks) const {
       for (int64_t r = r0; r < r0 + rows; ++r) {
-        const uint16_t* row = ptr<const uint16_t>(p_.a.addr) + r * p_.a.row_stride + k0;
+        const uint16_t* row = at_address<const uint16_t>(p_.a.addr) + r * p_.a.row_stride + k0;
         float acc = 0.0f;
         for (int64_t c = 0; c < ks; ++c) {
           const float v = core::bf16_to_float(row[c]);
           acc += v * v;
         }
-        ptr<float>(p_.sqr_sum)[s * p_.a.rows + r] = acc;
+        at_address<float>(p_.sqr_sum)[s * p_.a.rows + r] = acc;
       }
     }
     void zero_d(int64_t s, int64_t r0, int64_t rows) const {
-      float* d = ptr<float>(p_.d.addr) + s * p_.d_split;
+      float* d = at_address<float>(p_.d.addr) + s * p_.d_split;
       for (int64_t r = r0; r < r0 + rows; ++r)
         for (int64_t c = 0; c < p_.d.cols; ++c) d[r * p_.d.row_stride + c] = 0.0f;
     }
-    void set_end(int64_t s, int64_t end) const { ptr<int32_t>(p_.ends)[s] = int32_t(end); }
+    void set_end(int64_t s, int64_t end) const { at_address<int32_t>(p_.ends)[s] = int32_t(end); }
     void store_ends() const {}
 
    private:
-    template <class T>
-    static T* ptr(uint64_t addr) { return reinterpret_cast<T*>(uintptr_t(addr)); }
     DgaHcPrenormParams p_;
   };
 };
