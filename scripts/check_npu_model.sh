@@ -175,20 +175,16 @@ mutate "SwiGLU: the chunk's h values converted before their MTE2 load is done (t
 mutate "SwiGLU: interleaved gate / up blocks read contiguously (block stride 1)" npu_swiglu.hpp \
   's/swiglu::Columns{0, swiglu::kBlockFloats, 2 \* swiglu::kGroup, 2}/swiglu::Columns{0, swiglu::kBlockFloats, 2 * swiglu::kGroup, 1}/' \
   '*NpuModelSwiglu*'
-mutate "Mega MoE route: an expert's ring rows not from an aligned start (the GEMM's psum starts differ)" \
-  npu_mega_moe.hpp 's/const int64_t start = (row + p_.align - 1) \/ p_.align \* p_.align,/const int64_t start = row,/' \
-  'NpuModelMegaMoe*'
-mutate "Mega MoE scatter: the combine slot of (token, slot) taken as token * topk + slot" npu_mega_moe.hpp \
-  's/p_.combine_off + (k \* p_.n + t) \* row_bytes/p_.combine_off + (t * p_.topk + k) * row_bytes/' \
+mutate "Mega MoE route: the ring table's token written to its slot field" npu_mega_moe.hpp \
+  's/src.SetValue(at + 1, token);/src.SetValue(at + 1, slot);/' 'NpuModelMegaMoe*'
+mutate "Mega MoE route: recv_stats overwritten with the call's counts (not added to)" npu_mega_moe.hpp \
+  's/stats.SetValue(uint64_t(e), stats.GetValue(uint64_t(e)) + n);/stats.SetValue(uint64_t(e), n);/' \
   'NpuModelMegaMoe*'
 mutate "Mega MoE combine: the sum stored before its cast is done (the y stage marked ready before the cast)" \
-  npu_mega_moe.hpp '/vreg::convert<Arch, bfloat16_t, float>(/{n;d};s/const Tile y = out.acquire();/&  out.commit();/' \
+  npu_mega_moe.hpp '/vreg::convert<Arch, bfloat16_t, float>(/{n;d};s/const Tile y = out_.acquire();/&  out_.commit();/' \
   'NpuModelMegaMoe*'
 mutate "Mega MoE gather / scatter: a row stored before its load is waited (the copy ring's consume after the store)" \
-  npu_mega_moe.hpp 's/load(ring.acquire(), src/const Tile t = ring.acquire(); load(t, src/;s/store(dst + uint64_t(at), ring.consume(), n);/store(dst + uint64_t(at), t, n); ring.consume();/' \
-  'NpuModelMegaMoe*'
-mutate "Mega MoE gather: every slot given the routing weight of slot 0" npu_mega_moe.hpp \
-  's/p_.topk_weights_off + (t \* p_.topk + k) \* kF32/p_.topk_weights_off + t * p_.topk * kF32/' \
+  npu_mega_moe.hpp 's/load(ring_.acquire(), src/const Tile t = ring_.acquire(); load(t, src/;s/store(dst + uint64_t(at), ring_.consume(), n);/store(dst + uint64_t(at), t, n); ring_.consume();/' \
   'NpuModelMegaMoe*'
 mutate "FP4 widening: the odd values' e4m3 written to byte 0 (RegLayout ZERO), the Or keeps the evens" \
   npu_vreg.hpp 's/kToE4m3Byte1>(hi, odd, m)/kToE4m3>(hi, odd, m)/' '*Fp4Widens*'
@@ -196,8 +192,9 @@ mutate "FP4 widening: the packed bytes loaded as one 256 B run (NORM, not UNPACK
   's/R::LoadDist::DIST_UNPACK4_B8>(/R::LoadDist::DIST_NORM>(/' '*Fp4Widens*'
 mutate "FP4 widening: the source row read at its value offset (not halved into bytes)" npu_convert.hpp \
   's|(r \* p.src.row_stride + c0) / 2|r * p.src.row_stride + c0|' '*Fp4Widens*'
-# (Where the MQA problems' logits, ranges and KV scales are, kernel/mqa_segments.hpp, is shared with the host,
-# whose MQA suite fails on such errors: not part of the NPU primitive layer.)
+# (Where the MQA problems' logits, ranges and KV scales are, kernel/mqa_segments.hpp, and Mega MoE's route
+# plan, ring rows and combine slots, kernel/mega_moe_moves.hpp, are shared with the host, whose suites fail on
+# such errors: not part of the NPU primitive layer.)
 # The instructions' documented operand rules (test_npu_model_rules.cpp breaks each once): planted in the
 # primitive layer, each fails the suite through its rule.
 mutate "L0A tiles 512 B past 1024 B boundaries (MmadMx's 1024 B rule for fp8 operands)" npu_ctx.hpp \

@@ -320,6 +320,32 @@ def test_on_the_npu_model_matches_the_host(world, fp8, widened):
             assert r["diff_ref"] < (FP4_DIFF if fp8 else BF16_DIFF), f"{where}: calc_diff against float64 {r['diff_ref']}"
 
 
+@needs_model
+def test_the_npu_route_refuses_what_the_hosts_refuses():
+    # One route source: a bad expert id or an expert past its wave's ring fails on the model as on the host,
+    # before anything is written to y.
+    w = tm.make_weights(4, 256, 128, 0, 1)
+    before = dg.runtime.get_backend()
+    try:
+        for backend in ("host", "npu-model"):
+            dg.runtime.set_backend(backend)
+            buf = dg.mega.SymmBuffer(None, 4, 384, 2, 256, 128, num_ring_tokens=384)
+            inp = tm.make_rank_inputs(300, 256, 4, 2, 0)
+            inp.topk_idx[7, 1] = 9
+            tm.fill_buffer(buf, inp)
+            y = torch.full((300, 256), 7.0, dtype=torch.bfloat16)
+            with pytest.raises(ValueError, match=r"^topk_idx: rank 0 token 7 slot 1: expert id 9 is outside \[0, 4\)"):
+                dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+            inp.topk_idx[:] = 0
+            tm.fill_buffer(buf, inp)
+            with pytest.raises(ValueError, match=r"^topk_idx: local expert 0 of rank 0 receives 600 rows"):
+                dg.fp8_fp4_mega_moe(y, w.l1, w.l2, buf)
+            assert torch.all(y == 7.0), backend
+            buf.destroy()
+    finally:
+        dg.runtime.set_backend(before)
+
+
 def test_buffer_device_is_checked():
     class TwoRanks:  # only rank() and size() are asked before the device is checked
         def rank(self):

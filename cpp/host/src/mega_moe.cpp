@@ -1,19 +1,16 @@
 #include "deepgemm_ascend/host/mega_moe.hpp"
 
 #include <algorithm>
-#include <cstring>
 
-#include "deepgemm_ascend/core/convert.hpp"
 #include "deepgemm_ascend/core/error.hpp"
+#include "deepgemm_ascend/host/host_mega_moe_vector.hpp"
+#include "deepgemm_ascend/kernel/mega_moe_moves.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
 
 namespace deepgemm_ascend::tile::host {
 
 namespace {
 
-using block::kScalesPerWord;
-using block::kSwigluScaleGroup;
-constexpr int64_t kCombineChunk = 256;  // fp32 accumulators of one combine step
 constexpr int kDispatchBarrier = 0, kCombineBarrier = 1;
 
 // Addresses inside one rank's symmetric buffer.
@@ -24,21 +21,10 @@ struct Buffer {
   int64_t h() const { return a.shape.hidden; }
   int64_t tb() const { return a.shape.token_bytes(); }
   uint8_t* at(const comm::Region& r, int64_t byte) const { return base + r.offset + byte; }
-  uint8_t* x(int64_t t) const { return at(a.regions.x, t * h() * tb()); }
-  uint8_t* x_sf(int64_t t) const { return at(a.regions.x_sf, t * (h() / block::kSwigluScaleGroup)); }
-  const int64_t* topk_idx(int64_t t) const {
-    return reinterpret_cast<const int64_t*>(at(a.regions.topk_idx, 0)) + t * a.shape.num_topk;
-  }
-  const float* topk_weights(int64_t t) const {
-    return reinterpret_cast<const float*>(at(a.regions.topk_weights, 0)) + t * a.shape.num_topk;
-  }
-  uint16_t* slot(int64_t k, int64_t t) const {
-    return reinterpret_cast<uint16_t*>(
-        at(a.regions.combine, (k * a.shape.num_max_tokens_per_rank + t) * h() * int64_t(sizeof(uint16_t))));
-  }
   // MN-major ring scales: scale j of ring row r.
   uint8_t* ring_sf(const comm::Region& r, int64_t row, int64_t j) const {
-    return at(r, ((j / block::kScalesPerWord) * a.regions.sf_ring_rows + row) * block::kScalesPerWord + j % block::kScalesPerWord);
+    constexpr int64_t kWord = block::kScalesPerWord;
+    return at(r, ((j / kWord) * a.regions.sf_ring_rows + row) * kWord + j % kWord);
   }
   layout::ScaleRef ring_scales(const comm::Region& r) const {
     const int64_t word = block::kScalesPerWord;
@@ -51,35 +37,27 @@ block::RowRange share(int64_t count, const tile::host::Core& core) {
   return block::contiguous_share(count, core.block_idx(), core.block_num());
 }
 
-// Rows per local expert, in (rank, token, slot) order; validates every routed expert id.
-void route(const MegaMoeArgs& args, MegaMoeWork& work) {
+// The data moves' parameters (kernel/mega_moe_moves.hpp) at this rank's buffer and the work's tables.
+DgaMegaMoeParams moves_params(const MegaMoeArgs& args, MegaMoeWork& work) {
   const auto& s = args.shape;
   const comm::PeerGroup& peers = *args.peers;
-  const int64_t e_local = s.experts_per_rank(), first_expert = int64_t(peers.rank()) * e_local;
-  std::vector<std::vector<MegaMoeRow>> per_expert(static_cast<size_t>(e_local));
-  for (int r = 0; r < peers.size(); ++r) {
-    const Buffer src{args, peers.base(r)};
-    const int64_t tokens = peers.header(r).num_tokens;
-    for (int64_t t = 0; t < tokens; ++t) {
-      const int64_t* idx = src.topk_idx(t);
-      for (int64_t k = 0; k < s.num_topk; ++k) {
-        const int64_t e = idx[k];
-        if (e == -1) continue;
-        DGA_REQUIRE(e >= 0 && e < s.num_experts, kValue, "topk_idx", "rank ", r, " token ", t, " slot ", k,
-                    ": expert id ", e, " is outside [0, ", s.num_experts, ") and is not -1");
-        if (e >= first_expert && e < first_expert + e_local)
-          per_expert[size_t(e - first_expert)].push_back({r, int32_t(t), int32_t(k)});
-      }
-    }
-  }
-  work.rows.clear();
-  work.expert_begin.assign(1, 0);
-  for (int64_t e = 0; e < e_local; ++e) {
-    const auto& rows = per_expert[size_t(e)];
-    if (args.recv_stats) args.recv_stats[e] += int32_t(rows.size());
-    work.rows.insert(work.rows.end(), rows.begin(), rows.end());
-    work.expert_begin.push_back(int64_t(work.rows.size()));
-  }
+  const auto addr = [](const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
+  const Buffer me{args, peers.base(peers.rank())};
+  DgaMegaMoeParams p{};  // sync_off, max_polls: the host's barriers are the peer group's
+  for (int r = 0; r < peers.size(); ++r) p.peers[r] = addr(peers.base(r));
+  p.rank = peers.rank(), p.ranks = peers.size(), p.experts_per_rank = s.experts_per_rank(), p.topk = s.num_topk;
+  p.hidden = s.hidden, p.tokens = args.y.rows, p.n = s.num_max_tokens_per_rank;
+  p.x_off = args.regions.x.offset, p.topk_idx_off = args.regions.topk_idx.offset;
+  p.topk_weights_off = args.regions.topk_weights.offset, p.combine_off = args.regions.combine.offset;
+  work.table.assign(size_t(args.waves * args.ring_rows * kernel::kMegaRowFields), -1);
+  work.ends.assign(size_t(s.experts_per_rank()), 0);
+  p.ends = addr(work.ends.data()), p.src = addr(work.table.data());
+  p.weights = addr(me.at(args.regions.l1_weights, 0)), p.ring = addr(me.at(args.regions.l1_tokens, 0));
+  p.y = addr(args.y.at<uint16_t>(0, 0)), p.recv_stats = addr(args.recv_stats), p.status = addr(work.status);
+  p.ring_rows = args.ring_rows, p.experts_per_wave = args.experts_per_wave, p.waves = args.waves;
+  p.align = args.align, p.y_stride = args.y.row_stride;
+  p.fp8 = s.fp8 ? 1 : 0, p.x_sf_off = args.regions.x_sf.offset, p.ring_sf = addr(me.at(args.regions.l1_sf, 0));
+  return p;
 }
 
 kernel::GemmProblem problem(const layout::MatrixRef& a, const layout::ScaleRef& sa, const layout::MatrixRef& b,
@@ -94,7 +72,8 @@ kernel::GemmProblem problem(const layout::MatrixRef& a, const layout::ScaleRef& 
   return p;
 }
 
-// Waves of consecutive experts that fit the ring, with their GEMM problems.
+// Each wave's GEMM problems, one per expert with rows (at its aligned start, to its end), and the scratch of
+// the longest wave.
 void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t>& h, std::vector<uint16_t>& o) {
   const auto& s = args.shape;
   const Buffer me{args, args.peers->base(args.peers->rank())};
@@ -103,34 +82,17 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
   const int bits = fp8 ? 8 : 16;
   const tile::OperandFormat fa = fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
   const tile::OperandFormat fb = fp8 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kBF16;
+  const layout::ScaleRef sa1 = me.ring_scales(args.regions.l1_sf), sa2 = me.ring_scales(args.regions.l2_sf);
   work.waves.clear();
   int64_t max_rows = 0;
-  for (int64_t e = 0; e < e_local; ++e) {
-    const int64_t rows = work.expert_begin[size_t(e) + 1] - work.expert_begin[size_t(e)];
-    // The ring holds num_max_tokens_per_rank x ranks rows: one row per token of every rank. More only
-    // happens when a token names the same expert in two slots.
-    DGA_REQUIRE(rows <= s.num_ring_tokens, kValue, "topk_idx", "local expert ", e, " of rank ", args.peers->rank(),
-                " receives ", rows, " rows, more than the ", s.num_ring_tokens,
-                " ring tokens (does a token list the same expert twice?)");
-  }
-  for (int64_t e = 0; e < e_local;) {
+  for (int64_t first = 0; first < e_local; first += args.experts_per_wave) {
     MegaMoeWave w;
-    w.first = e;
-    w.row0 = work.expert_begin[size_t(e)];
-    while (e < e_local && work.expert_begin[size_t(e) + 1] - w.row0 <= s.num_ring_tokens) ++e;
-    w.last = e;  // at least one expert: each fits the ring (checked above)
-    w.rows = work.expert_begin[size_t(e)] - w.row0;
-    max_rows = std::max(max_rows, w.rows);
-    work.waves.push_back(std::move(w));
-  }
-  h.resize(size_t(max_rows * 2 * inter));
-  o.resize(size_t(max_rows * hid));
-  work.h = h.data();
-  work.o = o.data();
-  const layout::ScaleRef sa1 = me.ring_scales(args.regions.l1_sf), sa2 = me.ring_scales(args.regions.l2_sf);
-  for (auto& w : work.waves) {
+    w.first = first;
+    w.last = std::min(e_local, first + args.experts_per_wave);
+    int64_t end = 0;
     for (int64_t e = w.first; e < w.last; ++e) {
-      const int64_t r0 = work.expert_begin[size_t(e)] - w.row0, m = work.expert_begin[size_t(e) + 1] - w.row0 - r0;
+      const int64_t r0 = kernel::mega_expert_start(end, args.align), m = work.ends[size_t(e)] - r0;
+      end = work.ends[size_t(e)];
       if (m == 0) continue;
       const MegaMoeExpert& ex = args.experts[e];
       const layout::MatrixRef a1{.base = me.at(args.regions.l1_tokens, 0), .origin = r0 * hid, .rows = m, .cols = hid,
@@ -138,9 +100,23 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
       const layout::MatrixRef a2{.base = me.at(args.regions.l2_tokens, 0), .origin = r0 * inter, .rows = m,
                                  .cols = inter, .row_stride = inter, .col_stride = 1, .bits = bits};
       w.experts.push_back(e);
-      w.l1.push_back(problem(a1, sa1.shifted(r0), ex.w1, ex.sf1, work.h + r0 * 2 * inter, 2 * inter, fp8));
-      w.l2.push_back(problem(a2, sa2.shifted(r0), ex.w2, ex.sf2, work.o + r0 * hid, hid, fp8));
+      w.l1.push_back(problem(a1, sa1.shifted(r0), ex.w1, ex.sf1, nullptr, 2 * inter, fp8));
+      w.l2.push_back(problem(a2, sa2.shifted(r0), ex.w2, ex.sf2, nullptr, hid, fp8));
+      w.l1.back().epilogue.d.origin = r0 * 2 * inter;
+      w.l2.back().epilogue.d.origin = r0 * hid;
     }
+    w.rows = end;
+    max_rows = std::max(max_rows, end);
+    work.waves.push_back(std::move(w));
+  }
+  h.resize(size_t(max_rows * 2 * inter));
+  o.resize(size_t(max_rows * hid));
+  work.h = h.data();
+  work.o = o.data();
+  work.moves.o = uint64_t(reinterpret_cast<uintptr_t>(work.o));
+  for (auto& w : work.waves) {
+    for (auto& q : w.l1) q.epilogue.d.base = work.h;
+    for (auto& q : w.l2) q.epilogue.d.base = work.o;
     w.l1_args = {.problems = w.l1.data(), .num_problems = int64_t(w.l1.size()), .config = args.l1_config,
                  .operands = {fa, fb}, .scaled = fp8};
     w.l2_args = {.problems = w.l2.data(), .num_problems = int64_t(w.l2.size()), .config = args.l2_config,
@@ -148,61 +124,18 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
   }
 }
 
-void gather(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
-  const Buffer me{args, args.peers->base(args.peers->rank())};
-  const int64_t hid = args.shape.hidden, row_bytes = hid * me.tb(), groups = hid / block::kSwigluScaleGroup;
-  auto* weights = reinterpret_cast<float*>(me.at(args.regions.l1_weights, 0));
-  const auto [b, e] = share(w.rows, core);
-  for (int64_t r = b; r < e; ++r) {
-    const MegaMoeRow& row = work.rows[size_t(w.row0 + r)];
-    const Buffer src{args, args.peers->base(row.rank)};
-    std::memcpy(me.at(args.regions.l1_tokens, r * row_bytes), src.x(row.token), size_t(row_bytes));
-    weights[r] = src.topk_weights(row.token)[row.slot];
-    if (!args.shape.fp8) continue;
-    const uint8_t* sf = src.x_sf(row.token);
-    for (int64_t j = 0; j < groups; ++j) *me.ring_sf(args.regions.l1_sf, r, j) = sf[j];
-  }
-}
-
-void activate(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
+// SwiGLU over the wave's ring rows that hold a token (the table's), this core's share of them.
+void activate(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, int64_t wave) {
   const Buffer me{args, args.peers->base(args.peers->rank())};
   const int64_t inter = args.shape.intermediate_hidden;
   const auto* weights = reinterpret_cast<const float*>(me.at(args.regions.l1_weights, 0));
-  const auto [b, e] = share(w.rows, core);
-  for (int64_t r = b; r < e; ++r)
+  const int32_t* table = work.table.data() + wave * args.ring_rows * kernel::kMegaRowFields;
+  const auto [b, e] = share(work.waves[size_t(wave)].rows, core);
+  for (int64_t r = b; r < e; ++r) {
+    if (table[r * kernel::kMegaRowFields] < 0) continue;
     block::swiglu_row(work.h + r * 2 * inter, inter, weights[r], args.act,
                       me.at(args.regions.l2_tokens, r * inter * me.tb()),
                       {me.ring_sf(args.regions.l2_sf, r, 0), block::kScalesPerWord * args.regions.sf_ring_rows});
-}
-
-void scatter(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
-  const int64_t hid = args.shape.hidden;
-  const auto [b, e] = share(w.rows, core);
-  for (int64_t r = b; r < e; ++r) {
-    const MegaMoeRow& row = work.rows[size_t(w.row0 + r)];
-    const Buffer dst{args, args.peers->base(row.rank)};
-    std::memcpy(dst.slot(row.slot, row.token), work.o + r * hid, size_t(hid) * sizeof(uint16_t));
-  }
-}
-
-void combine(const tile::host::Core& core, const MegaMoeArgs& args) {
-  const Buffer me{args, args.peers->base(args.peers->rank())};
-  const int64_t hid = args.shape.hidden;
-  float acc[kCombineChunk];
-  const auto [b, e] = share(args.y.rows, core);
-  for (int64_t t = b; t < e; ++t) {
-    const int64_t* idx = me.topk_idx(t);
-    auto* y = args.y.at<uint16_t>(t, 0);
-    for (int64_t c0 = 0; c0 < hid; c0 += kCombineChunk) {
-      const int64_t n = std::min(kCombineChunk, hid - c0);
-      std::fill(acc, acc + n, 0.0f);
-      for (int64_t k = 0; k < args.shape.num_topk; ++k) {
-        if (idx[k] < 0) continue;
-        const uint16_t* slot = me.slot(k, t) + c0;
-        for (int64_t c = 0; c < n; ++c) acc[c] += core::bf16_to_float(slot[c]);
-      }
-      for (int64_t c = 0; c < n; ++c) y[c0 + c] = core::float_to_bf16(acc[c]);
-    }
   }
 }
 
@@ -231,30 +164,46 @@ void run_gemm(tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWave
 
 }  // namespace
 
+void raise_mega_moe_route_status(const int32_t* status, int64_t rank, int64_t num_experts) {
+  DGA_REQUIRE(status[0] != kDgaMegaMoeRingOverflow, kValue, "topk_idx", "local expert ", status[1], " of rank ", rank,
+              " receives ", status[2], " rows, more than its wave's ring holds (does a token list the same expert ",
+              "twice?)");
+  DGA_REQUIRE(status[0] != kDgaMegaMoeBadExpert, kValue, "topk_idx", "rank ", status[1], " token ", status[2], " slot ",
+              status[3], ": expert id ", status[4], " is outside [0, ", num_experts, ") and is not -1");
+}
+
 void mega_moe(tile::host::Core& core, tile::host::GridSync& grid, const MegaMoeArgs& args, MegaMoeWork& work) {
   static thread_local std::vector<uint16_t> h_scratch, o_scratch;  // block 0's thread owns them
   if (core.block_idx() == 0) {
     args.peers->barrier(kDispatchBarrier, "dispatch");
-    route(args, work);
+    work.moves = moves_params(args, work);
+    HostMegaMoeVector::Route route(core, work.moves, *args.peers);
+    kernel::mega_route(route, work.moves);
+    raise_mega_moe_route_status(work.status, args.peers->rank(), args.shape.num_experts);
     plan_waves(args, work, h_scratch, o_scratch);
   }
   grid.sync();
+  DgaMegaMoeParams p = work.moves;  // this core's, with its wave
+  const HostMegaMoeVector::Copies copies(core, p, args.regions.sf_ring_rows);
   std::vector<kernel::GemmProblem> local;  // this core's problems of the current GEMM
-  for (const MegaMoeWave& w : work.waves) {
-    gather(core, args, work, w);
+  for (size_t wave = 0; wave < work.waves.size(); ++wave) {
+    const MegaMoeWave& w = work.waves[wave];
+    p.wave = int64_t(wave);
+    kernel::mega_gather(copies, p);
     grid.sync();
     run_gemm(core, args, w, false, local);
     grid.sync();
-    activate(core, args, work, w);
+    activate(core, args, work, int64_t(wave));
     grid.sync();
     run_gemm(core, args, w, true, local);
     grid.sync();
-    scatter(core, args, work, w);
+    kernel::mega_scatter(copies, p);
   }
   grid.sync();
   if (core.block_idx() == 0) args.peers->barrier(kCombineBarrier, "combine");
   grid.sync();
-  combine(core, args);
+  HostMegaMoeVector::Combine combine(core, p);
+  kernel::mega_combine(combine, p);
 }
 
 }  // namespace deepgemm_ascend::tile::host

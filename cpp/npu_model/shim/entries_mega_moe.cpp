@@ -10,16 +10,16 @@ namespace {
 
 namespace npu = deepgemm_ascend::tile::npu;
 
-template <npu::MegaMoeStep S>
+template <npu::MegaMoeStepKind S>
 void mega_moe(const void* p) { npu::run_mega_moe<S>(*static_cast<const DgaMegaMoeParams*>(p)); }
 
 const Entry kEntries[] = {
-    {"dga_npu_launch_mega_moe_dispatch_barrier", &mega_moe<npu::MegaMoeStep::kDispatchBarrier>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_route", &mega_moe<npu::MegaMoeStep::kRoute>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_gather", &mega_moe<npu::MegaMoeStep::kGather>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_scatter", &mega_moe<npu::MegaMoeStep::kScatter>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_combine_barrier", &mega_moe<npu::MegaMoeStep::kCombineBarrier>, Cores::kVector},
-    {"dga_npu_launch_mega_moe_combine", &mega_moe<npu::MegaMoeStep::kCombine>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_dispatch_barrier", &mega_moe<npu::MegaMoeStepKind::kDispatchBarrier>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_route", &mega_moe<npu::MegaMoeStepKind::kRoute>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_gather", &mega_moe<npu::MegaMoeStepKind::kGather>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_scatter", &mega_moe<npu::MegaMoeStepKind::kScatter>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_combine_barrier", &mega_moe<npu::MegaMoeStepKind::kCombineBarrier>, Cores::kVector},
+    {"dga_npu_launch_mega_moe_combine", &mega_moe<npu::MegaMoeStepKind::kCombine>, Cores::kVector},
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "deepgemm_ascend/heuristics/mega_moe_tiling.hpp"
 #include "deepgemm_ascend/host/mega_moe.hpp"
 #include "deepgemm_ascend/layout/scale_fold.hpp"
+#include "deepgemm_ascend/tile/cube_format.hpp"
 #include "deepgemm_ascend/runtime/backend.hpp"
 #include "deepgemm_ascend/runtime/host_arch.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
@@ -181,6 +182,13 @@ void plan_host(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions, co
   args.y = api::mut_matrix(y);
   args.recv_stats = recv_stats ? recv_stats->as<int32_t>() : nullptr;
   args.act = act;
+  // The NPU's waves, their expert starts aligned to the contiguous layout's alignment when it divides the
+  // rows an expert may receive (else to the cube's block of rows), so that a wave fits the buffer's ring.
+  const int64_t rows = s.num_ranks * s.num_max_tokens_per_rank, mk = get_mk_alignment_for_contiguous_layout();
+  args.align = rows % mk == 0 ? mk : int64_t(tile::kCubeBlock);
+  const heuristics::MegaMoeWaves waves =
+      heuristics::mega_moe_waves(s.num_ring_tokens, s.num_ranks, s.num_max_tokens_per_rank, e, args.align);
+  args.experts_per_wave = waves.experts_per_wave, args.waves = waves.waves, args.ring_rows = waves.ring_rows;
   const heuristics::MegaMoeConfigs configs =
       heuristics::select_mega_moe_configs({.tokens = y.size(0),
                                            .topk = s.num_topk,

@@ -3,7 +3,8 @@
 // wrote in device memory, so that the host never waits for the device.
 //
 //   dispatch barrier        every rank's inputs (and token count) are in its buffer
-//   route                   the ring rows of each local expert, wave by wave (experts_per_wave experts each)
+//   route                   the ring rows of each local expert, wave by wave (experts_per_wave experts each;
+//                           the route, gather, scatter and combine are kernel/mega_moe_moves.hpp, the host's too)
 //   per wave: gather, L1 GEMM (psum ends of the wave's experts), SwiGLU (bf16, or e4m3 with UE8M0 scales),
 //             L2 GEMM, scatter; FP8 x FP4: each GEMM's FP4 weights of the wave's experts widened to e4m3
 //             on the vector cores first (the 950's MX cube pairs fp8 with fp8 only), scales unchanged,
@@ -13,7 +14,7 @@
 //
 // A wave holds experts_per_wave = num_ring_tokens / (world size x num_max_tokens_per_rank) experts: each may
 // receive every token of every rank once, from a start aligned to the contiguous layout's alignment. The
-// waves are fixed in advance (the host does not read the counts), unlike the host kernel's.
+// waves are fixed in advance (the host does not read the counts), as the host kernel's are.
 #include "npu_mega_moe.hpp"
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "deepgemm_ascend/arch/cube_format.hpp"
 #include "deepgemm_ascend/core/error.hpp"
 #include "deepgemm_ascend/heuristics/mega_moe_tiling.hpp"
+#include "deepgemm_ascend/host/mega_moe.hpp"
 #include "deepgemm_ascend/kernel/gemm_problems.hpp"
 #include "deepgemm_ascend/kernel/launch_abi.hpp"
 #include "gemm_common.hpp"
@@ -84,7 +86,7 @@ Work carve(const NpuDevice& dev, const comm::MegaMoeShape& s, int64_t waves, int
   constexpr int kParts = 12;
   const int64_t parts[kParts] = {e * 4,
                                  waves * rows * 3 * 4,
-                                 2 * 4,
+                                 kDgaMegaMoeStatusWords * 4,
                                  rows * 4,
                                  rows * hidden * x_bytes,
                                  rows * 2 * inter * 2,
@@ -122,13 +124,12 @@ layout::ScaleRef mx_rows(const void* base, int64_t row_bytes) {
 
 // On the model the launches have finished when launch returns: a barrier that gave up or a route that
 // overflowed the ring is raised at once. A device's status is not read (that would wait for the stream).
-void check_status(const NpuDevice& dev, const Work& w, int rank) {
+void check_status(const NpuDevice& dev, const Work& w, const comm::MegaMoeShape& s, int rank) {
   if (!dev.model()) return;
   if (w.status[0] == kDgaMegaMoePeerLate)
     core::fail(core::ErrorKind::kRuntime, "sym_buffer", "rank ", rank, ": rank ", w.status[1],
                " did not arrive at a Mega MoE barrier within DGA_COMM_TIMEOUT_S (", timeout_s(), " s)");
-  DGA_REQUIRE(w.status[0] != kDgaMegaMoeRingOverflow, kValue, "topk_idx", "local expert ", w.status[1], " of rank ",
-              rank, " receives more rows than the ring holds (does a token list the same expert twice?)");
+  tile::host::raise_mega_moe_route_status(w.status, rank, s.num_experts);
 }
 
 // The NPU's own limits on a Mega MoE call (the arguments were checked by the caller).
@@ -237,16 +238,16 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
   const int64_t e = s.experts_per_rank(), ranks = s.num_ranks;
   const int64_t align = get_mk_alignment_for_contiguous_layout();
   const heuristics::MegaMoeWaves plan =
-      heuristics::npu_mega_moe_waves(s.num_ring_tokens, ranks, s.num_max_tokens_per_rank, e, align);
+      heuristics::mega_moe_waves(s.num_ring_tokens, ranks, s.num_max_tokens_per_rank, e, align);
   const Work w = carve(dev, s, plan.waves, plan.experts_per_wave, plan.ring_rows, l1_w, l2_w);
-  npu_zero_rows(view(y, w.status, DType::kFP32, {1, 2}));
+  npu_zero_rows(view(y, w.status, DType::kFP32, {1, kDgaMegaMoeStatusWords}));
   DgaMegaMoeParams p = params(buf, regions, y, recv_stats, w, plan, align);
 
   dev.launch("dga_npu_launch_mega_moe_dispatch_barrier", 1, &p, ranks);
-  check_status(dev, w, buf.rank);
+  check_status(dev, w, s, buf.rank);
   dev.launch("dga_npu_launch_mega_moe_route", 1, &p,
              ranks * s.num_max_tokens_per_rank * s.num_topk + plan.waves * plan.ring_rows);
-  check_status(dev, w, buf.rank);
+  check_status(dev, w, s, buf.rank);
   const WaveGemms g{.dev = dev,
                     .s = s,
                     .w = w,
@@ -263,7 +264,7 @@ void npu_mega_moe(const MegaMoeBuffer& buf, const comm::MegaMoeRegions& regions,
     run_wave(g, p, wave, first, std::min(plan.experts_per_wave, e - first));
   }
   dev.launch("dga_npu_launch_mega_moe_combine_barrier", 1, &p, ranks);
-  check_status(dev, w, buf.rank);
+  check_status(dev, w, s, buf.rank);
   dev.launch("dga_npu_launch_mega_moe_combine", unsigned(dev.vector_cores()), &p, y.size(0) * s.hidden * s.num_topk);
 }
 

@@ -44,8 +44,8 @@ MegaMoeConfigs select_mega_moe_configs(const MegaMoeDesc& d, const ArchLimits& a
           .l2_fold = expert_config(d, m, h, i, true, arch)};
 }
 
-MegaMoeWaves npu_mega_moe_waves(int64_t ring_tokens, int64_t ranks, int64_t max_tokens_per_rank, int64_t experts,
-                                int64_t align) {
+MegaMoeWaves mega_moe_waves(int64_t ring_tokens, int64_t ranks, int64_t max_tokens_per_rank, int64_t experts,
+                            int64_t align) {
   const int64_t per_wave =
       std::clamp<int64_t>(ring_tokens / std::max<int64_t>(1, ranks * max_tokens_per_rank), 1, experts);
   return {.experts_per_wave = per_wave,

@@ -23,13 +23,13 @@ struct MegaMoeConfigs {
 };
 MegaMoeConfigs select_mega_moe_configs(const MegaMoeDesc& d, const ArchLimits& arch);
 
-// The NPU launch's waves: experts_per_wave experts share the ring (each may receive every token of every
-// rank once, from a start aligned to the contiguous layout's alignment), `waves` of them cover the local
-// experts, ring_rows rows hold one wave.
+// Mega MoE's waves on both targets: experts_per_wave experts share the ring (each may receive every token of
+// every rank once, from a start aligned to `align` rows), `waves` of them cover the local experts, ring_rows
+// rows hold one wave (at most ring_tokens when align divides ranks x max_tokens_per_rank).
 struct MegaMoeWaves {
   int64_t experts_per_wave = 1, waves = 0, ring_rows = 0;
 };
-MegaMoeWaves npu_mega_moe_waves(int64_t ring_tokens, int64_t ranks, int64_t max_tokens_per_rank, int64_t experts,
-                                int64_t align);
+MegaMoeWaves mega_moe_waves(int64_t ring_tokens, int64_t ranks, int64_t max_tokens_per_rank, int64_t experts,
+                            int64_t align);
 
 }  // namespace deepgemm_ascend::heuristics

@@ -154,9 +154,17 @@ struct DgaSwigluParams {
 // the wave's ring), src (int32 [waves, ring_rows, 3]: (rank, token, slot) of each ring row, rank -1 for
 // padding), weights (fp32 [ring_rows]), ring (bf16 [ring_rows, hidden]: the wave's gathered tokens), o (bf16
 // [ring_rows, hidden]: the second GEMM's output), y (bf16 [tokens, y_stride]), recv_stats (int32
-// [experts_per_rank] or 0) and status (int32: 0, or what went wrong: DgaMegaMoeStatus).
+// [experts_per_rank] or 0) and status (int32 [kDgaMegaMoeStatusWords]: 0, or what went wrong
+// (DgaMegaMoeStatus) and its details: ring overflow (expert, its rows), peer late (rank), bad expert id (rank,
+// token, slot, id)).
 inline constexpr int kDgaMegaMoeMaxRanks = 64;
-enum DgaMegaMoeStatus : int32_t { kDgaMegaMoeOk = 0, kDgaMegaMoeRingOverflow = 1, kDgaMegaMoePeerLate = 2 };
+inline constexpr int kDgaMegaMoeStatusWords = 8;
+enum DgaMegaMoeStatus : int32_t {
+  kDgaMegaMoeOk = 0,
+  kDgaMegaMoeRingOverflow = 1,
+  kDgaMegaMoePeerLate = 2,
+  kDgaMegaMoeBadExpert = 3
+};
 struct DgaMegaMoeParams {
   uint64_t peers[kDgaMegaMoeMaxRanks];
   int64_t rank, ranks, experts_per_rank, topk, hidden, tokens, n;  // n: num_max_tokens_per_rank
