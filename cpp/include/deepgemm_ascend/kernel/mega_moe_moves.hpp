@@ -9,10 +9,11 @@
 // The ring table (p.src) holds int32 (rank, token, slot) per ring row of every wave (rank -1: no row). The
 // waves are fixed by the buffer's sizes (heuristics::mega_moe_waves), not by the counts, so no target reads
 // the counts back before launching a wave: a wave holds every row its experts can receive when no token lists
-// an expert twice. VT::MegaMoe is a target's element work: scalar reads and writes of the route's tables,
-// row copies between ranks' buffers, the combine's sums (host/host_mega_moe_vector.hpp, and on the NPU
-// cpp/npu/npu_mega_moe.hpp); what a failure does (the NPU records it in p.status, the host raises) is the
-// target's too.
+// an expert twice. Each step's `m` is a target's element work for it: scalar reads and writes of the route's
+// tables, row copies between ranks' buffers, the combine's sums (the host's Route, Copies and Combine in
+// host/host_mega_moe_vector.hpp; the NPU's NpuMegaRoute, NpuMegaCopies and NpuMegaCombine in
+// cpp/npu/npu_mega_moe.hpp). A failure is recorded in p.status, its first one kept; the host raises it after
+// the route, the npu-model backend after the route's launch.
 #pragma once
 
 #include "deepgemm_ascend/arch/cube_format.hpp"
@@ -44,8 +45,8 @@ DGA_DEVICE void mega_scan(M& m, const DgaMegaMoeParams& p, bool place) {
         if (e < 0 || e >= p.experts_per_rank) continue;  // -1 or another rank's expert
         const int32_t at = m.count(e);
         m.set_count(e, at + 1);
-        if (place && at < m.count(p.experts_per_rank + e)) m.set_row(at, int32_t(r), int32_t(t0 + j / p.topk),
-                                                                     int32_t(j % p.topk));
+        if (place && at < m.count(p.experts_per_rank + e))
+          m.set_row(at, int32_t(r), int32_t(t0 + j / p.topk), int32_t(j % p.topk));
       }
     }
   }
