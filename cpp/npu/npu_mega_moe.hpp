@@ -179,9 +179,6 @@ class NpuMegaRoute : public MegaMoeStep<Arch> {
     src.SetValue(at + 1, token);
     src.SetValue(at + 2, slot);
   }
-  __aicore__ inline void clear_row(int64_t row) {
-    gm_at<int32_t>(p_.src).SetValue(uint64_t(row * kernel::kMegaRowFields), -1);
-  }
   __aicore__ inline void set_end(int64_t e, int32_t end) { gm_at<int32_t>(p_.ends).SetValue(uint64_t(e), end); }
   __aicore__ inline void add_received(int64_t e, int32_t n) {
     if (p_.recv_stats == 0) return;
@@ -211,6 +208,8 @@ class NpuMegaCopies : public MegaMoeStep<Arch> {
   __aicore__ inline NpuMegaCopies(VecCtx<Arch>& ctx, const DgaMegaMoeParams& p, const char* what)
       : Base(ctx, p), ring_(ctx, {{Pos::kUB, kStageBytes}}, what) {}
 
+  // Expert e's end in its wave's ring, as the route wrote it.
+  __aicore__ inline int64_t end(int64_t e) const { return gm_at<int32_t>(p_.ends).GetValue(uint64_t(e)); }
   // Where ring row `row` of the table comes from, as the route wrote it.
   __aicore__ inline kernel::MegaRow row(int64_t row) const {
     auto src = gm_at<int32_t>(p_.src + uint64_t(row * kernel::kMegaRowFields) * Base::kI32);

@@ -33,10 +33,6 @@ struct Buffer {
   }
 };
 
-block::RowRange share(int64_t count, const tile::host::Core& core) {
-  return block::contiguous_share(count, core.block_idx(), core.block_num());
-}
-
 // The data moves' parameters (kernel/mega_moe_moves.hpp) at this rank's buffer and the work's tables.
 DgaMegaMoeParams moves_params(const MegaMoeArgs& args, MegaMoeWork& work) {
   const auto& s = args.shape;
@@ -124,18 +120,17 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
   }
 }
 
-// SwiGLU over the wave's ring rows that hold a token (the table's), this core's share of them.
-void activate(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, int64_t wave) {
+// SwiGLU over the rows of the wave's experts (its first GEMM's problems), round-robin over the cores.
+void activate(const tile::host::Core& core, const MegaMoeArgs& args, const MegaMoeWork& work, const MegaMoeWave& w) {
   const Buffer me{args, args.peers->base(args.peers->rank())};
-  const int64_t inter = args.shape.intermediate_hidden;
+  const int64_t hid = args.shape.hidden, inter = args.shape.intermediate_hidden;
   const auto* weights = reinterpret_cast<const float*>(me.at(args.regions.l1_weights, 0));
-  const int32_t* table = work.table.data() + wave * args.ring_rows * kernel::kMegaRowFields;
-  const auto [b, e] = share(work.waves[size_t(wave)].rows, core);
-  for (int64_t r = b; r < e; ++r) {
-    if (table[r * kernel::kMegaRowFields] < 0) continue;
-    block::swiglu_row(work.h + r * 2 * inter, inter, weights[r], args.act,
-                      me.at(args.regions.l2_tokens, r * inter * me.tb()),
-                      {me.ring_sf(args.regions.l2_sf, r, 0), block::kScalesPerWord * args.regions.sf_ring_rows});
+  for (const kernel::GemmProblem& q : w.l1) {
+    const int64_t r0 = q.a.origin / hid;
+    for (int64_t r = r0 + core.block_idx(); r < r0 + q.a.rows; r += core.block_num())
+      block::swiglu_row(work.h + r * 2 * inter, inter, weights[r], args.act,
+                        me.at(args.regions.l2_tokens, r * inter * me.tb()),
+                        {me.ring_sf(args.regions.l2_sf, r, 0), block::kScalesPerWord * args.regions.sf_ring_rows});
   }
 }
 
@@ -193,7 +188,7 @@ void mega_moe(tile::host::Core& core, tile::host::GridSync& grid, const MegaMoeA
     grid.sync();
     run_gemm(core, args, w, false, local);
     grid.sync();
-    activate(core, args, work, int64_t(wave));
+    activate(core, args, work, w);
     grid.sync();
     run_gemm(core, args, w, true, local);
     grid.sync();

@@ -151,8 +151,8 @@ struct DgaSwigluParams {
 // the rank's token count (int64) and, from byte 8, one uint64 arrival epoch per rank, written by that rank
 // (a barrier's epoch is one past the rank's own slot in its own block).
 // This rank's work in device memory: ends (int32 [experts_per_rank]: each wave's psum end offsets, relative to
-// the wave's ring), src (int32 [waves, ring_rows, 3]: (rank, token, slot) of each ring row, rank -1 for
-// padding), weights (fp32 [ring_rows]), ring (bf16 [ring_rows, hidden]: the wave's gathered tokens), o (bf16
+// the wave's ring), src (int32 [waves, ring_rows, 3]: (rank, token, slot) of each ring row that holds a
+// token), weights (fp32 [ring_rows]), ring (bf16 [ring_rows, hidden]: the wave's gathered tokens), o (bf16
 // [ring_rows, hidden]: the second GEMM's output), y (bf16 [tokens, y_stride]), recv_stats (int32
 // [experts_per_rank] or 0) and status (int32 [kDgaMegaMoeStatusWords]: 0, or what went wrong
 // (DgaMegaMoeStatus) and its details: ring overflow (expert, its rows), peer late (rank), bad expert id (rank,

@@ -2,11 +2,12 @@
 //   route    (one core) every rank's topk_idx scanned twice: the rows each local expert receives, then their
 //            ring rows: wave by wave (experts_per_wave experts a wave), each expert's rows from a start aligned
 //            to p.align, in (rank, token, slot) order; the experts' row ends within their wave and recv_stats
-//   gather   the wave's ring rows: the token's x row, its UE8M0 scale row (FP8) and its routing weight, from
-//            the token's rank
-//   scatter  the wave's o rows into the combine slot (slot, token) of the token's rank
+//   gather   the wave's ring rows that hold a token (each expert's, from its aligned start to its end): the
+//            token's x row, its UE8M0 scale row (FP8) and its routing weight, from the token's rank
+//   scatter  those rows' o rows into the combine slot (slot, token) of the token's rank
 //   combine  this rank's tokens: y[t] = bf16(sum over its valid slots, ascending, of float(slot))
-// The ring table (p.src) holds int32 (rank, token, slot) per ring row of every wave (rank -1: no row). The
+// The ring table (p.src) holds int32 (rank, token, slot) per ring row of every wave; only the rows between an
+// expert's aligned start and its end are written and read (the rows between experts are padding). The
 // waves are fixed by the buffer's sizes (heuristics::mega_moe_waves), not by the counts, so no target reads
 // the counts back before launching a wave: a wave holds every row its experts can receive when no token lists
 // an expert twice. Each step's `m` is a target's element work for it: scalar reads and writes of the route's
@@ -80,7 +81,6 @@ template <class M>
 DGA_DEVICE void mega_route(M& m, const DgaMegaMoeParams& p) {
   if (m.core() != 0) return;
   for (int64_t e = 0; e < p.experts_per_rank; ++e) m.set_count(e, 0);
-  for (int64_t i = 0; i < p.waves * p.ring_rows; ++i) m.clear_row(i);
   mega_scan(m, p, false);
   mega_plan(m, p);
   mega_scan(m, p, true);
@@ -88,33 +88,51 @@ DGA_DEVICE void mega_route(M& m, const DgaMegaMoeParams& p) {
 }
 
 struct MegaRow {
-  int32_t rank, token, slot;  // rank -1: padding
+  int32_t rank, token, slot;
 };
+
+// The wave's experts in turn, each with its rows [begin, end) of the wave's ring (from the route's ends).
+struct MegaWaveExpert {
+  int64_t e, begin, end;
+};
+template <class M>
+DGA_DEVICE MegaWaveExpert mega_first_expert(M& m, const DgaMegaMoeParams& p) {
+  const int64_t e = p.wave * p.experts_per_wave;
+  return {e, 0, e < p.experts_per_rank ? m.end(e) : 0};
+}
+template <class M>
+DGA_DEVICE MegaWaveExpert mega_next_expert(M& m, const DgaMegaMoeParams& p, const MegaWaveExpert& x) {
+  const int64_t e = x.e + 1, begin = mega_expert_start(x.end, p.align);
+  return {e, begin, e < p.experts_per_rank ? m.end(e) : begin};
+}
+DGA_HOST_DEVICE bool mega_in_wave(const MegaWaveExpert& x, const DgaMegaMoeParams& p) {
+  return x.e < p.experts_per_rank && x.e < (p.wave + 1) * p.experts_per_wave;
+}
 
 template <class M>
 DGA_DEVICE void mega_gather(M& m, const DgaMegaMoeParams& p) {
   const int64_t row_bytes = p.hidden * (p.fp8 ? 1 : 2), sf_bytes = p.hidden / arch::MxFormat::kMxBlockK;
   constexpr int64_t kF32 = 4;
-  for (int64_t i = m.core(); i < p.ring_rows; i += m.cores()) {
-    const MegaRow s = m.row(p.wave * p.ring_rows + i);
-    if (s.rank < 0) continue;
-    const uint64_t peer = p.peers[s.rank];
-    m.copy(p.ring + uint64_t(i * row_bytes), peer + uint64_t(p.x_off + s.token * row_bytes), row_bytes);
-    if (p.fp8) m.copy_scales(i, peer + uint64_t(p.x_sf_off + s.token * sf_bytes), sf_bytes);
-    m.copy(p.weights + uint64_t(i * kF32), peer + uint64_t(p.topk_weights_off + (s.token * p.topk + s.slot) * kF32),
-           kF32);
-  }
+  for (MegaWaveExpert x = mega_first_expert(m, p); mega_in_wave(x, p); x = mega_next_expert(m, p, x))
+    for (int64_t i = x.begin + m.core(); i < x.end; i += m.cores()) {
+      const MegaRow s = m.row(p.wave * p.ring_rows + i);
+      const uint64_t peer = p.peers[s.rank];
+      m.copy(p.ring + uint64_t(i * row_bytes), peer + uint64_t(p.x_off + s.token * row_bytes), row_bytes);
+      if (p.fp8) m.copy_scales(i, peer + uint64_t(p.x_sf_off + s.token * sf_bytes), sf_bytes);
+      m.copy(p.weights + uint64_t(i * kF32),
+             peer + uint64_t(p.topk_weights_off + (s.token * p.topk + s.slot) * kF32), kF32);
+    }
 }
 
 template <class M>
 DGA_DEVICE void mega_scatter(M& m, const DgaMegaMoeParams& p) {
   const int64_t row_bytes = p.hidden * 2;
-  for (int64_t i = m.core(); i < p.ring_rows; i += m.cores()) {
-    const MegaRow s = m.row(p.wave * p.ring_rows + i);
-    if (s.rank < 0) continue;
-    m.copy(p.peers[s.rank] + uint64_t(p.combine_off + (s.slot * p.n + s.token) * row_bytes),
-           p.o + uint64_t(i * row_bytes), row_bytes);
-  }
+  for (MegaWaveExpert x = mega_first_expert(m, p); mega_in_wave(x, p); x = mega_next_expert(m, p, x))
+    for (int64_t i = x.begin + m.core(); i < x.end; i += m.cores()) {
+      const MegaRow s = m.row(p.wave * p.ring_rows + i);
+      m.copy(p.peers[s.rank] + uint64_t(p.combine_off + (s.slot * p.n + s.token) * row_bytes),
+             p.o + uint64_t(i * row_bytes), row_bytes);
+    }
 }
 
 // The tokens round-robin over the cores, each in chunks of the target's combine_values() columns.

@@ -52,7 +52,6 @@ struct HostMegaMoeVector {
       int32_t* f = at_address<int32_t>(p_.src) + row * kernel::kMegaRowFields;
       f[0] = rank, f[1] = token, f[2] = slot;
     }
-    void clear_row(int64_t row) const { at_address<int32_t>(p_.src)[row * kernel::kMegaRowFields] = -1; }
     void set_end(int64_t e, int32_t end) const { at_address<int32_t>(p_.ends)[e] = end; }
     void add_received(int64_t e, int32_t n) const {
       if (p_.recv_stats != 0) at_address<int32_t>(p_.recv_stats)[e] += n;
@@ -75,6 +74,7 @@ struct HostMegaMoeVector {
    public:
     Copies(const Core& core, const DgaMegaMoeParams& p, int64_t sf_ring_rows)
         : Step(core, p), sf_ring_rows_(sf_ring_rows) {}
+    int64_t end(int64_t e) const { return at_address<const int32_t>(p_.ends)[e]; }
     kernel::MegaRow row(int64_t row) const {
       const int32_t* f = at_address<const int32_t>(p_.src) + row * kernel::kMegaRowFields;
       return {f[0], f[1], f[2]};
