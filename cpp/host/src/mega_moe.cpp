@@ -23,8 +23,7 @@ struct Buffer {
   uint8_t* at(const comm::Region& r, int64_t byte) const { return base + r.offset + byte; }
   // MN-major ring scales: scale j of ring row r.
   uint8_t* ring_sf(const comm::Region& r, int64_t row, int64_t j) const {
-    constexpr int64_t kWord = block::kScalesPerWord;
-    return at(r, ((j / kWord) * a.regions.sf_ring_rows + row) * kWord + j % kWord);
+    return at(r, ring_scale_byte(row, j, a.regions.sf_ring_rows));
   }
   layout::ScaleRef ring_scales(const comm::Region& r) const {
     const int64_t word = block::kScalesPerWord;
@@ -45,7 +44,7 @@ DgaMegaMoeParams moves_params(const MegaMoeArgs& args, MegaMoeWork& work) {
   p.hidden = s.hidden, p.tokens = args.y.rows, p.n = s.num_max_tokens_per_rank;
   p.x_off = args.regions.x.offset, p.topk_idx_off = args.regions.topk_idx.offset;
   p.topk_weights_off = args.regions.topk_weights.offset, p.combine_off = args.regions.combine.offset;
-  work.table.assign(size_t(args.waves * args.ring_rows * kernel::kMegaRowFields), -1);
+  work.table.resize(size_t(args.waves * args.ring_rows * kernel::kMegaRowFields));  // the route writes its rows
   work.ends.assign(size_t(s.experts_per_rank()), 0);
   p.ends = addr(work.ends.data()), p.src = addr(work.table.data());
   p.weights = addr(me.at(args.regions.l1_weights, 0)), p.ring = addr(me.at(args.regions.l1_tokens, 0));
@@ -68,8 +67,8 @@ kernel::GemmProblem problem(const layout::MatrixRef& a, const layout::ScaleRef& 
   return p;
 }
 
-// Each wave's GEMM problems, one per expert with rows (at its aligned start, to its end), and the scratch of
-// the longest wave.
+// The scratch of the longest wave (its last expert's end is the largest), then each wave's GEMM problems, one
+// per expert with rows (at its aligned start, to its end).
 void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t>& h, std::vector<uint16_t>& o) {
   const auto& s = args.shape;
   const Buffer me{args, args.peers->base(args.peers->rank())};
@@ -79,8 +78,14 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
   const tile::OperandFormat fa = fp8 ? tile::OperandFormat::kE4M3 : tile::OperandFormat::kBF16;
   const tile::OperandFormat fb = fp8 ? tile::OperandFormat::kE2M1 : tile::OperandFormat::kBF16;
   const layout::ScaleRef sa1 = me.ring_scales(args.regions.l1_sf), sa2 = me.ring_scales(args.regions.l2_sf);
+  const int64_t max_rows = work.ends.empty() ? 0 : *std::max_element(work.ends.begin(), work.ends.end());
+  h.resize(size_t(max_rows * 2 * inter));
+  o.resize(size_t(max_rows * hid));
+  work.h = h.data();
+  work.o = o.data();
+  work.moves.o = uint64_t(reinterpret_cast<uintptr_t>(work.o));
   work.waves.clear();
-  int64_t max_rows = 0;
+  work.waves.reserve(size_t(args.waves));  // no reallocation: the GEMM args point into each wave's problems
   for (int64_t first = 0; first < e_local; first += args.experts_per_wave) {
     MegaMoeWave w;
     w.first = first;
@@ -96,27 +101,14 @@ void plan_waves(const MegaMoeArgs& args, MegaMoeWork& work, std::vector<uint16_t
       const layout::MatrixRef a2{.base = me.at(args.regions.l2_tokens, 0), .origin = r0 * inter, .rows = m,
                                  .cols = inter, .row_stride = inter, .col_stride = 1, .bits = bits};
       w.experts.push_back(e);
-      w.l1.push_back(problem(a1, sa1.shifted(r0), ex.w1, ex.sf1, nullptr, 2 * inter, fp8));
-      w.l2.push_back(problem(a2, sa2.shifted(r0), ex.w2, ex.sf2, nullptr, hid, fp8));
-      w.l1.back().epilogue.d.origin = r0 * 2 * inter;
-      w.l2.back().epilogue.d.origin = r0 * hid;
+      w.l1.push_back(problem(a1, sa1.shifted(r0), ex.w1, ex.sf1, work.h + r0 * 2 * inter, 2 * inter, fp8));
+      w.l2.push_back(problem(a2, sa2.shifted(r0), ex.w2, ex.sf2, work.o + r0 * hid, hid, fp8));
     }
-    w.rows = end;
-    max_rows = std::max(max_rows, end);
-    work.waves.push_back(std::move(w));
-  }
-  h.resize(size_t(max_rows * 2 * inter));
-  o.resize(size_t(max_rows * hid));
-  work.h = h.data();
-  work.o = o.data();
-  work.moves.o = uint64_t(reinterpret_cast<uintptr_t>(work.o));
-  for (auto& w : work.waves) {
-    for (auto& q : w.l1) q.epilogue.d.base = work.h;
-    for (auto& q : w.l2) q.epilogue.d.base = work.o;
     w.l1_args = {.problems = w.l1.data(), .num_problems = int64_t(w.l1.size()), .config = args.l1_config,
                  .operands = {fa, fb}, .scaled = fp8};
     w.l2_args = {.problems = w.l2.data(), .num_problems = int64_t(w.l2.size()), .config = args.l2_config,
                  .operands = {fa, fb}, .scaled = fp8};
+    work.waves.push_back(std::move(w));
   }
 }
 

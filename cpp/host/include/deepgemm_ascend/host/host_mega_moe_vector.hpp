@@ -16,6 +16,13 @@
 
 namespace deepgemm_ascend::tile::host {
 
+// The byte of scale j of ring row `row` in the MN-major ring scales: byte j % 4 of int32 word (j / 4, row),
+// sf_ring_rows words a row of words.
+inline int64_t ring_scale_byte(int64_t row, int64_t j, int64_t sf_ring_rows) {
+  constexpr int64_t kWord = block::kScalesPerWord;
+  return ((j / kWord) * sf_ring_rows + row) * kWord + j % kWord;
+}
+
 // Values at a host address, read as the NPU reads a UB tensor.
 template <class T>
 struct HostValues {
@@ -82,12 +89,10 @@ struct HostMegaMoeVector {
     void copy(uint64_t dst, uint64_t src, int64_t bytes) const {
       std::memcpy(at_address<uint8_t>(dst), at_address<const uint8_t>(src), size_t(bytes));
     }
-    // Scale j of ring row `row` in byte j % 4 of int32 word (j / 4, row).
     void copy_scales(int64_t row, uint64_t src, int64_t bytes) const {
       const uint8_t* from = at_address<const uint8_t>(src);
       uint8_t* to = at_address<uint8_t>(p_.ring_sf);
-      constexpr int64_t kWord = block::kScalesPerWord;
-      for (int64_t j = 0; j < bytes; ++j) to[((j / kWord) * sf_ring_rows_ + row) * kWord + j % kWord] = from[j];
+      for (int64_t j = 0; j < bytes; ++j) to[ring_scale_byte(row, j, sf_ring_rows_)] = from[j];
     }
 
    private:

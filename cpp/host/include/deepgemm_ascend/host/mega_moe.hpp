@@ -52,9 +52,9 @@ struct MegaMoeArgs {
   kernel::GemmConfig l1_config, l2_config, l1_fold_config, l2_fold_config;
 };
 
-// Experts [first, last): one wave, its rows in ring rows [0, rows).
+// Experts [first, last): one wave.
 struct MegaMoeWave {
-  int64_t first = 0, last = 0, rows = 0;
+  int64_t first = 0, last = 0;
   std::vector<int64_t> experts;    // the local expert of each problem (experts with rows)
   std::vector<kernel::GemmProblem> l1, l2;
   kernel::GemmArgs l1_args, l2_args;
